@@ -1,0 +1,24 @@
+# Helpers for hone's targets: warnings as errors in our code, and libraries whose headers are
+# reachable only by targets that link them (so a forbidden include fails to build).
+
+function(hone_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Werror -Wno-missing-field-initializers)
+endfunction()
+
+# hone_library(NAME SOURCES a.cpp b.cpp DEPS other_lib ...)
+# Headers of server/NAME are included as "NAME/file.h"; the include root is a build-tree folder
+# holding only a link to this library's folder, so only dependents see them.
+function(hone_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
+  set(target hone_${name})
+  add_library(${target} STATIC ${ARG_SOURCES})
+  set(inc ${CMAKE_BINARY_DIR}/include-roots/${name})
+  file(MAKE_DIRECTORY ${inc})
+  if(NOT EXISTS ${inc}/${name})
+    file(CREATE_LINK ${CMAKE_CURRENT_SOURCE_DIR} ${inc}/${name} SYMBOLIC)
+  endif()
+  target_include_directories(${target} PUBLIC ${inc})
+  target_link_libraries(${target} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+  set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  hone_warnings(${target})
+endfunction()

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs everything hone needs to build and test on Debian 12 (idempotent: re-running is cheap).
+set -euo pipefail
+
+PKGS=(
+  build-essential cmake ninja-build ccache pkg-config git
+  libboost1.81-dev nlohmann-json3-dev libcurl4-openssl-dev libsqlite3-dev libcli11-dev
+  libgtest-dev libgmock-dev
+  libtorch-dev python3-torch python3-numpy
+  bubblewrap
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "install-deps: all Debian packages present"
+fi
+
+if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then
+  echo "install-deps: warning: no CUDA toolkit found (nvcc); CUDA kernels cannot be built, CPU kernels can" >&2
+fi
