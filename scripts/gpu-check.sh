@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Runs every GPU test and benchmark of hone on the lent H200 in one call, writing logs to $OUT.
+# Binaries are built here (Debian 12) by scripts/gpu-pack.sh into build-gpu/ and carried:
+#   device run: command "bash scripts/gpu-check.sh [SECTION...]", carry ["build-gpu/bin",
+#   "build-gpu/lib", "build-gpu/share", "build-gpu/shared", "build-gpu/carried-lib", "build-gpu/COMMIT"]
+# Each section is scripts/gpu/<name>.sh; it gets HONE_BUILD, HONE_BIN, PY and OUT, prints a short
+# summary and writes full logs under $OUT. Sections run in name order; a failing one does not stop
+# the others. The last lines printed are the summary table.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+export OUT=${OUT:-/tmp/hone-gpu-out}
+mkdir -p "$OUT"
+
+# Tests and binaries were configured at /work/main on the build machine: make that path resolve.
+mkdir -p /work
+[ -e /work/main ] || ln -s "$ROOT" /work/main
+[ -e /work/shared ] || ln -s "$ROOT/build-gpu/shared" /work/shared
+
+export HONE_BUILD=$ROOT/build-gpu
+export HONE_BIN=$HONE_BUILD/bin
+export PATH=/usr/local/cuda/bin:$HONE_BIN:$PATH
+export LD_LIBRARY_PATH=$HONE_BUILD/lib:$HONE_BUILD/carried-lib:${LD_LIBRARY_PATH:-}
+export PY=${PY:-python3}
+export PYTHONUNBUFFERED=1
+
+{
+  date -u +"date: %Y-%m-%dT%H:%M:%SZ"
+  echo "commit: $(cat "$HONE_BUILD/COMMIT" 2>/dev/null || echo unknown)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv,noheader
+  $PY -c 'import torch,sys; print("torch", torch.__version__, "cuda", torch.version.cuda, "python", sys.version.split()[0])'
+  for b in "$HONE_BIN"/hone "$HONE_BIN"/hone-server; do [ -x "$b" ] && ldd "$b" | grep "not found"; done
+} 2>&1 | tee "$OUT/environment.txt"
+
+sections=("$@")
+if [ ${#sections[@]} -eq 0 ]; then
+  for f in scripts/gpu/*.sh; do sections+=("$(basename "$f" .sh)"); done
+fi
+
+declare -A status
+for s in "${sections[@]}"; do
+  echo "=== section $s ==="
+  start=$(date +%s)
+  timeout "${HONE_SECTION_TIMEOUT:-900}" bash "scripts/gpu/$s.sh" > "$OUT/$s.log" 2>&1
+  rc=$?
+  status[$s]="rc=$rc $(( $(date +%s) - start ))s"
+  tail -n "${HONE_TAIL_LINES:-25}" "$OUT/$s.log"
+done
+
+echo "=== summary ==="
+for s in "${sections[@]}"; do printf '%-14s %s\n' "$s" "${status[$s]}"; done

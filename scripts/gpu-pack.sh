@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds hone here (Debian 12) for the GPU machine: a stripped Release build in build-gpu/ with
+# the few shared libraries that machine lacks and the KernelBench files the GPU sections use,
+# small enough to carry (the device tool carries at most 64 MiB).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null
+cmake --build build-gpu -j "$(nproc)"
+find build-gpu/bin build-gpu/lib -type f -perm -u+x -exec strip --strip-unneeded {} + 2>/dev/null || true
+mkdir -p build-gpu/carried-lib
+for lib in libsqlite3.so.0; do
+  cp -L "/usr/lib/x86_64-linux-gnu/$lib" build-gpu/carried-lib/
+done
+rm -rf build-gpu/shared && mkdir -p build-gpu/shared/kernelbench
+cp -r ../shared/kernelbench/baselines build-gpu/shared/kernelbench/
+mkdir -p build-gpu/shared/kernelbench/level1 build-gpu/shared/kernelbench/level2
+cp ../shared/kernelbench/level1/*.py build-gpu/shared/kernelbench/level1/
+cp ../shared/kernelbench/level2/*.py build-gpu/shared/kernelbench/level2/
+git rev-parse HEAD > build-gpu/COMMIT
+git diff --quiet || echo "+uncommitted" >> build-gpu/COMMIT
+du -sh build-gpu/bin build-gpu/lib build-gpu/share build-gpu/shared build-gpu/carried-lib 2>/dev/null
+echo "carry size (excluding objects): $(du -sc build-gpu/bin build-gpu/lib build-gpu/share build-gpu/shared build-gpu/carried-lib build-gpu/COMMIT | tail -1)"
