@@ -7,10 +7,9 @@ cd "$(dirname "$0")/.."
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null
 cmake --build build-gpu -j "$(nproc)"
 find build-gpu/bin build-gpu/lib -type f -perm -u+x -exec strip --strip-unneeded {} + 2>/dev/null || true
+# The GPU machine has libcurl.so.4, libsqlite3.so.0, libcrypto.so.3 (probe of 2026-11-29);
+# carried-lib is for anything a later build links that it lacks.
 mkdir -p build-gpu/carried-lib
-for lib in libsqlite3.so.0; do
-  cp -L "/usr/lib/x86_64-linux-gnu/$lib" build-gpu/carried-lib/
-done
 rm -rf build-gpu/shared && mkdir -p build-gpu/shared/kernelbench
 cp -r ../shared/kernelbench/baselines build-gpu/shared/kernelbench/
 mkdir -p build-gpu/shared/kernelbench/level1 build-gpu/shared/kernelbench/level2
