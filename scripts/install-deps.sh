@@ -7,7 +7,8 @@ PKGS=(
   libboost1.81-dev nlohmann-json3-dev libcurl4-openssl-dev libsqlite3-dev libcli11-dev
   libgtest-dev libgmock-dev
   libtorch-dev python3-torch python3-numpy
-  bubblewrap
+  bubblewrap libseccomp-dev
+  libdtl-dev libkainjow-mustache-dev
 )
 
 missing=()
@@ -29,4 +30,20 @@ fi
 
 if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then
   echo "install-deps: warning: no CUDA toolkit found (nvcc); CUDA kernels cannot be built, CPU kernels can" >&2
+fi
+
+# The VS Code extension's npm packages (root package.json + lockfile): `npm ci` only when
+# node_modules is missing or older than the lockfile.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  echo "install-deps: warning: no node/npm; the VS Code extension (extension/) cannot be built" >&2
+elif [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
+  echo "install-deps: warning: node $(node --version) is older than 20; the VS Code extension needs node 20" >&2
+else
+  ROOT=$(cd "$(dirname "$0")/.." && pwd)
+  if [ ! -f "$ROOT/node_modules/.package-lock.json" ] || [ "$ROOT/package-lock.json" -nt "$ROOT/node_modules/.package-lock.json" ]; then
+    echo "install-deps: npm ci (extension)"
+    (cd "$ROOT" && npm ci --no-audit --no-fund)
+  else
+    echo "install-deps: npm packages up to date"
+  fi
 fi

@@ -8,3 +8,8 @@ bash scripts/install-deps.sh
 cmake -S . -B build -G Ninja
 cmake --build build -j "$(nproc)"
 ctest --test-dir build --output-on-failure -j "$(nproc)"
+
+# The VS Code extension: type-check, bundle, unit tests (npm packages from install-deps.sh).
+npm run typecheck
+npm run build
+npm test

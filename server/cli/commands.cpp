@@ -5,6 +5,13 @@ namespace hone::cli {
 
 void register_commands(CLI::App& app, CommandRegistry& registry) {
   add_build_command(app, registry);
+  add_check_command(app, registry);
+  add_task_command(app, registry);
+  add_optimize_command(app, registry);
+  add_runs_command(app, registry);
+  add_export_command(app, registry);
+  add_profile_command(app, registry);
+  add_specs_command(app, registry);
 }
 
 }  // namespace hone::cli

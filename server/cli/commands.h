@@ -18,6 +18,13 @@ class CommandRegistry {
 };
 
 void add_build_command(CLI::App& app, CommandRegistry& registry);
+void add_check_command(CLI::App& app, CommandRegistry& registry);
+void add_task_command(CLI::App& app, CommandRegistry& registry);
+void add_optimize_command(CLI::App& app, CommandRegistry& registry);
+void add_runs_command(CLI::App& app, CommandRegistry& registry);
+void add_export_command(CLI::App& app, CommandRegistry& registry);
+void add_profile_command(CLI::App& app, CommandRegistry& registry);
+void add_specs_command(CLI::App& app, CommandRegistry& registry);
 
 // Adds every subcommand (commands.cpp).
 void register_commands(CLI::App& app, CommandRegistry& registry);

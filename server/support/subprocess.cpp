@@ -12,6 +12,7 @@
 #include <boost/type_traits.hpp>
 // clang-format off
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/readable_pipe.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -25,7 +26,9 @@
 #include <boost/process/v2/impl/environment.ipp>
 // clang-format on
 #include <cstdlib>
+#include <functional>
 #include <memory>
+#include <optional>
 
 extern char** environ;
 
@@ -78,6 +81,7 @@ std::string signal_name(int sig) {
 
 std::string ProcessResult::describe() const {
   if (!started) return "could not start: " + start_error;
+  if (cancelled) return "cancelled";
   if (timed_out) return "timed out after " + std::to_string(static_cast<int>(seconds + 0.5)) + " s";
   if (signal != 0) return "killed by " + signal_name(signal);
   return "exit code " + std::to_string(exit_code);
@@ -171,6 +175,18 @@ ProcessResult run_process(const ProcessSpec& spec) {
       ::kill(-pgid, SIGKILL);
     });
   }
+  // A stop request (from any thread) is carried onto this thread's io_context; declared after
+  // ctx so it is unregistered before ctx goes away.
+  std::optional<std::stop_callback<std::function<void()>>> on_stop;
+  if (spec.stop.stop_possible()) {
+    on_stop.emplace(spec.stop, std::function<void()>([&] {
+      asio::post(ctx, [&] {
+        if (finished) return;
+        result.cancelled = true;
+        ::kill(-pgid, SIGKILL);
+      });
+    }));
+  }
   proc.async_wait([&](bp::error_code, int) {
     finished = true;
     timer.cancel();
@@ -181,7 +197,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
     ::kill(-pgid, SIGKILL);
   });
   ctx.run();
-  if (result.timed_out) result.signal = 0;
+  if (result.timed_out || result.cancelled) result.signal = 0;
   result.seconds = elapsed();
   return result;
 }

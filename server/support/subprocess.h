@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@ struct ProcessSpec {
   std::chrono::milliseconds timeout{0};  // 0: no deadline
   std::string stdin_data;
   std::size_t max_output_bytes = 16u << 20;  // per stream; the rest is dropped and reported
+  std::stop_token stop;  // a stop request kills the whole process group (ProcessResult::cancelled)
 };
 
 struct ProcessResult {
@@ -29,13 +31,14 @@ struct ProcessResult {
   int exit_code = -1;       // valid when exited normally
   int signal = 0;           // terminating signal, 0 if none
   bool timed_out = false;
+  bool cancelled = false;  // killed because ProcessSpec::stop was requested
   bool output_truncated = false;
   std::string out;
   std::string err;
   double seconds = 0;
 
-  bool ok() const { return started && !timed_out && signal == 0 && exit_code == 0; }
-  // "exit code 1", "killed by SIGSEGV", "timed out after 30 s", "could not start: ..."
+  bool ok() const { return started && !timed_out && !cancelled && signal == 0 && exit_code == 0; }
+  // "exit code 1", "killed by SIGSEGV", "timed out after 30 s", "cancelled", "could not start: ..."
   std::string describe() const;
 };
 

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <stop_token>
+#include <thread>
+
 namespace hone {
 namespace {
 
@@ -34,6 +37,20 @@ TEST(RunProcess, KillsWholeGroupAtDeadline) {
   EXPECT_TRUE(r.timed_out);
   EXPECT_LT(r.seconds, 5.0);
   EXPECT_NE(r.describe().find("timed out"), std::string::npos);
+}
+
+TEST(RunProcess, StopRequestFromAnotherThreadKillsTheGroup) {
+  std::stop_source stop;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop.request_stop();
+  });
+  auto r = run_process({.argv = {"sh", "-c", "sleep 30 & sleep 30"}, .stop = stop.get_token()});
+  stopper.join();
+  EXPECT_TRUE(r.cancelled);
+  EXPECT_FALSE(r.ok());
+  EXPECT_LT(r.seconds, 5.0);
+  EXPECT_EQ(r.describe(), "cancelled");
 }
 
 TEST(RunProcess, MissingProgramIsReportedNotThrown) {

@@ -1,0 +1,192 @@
+// drive_vscode.mjs: drives a real VS Code (code-server, started by scripts/e2e-vscode.sh) in
+// Debian's headless Chromium with playwright-core through hone's user journey, asserting each
+// step and saving a screenshot of it: a diagnostic for an injected error, a lens after Check,
+// Optimize with the built-in proposer (status bar, diff), Apply as one undoable edit, the report.
+// Env: HONE_E2E_URL, HONE_E2E_WORKSPACE, HONE_E2E_KERNEL (file name in the workspace),
+// HONE_E2E_OUT (screenshots, e2e-result.json, failure.png), HONE_E2E_LOGS (code-server's logs).
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const url = need('HONE_E2E_URL');
+const workspace = need('HONE_E2E_WORKSPACE');
+const kernel = need('HONE_E2E_KERNEL');
+const shots = need('HONE_E2E_OUT');
+const logs = process.env.HONE_E2E_LOGS ?? '';
+const kernelPath = path.join(workspace, kernel);
+const original = fs.readFileSync(kernelPath, 'utf8');
+const MIN = 60_000;
+
+function need(name) {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set (run scripts/e2e-vscode.sh)`);
+  return v;
+}
+
+let stepNo = 0;
+const results = [];
+
+async function step(name, fn) {
+  stepNo += 1;
+  const t0 = Date.now();
+  process.stdout.write(`e2e ${stepNo}. ${name} ... `);
+  await fn();
+  const s = ((Date.now() - t0) / 1000).toFixed(1);
+  results.push({ step: name, seconds: Number(s) });
+  console.log(`ok (${s} s)`);
+}
+
+async function shot(page, file) {
+  await page.screenshot({ path: path.join(shots, file) });
+}
+
+/** Runs a command from the palette by its title. */
+async function palette(page, title) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(`>${title}`);
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+  await row.waitFor({ state: 'visible', timeout: 10_000 });
+  await input.press('Enter');
+}
+
+async function openFile(page, name) {
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(name);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 15_000 });
+  await input.press('Enter');
+  await page.locator('.tabs-container .tab.active', { hasText: name }).waitFor({ timeout: 15_000 });
+}
+
+/** The hone status bar item's text and its accessible label (which names the server's state). */
+async function statusText(page) {
+  const item = page.locator('.statusbar-item[id$="hone.status"]').first();
+  const text = (await item.textContent()) ?? '';
+  const label = (await item.getAttribute('aria-label')) ?? (await item.locator('[aria-label]').first().getAttribute('aria-label').catch(() => '')) ?? '';
+  return `${text.trim()} | ${label}`;
+}
+
+async function waitForStatus(page, re, timeout) {
+  const t0 = Date.now();
+  let last = '';
+  while (Date.now() - t0 < timeout) {
+    last = await statusText(page).catch(() => '');
+    if (re.test(last)) return last;
+    await page.waitForTimeout(250);
+  }
+  throw new Error(`status bar never matched ${re} within ${timeout / 1000} s; last: "${last}"`);
+}
+
+function dumpLogs() {
+  if (!logs || !fs.existsSync(logs)) return;
+  const files = [];
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/hone|exthost|remoteagent/i.test(e.name)) files.push(p);
+    }
+  };
+  walk(logs);
+  for (const f of files) {
+    const text = fs.readFileSync(f, 'utf8').split('\n').slice(-40).join('\n');
+    console.log(`--- ${f} (last lines) ---\n${text}`);
+  }
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.HONE_E2E_CHROMIUM ?? '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+});
+const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+let failed = false;
+try {
+  await step('VS Code loads the workspace and hone-server starts', async () => {
+    await page.goto(`${url}/?folder=${encodeURIComponent(workspace)}`);
+    await page.locator('.monaco-workbench .statusbar').waitFor({ timeout: 2 * MIN });
+    await openFile(page, kernel);
+    await waitForStatus(page, /hone-server is running/, 2 * MIN);
+    await shot(page, '1-opened.png');
+  });
+
+  await step('an injected error shows as a diagnostic', async () => {
+    const editor = page.locator('.editor-instance .monaco-editor').first();
+    await editor.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('static int hone_e2e_injected = undeclared_name;');
+    await page.locator('.monaco-editor .squiggly-error').first().waitFor({ timeout: 3 * MIN });
+    await page.keyboard.press('Control+Shift+M');
+    await page.locator('.markers-panel .monaco-list-row', { hasText: 'undeclared_name' }).first().waitFor({ timeout: 30_000 });
+    await shot(page, '2-diagnostic.png');
+    await palette(page, 'File: Revert File');
+    await page.locator('.monaco-editor .squiggly-error').first().waitFor({ state: 'detached', timeout: 3 * MIN });
+    assert.equal(fs.readFileSync(kernelPath, 'utf8'), original);
+  });
+
+  await step('Check puts the verdict in a code lens', async () => {
+    await palette(page, 'hone: Check this kernel');
+    const lens = page.locator('.monaco-editor .codelens-decoration', { hasText: '✓ correct' }).first();
+    await lens.waitFor({ timeout: 5 * MIN });
+    await shot(page, '3-check-lens.png');
+  });
+
+  await step('Optimize (Ctrl+Alt+O, built-in proposer) shows progress and opens the diff', async () => {
+    await page.locator('.editor-instance .monaco-editor').first().click();
+    await page.keyboard.press('Control+Alt+O');
+    const running = await waitForStatus(page, /round \d+\/\d+|optimizing/, MIN);
+    assert.ok(running.length > 0);
+    await page.waitForTimeout(1500);
+    await shot(page, '4-optimizing.png');
+    const diffTab = page.locator('.tabs-container .tab', { hasText: 'proposal' }).first();
+    await diffTab.waitFor({ timeout: 10 * MIN });
+    await page.locator('.monaco-diff-editor').first().waitFor({ timeout: 30_000 });
+    const title = (await diffTab.getAttribute('aria-label')) ?? (await diffTab.textContent()) ?? '';
+    assert.match(title, /verified/, `diff title: ${title}`);
+    await shot(page, '5-diff.png');
+  });
+
+  await step('Apply replaces the kernel as one undoable edit that verifies', async () => {
+    await palette(page, 'hone: Apply proposal');
+    await page.locator('.tabs-container .tab.active', { hasText: kernel }).waitFor({ timeout: 30_000 });
+    await page.keyboard.press('Control+S');
+    await page.waitForTimeout(1000);
+    const applied = fs.readFileSync(kernelPath, 'utf8');
+    assert.notEqual(applied, original, 'Apply changed nothing');
+    await shot(page, '6-applied.png');
+    await page.locator('.editor-instance .monaco-editor').first().click();
+    await page.keyboard.press('Control+Z');
+    await page.keyboard.press('Control+S');
+    await page.waitForTimeout(1000);
+    assert.equal(fs.readFileSync(kernelPath, 'utf8'), original, 'one undo did not restore the kernel');
+    await page.keyboard.press('Control+Shift+Z');
+    await page.keyboard.press('Control+S');
+    await page.waitForTimeout(1000);
+    assert.equal(fs.readFileSync(kernelPath, 'utf8'), applied);
+    await palette(page, 'hone: Check this kernel');
+    await page.locator('.monaco-editor .codelens-decoration', { hasText: '✓ correct' }).first().waitFor({ timeout: 5 * MIN });
+  });
+
+  await step('the report draws the curve and the candidate table', async () => {
+    await palette(page, 'hone: Show report');
+    const frame = page.frameLocator('iframe.webview.ready').first().frameLocator('iframe#active-frame');
+    await frame.locator('#candidates tr').first().waitFor({ timeout: MIN });
+    await frame.locator('#curve-time').waitFor({ state: 'visible', timeout: 30_000 }).catch(() => undefined);
+    await page.waitForTimeout(1000);
+    await shot(page, '7-report.png');
+  });
+} catch (e) {
+  failed = true;
+  console.log(`FAILED\n${e instanceof Error ? e.stack : String(e)}`);
+  await page.screenshot({ path: path.join(shots, 'failure.png') }).catch(() => undefined);
+  dumpLogs();
+} finally {
+  await browser.close();
+}
+fs.writeFileSync(path.join(shots, 'e2e-result.json'), JSON.stringify({ ok: !failed, steps: results }, null, 2) + '\n');
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,49 @@
+// model.ts: the extension's own view of hone's results (proposals, optimizer progress, verdict
+// summaries), independent of the wire shapes that lsp_ext.ts adapts into it.
+
+export type VerdictStatus = 'correct' | 'incorrect' | 'compile_error' | 'runtime_error' | 'timeout' | 'rejected';
+
+/** Measured speedups of one verified kernel: over eager PyTorch, over torch.compile, over the kernel it replaces. */
+export interface Speedups {
+  eager: number | null;
+  compile: number | null;
+  overCurrent: number | null;
+}
+
+/** One candidate kernel of an optimize run, as the user browses it. */
+export interface Proposal {
+  /** The kernel file the run optimized (a URI string). */
+  kernelUri: string;
+  runId: string;
+  candidateId: string;
+  status: VerdictStatus;
+  /** Why it is not correct (a verdict's reason), or undefined. */
+  reason?: string;
+  speedup: Speedups;
+  p50Us: number | null;
+  round?: number;
+  /** The full kernel source; fetched lazily for candidates that are only listed. */
+  source?: string;
+  /** A unified diff against the kernel the run started from, when the server gave one. */
+  diff?: string;
+}
+
+/** One progress report of an optimize run. */
+export interface OptimizeProgress {
+  round: number;
+  rounds: number;
+  candidates: number;
+  /** Best verified speedup over eager so far (null before the first verified candidate). */
+  bestSpeedup: number | null;
+  elapsedS: number;
+  message?: string;
+}
+
+/** The facts a one-line verdict summary needs. */
+export interface VerdictSummary {
+  status: VerdictStatus;
+  reason?: string;
+  p50Us?: number | null;
+  speedupEager?: number | null;
+  speedupCompile?: number | null;
+}

@@ -1,0 +1,60 @@
+// status_text.ts: the words and numbers hone shows in the status bar and notifications
+// ("round 3/8 · best 2.1× · 41 candidates", "✓ correct · 41.2 µs · 1.8× eager").
+import type { OptimizeProgress, VerdictSummary } from './model';
+
+/** 2.13 -> "2.1×", 0.873 -> "0.87×", 14.6 -> "15×"; null/NaN -> "–". */
+export function formatSpeedup(x: number | null | undefined): string {
+  if (x === null || x === undefined || !Number.isFinite(x) || x <= 0) return '–';
+  if (x >= 10) return `${Math.round(x)}×`;
+  if (x >= 1) return `${x.toFixed(1)}×`;
+  return `${x.toFixed(2)}×`;
+}
+
+/** Microseconds with a unit that keeps 3 significant digits: 41.23 -> "41.2 µs", 12345 -> "12.3 ms". */
+export function formatMicros(us: number | null | undefined): string {
+  if (us === null || us === undefined || !Number.isFinite(us) || us < 0) return '–';
+  const sig = (v: number): string => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+  if (us >= 1e6) return `${sig(us / 1e6)} s`;
+  if (us >= 1e3) return `${sig(us / 1e3)} ms`;
+  return `${sig(us)} µs`;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** The status bar text of a running optimize: "round 3/8 · best 2.1× · 41 candidates". */
+export function optimizeStatusText(p: OptimizeProgress): string {
+  const round = p.rounds > 0 ? `round ${Math.min(p.round, p.rounds)}/${p.rounds}` : `round ${p.round}`;
+  const best = p.bestSpeedup === null ? 'no verified candidate yet' : `best ${formatSpeedup(p.bestSpeedup)}`;
+  return `${round} · ${best} · ${plural(p.candidates, 'candidate')}`;
+}
+
+/** The notification line under "hone: optimizing softmax.cu": the status text and elapsed time. */
+export function optimizeNotificationText(p: OptimizeProgress): string {
+  const mins = Math.floor(p.elapsedS / 60);
+  const secs = Math.floor(p.elapsedS % 60);
+  const elapsed = mins > 0 ? `${mins} min ${secs} s` : `${secs} s`;
+  return `${optimizeStatusText(p)} · ${elapsed}${p.message ? ` · ${p.message}` : ''}`;
+}
+
+const STATUS_WORDS: Record<VerdictSummary['status'], string> = {
+  correct: 'correct',
+  incorrect: 'incorrect',
+  compile_error: 'does not compile',
+  runtime_error: 'crashed',
+  timeout: 'timed out',
+  rejected: 'rejected',
+};
+
+/** "✓ correct · 41.2 µs · 1.8× eager · 0.9× compile" or "✗ incorrect: mismatch at out[3,17]". */
+export function verdictText(v: VerdictSummary): string {
+  if (v.status !== 'correct') {
+    return `✗ ${STATUS_WORDS[v.status] ?? v.status}${v.reason ? `: ${v.reason}` : ''}`;
+  }
+  const parts = ['✓ correct'];
+  if (v.p50Us !== undefined && v.p50Us !== null) parts.push(formatMicros(v.p50Us));
+  if (v.speedupEager !== undefined && v.speedupEager !== null) parts.push(`${formatSpeedup(v.speedupEager)} eager`);
+  if (v.speedupCompile !== undefined && v.speedupCompile !== null) parts.push(`${formatSpeedup(v.speedupCompile)} compile`);
+  return parts.join(' · ');
+}

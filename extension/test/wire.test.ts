@@ -1,0 +1,143 @@
+// wire.test.ts: adapting hone-server's replies (protocol/schema/lsp.schema.json: verdicts, job
+// results, proposals, progress) into the extension's model.
+import * as assert from 'node:assert/strict';
+import {
+  candidateFromProgress,
+  checkOutcome,
+  latestVerdict,
+  optimizeOutcome,
+  optimizeProgressFrom,
+  proposalFrom,
+  rooflineInput,
+  verdictSummary,
+  type JobProgress,
+  type Verdict,
+} from '../src/wire';
+
+function verdict(over: Partial<Verdict> = {}): Verdict {
+  return {
+    schema_version: 1,
+    status: 'correct',
+    kernel: { path: '/w/k.cu', hash: 'h', form: 'raw', language: 'cuda' },
+    task: { path: '/w/k.py', hash: 't' },
+    device: { kind: 'cuda', name: 'NVIDIA H200' },
+    compile: { ok: true, diagnostics: [] },
+    flags: [],
+    sandbox: { mode: 'bwrap' },
+    timing: { p50_us: 20, p10_us: 19, p90_us: 22, reps: 100, method: 'cuda_events_l2_flush' },
+    speedup: { eager: 2.5, compile: null },
+    ...over,
+  } as Verdict;
+}
+
+const progress = (over: Partial<JobProgress>): JobProgress => ({ jobId: 1, kind: 'optimize', uri: 'file:///k.cu', stage: 'optimize', message: '', ...over });
+
+describe('wire adapters', () => {
+  it('summarises a verdict', () => {
+    assert.deepEqual(verdictSummary(verdict()), { status: 'correct', reason: undefined, p50Us: 20, speedupEager: 2.5, speedupCompile: null });
+    assert.deepEqual(verdictSummary(verdict({ status: 'compile_error', reason: 'nvcc: 2 errors', timing: undefined, speedup: undefined })), {
+      status: 'compile_error',
+      reason: 'nvcc: 2 errors',
+      p50Us: null,
+      speedupEager: null,
+      speedupCompile: null,
+    });
+  });
+
+  it('reads job results: a check outcome, an optimize outcome, or neither', () => {
+    const v = verdict();
+    assert.equal(checkOutcome({ jobId: 1, kind: 'check', uri: 'u', status: 'done', result: { summary: 's', verdict: v } })?.verdict, v);
+    assert.equal(checkOutcome({ jobId: 1, kind: 'check', uri: 'u', status: 'done' }), undefined);
+    assert.equal(checkOutcome(undefined), undefined);
+    const opt = { runId: 3, status: 'finished' as const, stopReason: 'rounds', candidates: 4, rounds: 2, elapsedSeconds: 9, proposals: [], best: null, summary: 'no faster kernel' };
+    assert.equal(optimizeOutcome({ jobId: 2, kind: 'optimize', uri: 'u', status: 'done', result: { summary: 's', optimize: opt } }), opt);
+    assert.equal(optimizeOutcome({ jobId: 2, kind: 'optimize', uri: 'u', status: 'done', result: { summary: 's', verdict: v } }), undefined);
+  });
+
+  it('prefers the profile verdict (it has counters) from hone/result', () => {
+    const check = verdict({ status: 'incorrect', reason: 'x' });
+    const prof = verdict();
+    assert.equal(latestVerdict({ uri: 'u', version: 1, running: [], check, profile: prof }), prof);
+    assert.equal(latestVerdict({ uri: 'u', version: 1, running: [], check }), check);
+    assert.equal(latestVerdict(undefined), undefined);
+  });
+
+  it('turns a proposal into the model with ids as strings and the server\'s speedups', () => {
+    const p = proposalFrom('file:///k.cu', { id: 7, runId: 2, text: 'src', verdict: verdict(), speedup: { eager: 2.5, kernel: 1.6 } }, null);
+    assert.deepEqual(p, {
+      kernelUri: 'file:///k.cu',
+      runId: '2',
+      candidateId: '7',
+      status: 'correct',
+      reason: undefined,
+      p50Us: 20,
+      speedup: { eager: 2.5, compile: null, overCurrent: 1.6 },
+      source: 'src',
+      diff: undefined,
+    });
+    const withDiff = proposalFrom('k', { id: 4, runId: 1, text: 't', verdict: verdict(), speedup: {}, uri: 'k', diff: '--- a/k.cu' }, null);
+    assert.equal(withDiff.diff, '--- a/k.cu');
+  });
+
+  it('derives the speedup over the current kernel from times only for verified proposals', () => {
+    assert.equal(proposalFrom('k', { id: 4, runId: 1, text: '', verdict: verdict(), speedup: {} }, 30).speedup.overCurrent, 1.5);
+    const wrong = proposalFrom('k', { id: 5, runId: 1, text: '', verdict: verdict({ status: 'incorrect', reason: 'mismatch' }), speedup: {} }, 30);
+    assert.equal(wrong.speedup.overCurrent, null);
+  });
+
+  it('reads optimize progress from hone/jobProgress round fields only', () => {
+    assert.deepEqual(
+      optimizeProgressFrom(progress({ message: 'verifying', round: 3, rounds: 8, candidates: 41, bestSpeedupEager: 2.1, elapsedSeconds: 95 }), 100),
+      { round: 3, rounds: 8, candidates: 41, bestSpeedup: 2.1, elapsedS: 95, message: 'verifying' },
+    );
+    assert.equal(optimizeProgressFrom(progress({ round: 1 }), 7)?.elapsedS, 7);
+    assert.equal(optimizeProgressFrom(progress({ round: 1 }), 7)?.bestSpeedup, null);
+    assert.equal(optimizeProgressFrom(progress({ stage: 'build', message: 'nvcc' }), 1), undefined);
+    assert.equal(optimizeProgressFrom(progress({ kind: 'check', round: 2 }), 1), undefined);
+  });
+
+  it('takes candidate rows from progress events that name a candidate and its status', () => {
+    const row = candidateFromProgress('k', '1', progress({ event: 'verified', candidateId: 12, status: 'incorrect', message: 'mismatch at out[3]', round: 2 }));
+    assert.deepEqual(row, {
+      kernelUri: 'k',
+      runId: '1',
+      candidateId: '12',
+      status: 'incorrect',
+      reason: 'mismatch at out[3]',
+      round: 2,
+      p50Us: null,
+      speedup: { eager: null, compile: null, overCurrent: null },
+    });
+    assert.equal(candidateFromProgress('k', '1', progress({ event: 'proposed', candidateId: 12, status: 'pending' })), undefined);
+    assert.equal(candidateFromProgress('k', '1', progress({ event: 'note' })), undefined);
+  });
+
+  it('places the kernel and the reference from the profile, and the best proposal with the kernel\'s work', () => {
+    const point = (seconds: number, flops: number, bytes: number) => ({
+      label: 'x', seconds, dram_bytes: bytes, flops, precision: 'fp32', arithmetic_intensity: flops / bytes,
+      memory_pct: 1, compute_pct: 1, pct_of_roofline: 1, bound: 'memory', peak_bytes_per_s: 4.8e12, peak_flops_per_s: 6e13,
+    });
+    const v = verdict({
+      profile: {
+        ceilings: { dram_bytes_per_s: { value: 4.8e12, source: 'spec' }, flops_per_s: { fp32: { value: 6e13, source: 'spec' } } },
+        candidate: { roofline: point(20e-6, 1e9, 2e9) },
+        reference: { roofline: point(50e-6, 1e9, 4e9) },
+      },
+    });
+    const best = { kernelUri: 'k', runId: '1', candidateId: '4', status: 'correct' as const, speedup: { eager: 5, compile: null, overCurrent: 2 }, p50Us: 10 };
+    const r = rooflineInput(v, best);
+    assert.ok(r);
+    assert.equal(r.peakFlopsPerS, 6e13);
+    assert.equal(r.peakDramBytesPerS, 4.8e12);
+    assert.equal(r.precision, 'fp32');
+    assert.deepEqual(
+      r.samples.map((s) => [s.kind, Math.round(s.timeUs), s.flops, s.dramBytes]),
+      [
+        ['kernel', 20, 1e9, 2e9],
+        ['baseline', 50, 1e9, 4e9],
+        ['proposal', 10, 1e9, 2e9],
+      ],
+    );
+    assert.equal(rooflineInput(verdict(), undefined), undefined);
+  });
+});

@@ -1,0 +1,223 @@
+// protocol/verdict.h: the Verdict, one immutable result of checking a kernel against its
+// reference, as C++ structs spelled like protocol/schema/verdict.schema.json (the one definition
+// of its JSON shape), with to_json/from_json. Built by the eval client and the engine; read by
+// the CLI, the language server, the optimizer and the store, from any thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "protocol/build_report.h"
+
+namespace hone::protocol {
+
+enum class Status { Correct, Incorrect, CompileError, RuntimeError, Timeout, Rejected };
+
+std::string_view to_string(Status status);  // "correct", "compile_error", ...
+std::optional<Status> parse_status(std::string_view text);
+
+struct TensorSpec {
+  std::string name;
+  std::string kind;  // "tensor" | "int" | "float" | "bool"
+  std::optional<std::string> dtype;
+  std::vector<std::int64_t> shape;
+};
+
+struct Signature {
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> params;
+  std::vector<TensorSpec> outputs;
+  std::string torch;  // the expected torch-form declaration
+  std::string raw;    // the expected raw-form declaration
+};
+
+struct Mismatch {
+  std::optional<int> output;
+  std::vector<std::int64_t> index;
+  nlohmann::json got;       // number, string ("nan") or null
+  nlohmann::json expected;
+  std::optional<std::int64_t> count;  // elements out of tolerance
+};
+
+struct Trial {
+  std::int64_t seed = 0;
+  bool passed = false;
+  std::optional<double> max_abs_error;
+  std::optional<double> max_rel_error;
+  std::optional<Mismatch> mismatch;
+};
+
+struct Correctness {
+  double atol = 0;
+  double rtol = 0;
+  std::vector<Trial> trials;
+  std::map<std::string, bool> checks;  // inputs_unchanged, unwritten_output, determinism, ...
+};
+
+struct Timing {
+  double p50_us = 0;
+  double p10_us = 0;
+  double p90_us = 0;
+  std::optional<double> mean_us;
+  std::optional<double> min_us;
+  std::optional<double> max_us;
+  std::int64_t reps = 0;
+  std::optional<std::int64_t> warmup;
+  std::string method;  // "cuda_events_l2_flush" | "host_clock"
+  std::optional<std::int64_t> spot_checks;
+};
+
+struct Baselines {
+  std::optional<Timing> eager;
+  std::optional<Timing> compile;      // written as null when compile_measured is false
+  bool compile_measured = false;      // false: torch.compile unavailable or not run
+};
+
+struct Speedup {
+  std::optional<double> eager;
+  std::optional<double> compile;
+};
+
+struct Floor {
+  double bytes = 0;
+  double peak_dram_bytes_per_s = 0;
+  double floor_us = 0;
+};
+
+struct KernelRecord {
+  std::string name;
+  double duration_us = 0;
+  bool own = false;
+  std::optional<std::int64_t> stream;
+  std::vector<std::int64_t> grid;
+  std::vector<std::int64_t> block;
+  std::optional<std::int64_t> registers;
+  std::optional<std::int64_t> shared_bytes;
+};
+
+struct KernelTime {
+  std::optional<double> own_us;
+  std::optional<double> library_us;
+  std::optional<double> own_share;
+  std::vector<KernelRecord> kernels;
+};
+
+struct Flag {
+  std::string id;  // weak_task, constant_output, library_ops, speedup_over_10x, no_sandbox, ...
+  std::string message;
+};
+
+struct Evidence {
+  std::optional<std::string> signal;  // "SIGSEGV"
+  std::optional<int> exit_code;
+  std::optional<std::string> cuda_error;
+  std::vector<std::string> stderr_tail;
+  std::optional<std::string> traceback;
+  bool empty() const { return !signal && !exit_code && !cuda_error && stderr_tail.empty() && !traceback; }
+};
+
+struct KernelRef {
+  std::string path;
+  std::string hash;
+  std::string form = "unknown";  // "raw" | "torch" | "unknown"
+  std::string language;          // "cuda" | "cpp"
+};
+
+struct TaskRef {
+  std::string path;
+  std::string hash;
+  std::optional<std::string> name;
+};
+
+struct DeviceRef {
+  std::string kind;  // "cuda" | "cpu"
+  std::string name;
+  std::optional<int> index;
+  std::optional<std::string> arch;
+};
+
+struct ToolchainVersions {
+  std::optional<std::string> nvcc;
+  std::optional<std::string> host_compiler;
+  std::optional<std::string> torch;
+  std::optional<std::string> python;
+};
+
+struct SandboxFacts {
+  std::string mode = "none";  // "bwrap" | "namespaces" | "none"
+  bool explicitly_disabled = false;
+  std::optional<std::string> warning;
+};
+
+struct Verdict {
+  static constexpr int kSchemaVersion = 1;
+  Status status = Status::RuntimeError;
+  std::optional<std::string> reason;  // required unless correct
+  KernelRef kernel;
+  TaskRef task;
+  DeviceRef device;
+  std::optional<ToolchainVersions> toolchain;
+  SandboxFacts sandbox;
+  CompileReport compile;
+  std::optional<Signature> signature;
+  std::optional<Correctness> correctness;
+  std::optional<Timing> timing;
+  std::optional<Baselines> baselines;
+  std::optional<Speedup> speedup;
+  std::optional<Floor> floor;
+  std::optional<KernelTime> kernel_time;
+  std::vector<Flag> flags;
+  std::optional<Evidence> evidence;
+  std::optional<nlohmann::json> profile;  // profile.schema.json, added by hone profile
+  std::map<std::string, double> seconds;  // wall time of each stage
+  std::optional<std::string> created_at;  // ISO 8601 UTC
+
+  bool has_flag(std::string_view id) const;
+};
+
+void to_json(nlohmann::json& j, const TensorSpec& v);
+void from_json(const nlohmann::json& j, TensorSpec& v);
+void to_json(nlohmann::json& j, const Signature& v);
+void from_json(const nlohmann::json& j, Signature& v);
+void to_json(nlohmann::json& j, const Mismatch& v);
+void from_json(const nlohmann::json& j, Mismatch& v);
+void to_json(nlohmann::json& j, const Trial& v);
+void from_json(const nlohmann::json& j, Trial& v);
+void to_json(nlohmann::json& j, const Correctness& v);
+void from_json(const nlohmann::json& j, Correctness& v);
+void to_json(nlohmann::json& j, const Timing& v);
+void from_json(const nlohmann::json& j, Timing& v);
+void to_json(nlohmann::json& j, const Baselines& v);
+void from_json(const nlohmann::json& j, Baselines& v);
+void to_json(nlohmann::json& j, const Speedup& v);
+void from_json(const nlohmann::json& j, Speedup& v);
+void to_json(nlohmann::json& j, const Floor& v);
+void from_json(const nlohmann::json& j, Floor& v);
+void to_json(nlohmann::json& j, const KernelRecord& v);
+void from_json(const nlohmann::json& j, KernelRecord& v);
+void to_json(nlohmann::json& j, const KernelTime& v);
+void from_json(const nlohmann::json& j, KernelTime& v);
+void to_json(nlohmann::json& j, const Flag& v);
+void from_json(const nlohmann::json& j, Flag& v);
+void to_json(nlohmann::json& j, const Evidence& v);
+void from_json(const nlohmann::json& j, Evidence& v);
+void to_json(nlohmann::json& j, const KernelRef& v);
+void from_json(const nlohmann::json& j, KernelRef& v);
+void to_json(nlohmann::json& j, const TaskRef& v);
+void from_json(const nlohmann::json& j, TaskRef& v);
+void to_json(nlohmann::json& j, const DeviceRef& v);
+void from_json(const nlohmann::json& j, DeviceRef& v);
+void to_json(nlohmann::json& j, const ToolchainVersions& v);
+void from_json(const nlohmann::json& j, ToolchainVersions& v);
+void to_json(nlohmann::json& j, const SandboxFacts& v);
+void from_json(const nlohmann::json& j, SandboxFacts& v);
+void to_json(nlohmann::json& j, const Verdict& v);
+void from_json(const nlohmann::json& j, Verdict& v);
+
+}  // namespace hone::protocol

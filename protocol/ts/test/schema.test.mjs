@@ -1,0 +1,48 @@
+// protocol/ts/test/schema.test.mjs: the checked-in TypeScript matches the schemas, the schemas
+// compile under JSON Schema 2020-12 (ajv), and every method the schema lists names real $defs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Ajv2020 from 'ajv/dist/2020.js';
+import { generate, outputPath, schemaDir } from '../generate.mjs';
+
+const load = (name) => JSON.parse(readFileSync(join(schemaDir, name), 'utf8'));
+
+export function makeValidator() {
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  const verdict = load('verdict.schema.json');
+  // lsp.schema.json refers to "verdict.schema.json" relative to its own $id.
+  ajv.addSchema({ ...verdict, $id: 'https://hone.dev/schema/verdict.schema.json' });
+  ajv.addSchema(load('lsp.schema.json'));
+  return ajv;
+}
+
+test('checked-in hone-protocol.ts is what the schemas generate', async () => {
+  const expected = await generate();
+  const actual = readFileSync(outputPath, 'utf8');
+  assert.equal(actual, expected, 'protocol/ts/hone-protocol.ts is stale: run `npm run generate` in protocol/ts');
+});
+
+test('schemas compile and every listed method names existing definitions', () => {
+  const ajv = makeValidator();
+  const lsp = load('lsp.schema.json');
+  for (const [method, spec] of Object.entries(lsp['x-methods'])) {
+    for (const key of ['params', 'result']) {
+      if (!spec[key]) continue;
+      const validate = ajv.getSchema('https://hone.dev/schema/lsp.schema.json' + spec[key]);
+      assert.ok(validate, `${method}: ${key} ${spec[key]} does not resolve`);
+    }
+  }
+});
+
+test('the schema rejects what the server must not send', () => {
+  const ajv = makeValidator();
+  const finished = ajv.getSchema('https://hone.dev/schema/lsp.schema.json#/$defs/JobFinished');
+  assert.ok(finished({ jobId: 1, kind: 'check', uri: 'file:///k.cu', status: 'cancelled' }));
+  assert.ok(!finished({ jobId: 1, kind: 'bench', uri: 'file:///k.cu', status: 'cancelled' }));
+  const options = ajv.getSchema('https://hone.dev/schema/lsp.schema.json#/$defs/JobOptions');
+  assert.ok(options({ seeds: 3, device: 'cpu' }));
+  assert.ok(!options({ seeds: 0 }));
+  assert.ok(!options({ sedes: 3 }));
+});

@@ -1,0 +1,120 @@
+// cli/cmd_optimize_output.cpp: progress lines and the final text report of `hone optimize`.
+#include "cli/cmd_optimize_output.h"
+
+#include <iostream>
+#include <sstream>
+
+#include "optimize/prompt_context.h"
+
+namespace hone::cli {
+namespace {
+
+std::string duration_text(double s) {
+  long t = static_cast<long>(s + 0.5);
+  if (t < 60) return std::to_string(t) + "s";
+  if (t < 3600) return std::to_string(t / 60) + "m" + (t % 60 ? std::to_string(t % 60) + "s" : "");
+  return std::to_string(t / 3600) + "h" + std::to_string((t % 3600) / 60) + "m";
+}
+
+std::string times(const std::optional<double>& x) { return x ? format_number(*x) + "×" : std::string("?"); }
+
+std::string best_text(const OptimizeEvent& e) {
+  if (!e.best_p50_us) return "no verified candidate yet";
+  std::string s = "best " + format_number(*e.best_p50_us) + " µs";
+  if (e.best_vs_kernel) s += " · " + times(e.best_vs_kernel) + " the original";
+  if (e.best_speedup_eager) s += " · " + times(e.best_speedup_eager) + " eager";
+  return s;
+}
+
+}  // namespace
+
+void ProgressView::clear() {
+  if (live_ && shown_) std::cerr << "\r\033[K" << std::flush;
+  shown_ = false;
+}
+
+void ProgressView::line(const std::string& text) {
+  clear();
+  std::cerr << text << std::endl;
+}
+
+void ProgressView::show(const OptimizeEvent& e) {
+  std::string stamp = "[" + duration_text(e.elapsed_s) + "] ";
+  switch (e.kind) {
+    case OptimizeEvent::Kind::RunStarted:
+    case OptimizeEvent::Kind::Note:
+    case OptimizeEvent::Kind::Finished:
+      line(stamp + e.message);
+      break;
+    case OptimizeEvent::Kind::RoundStarted:
+      if (!live_) line(stamp + e.message);
+      break;
+    case OptimizeEvent::Kind::Proposed:
+      if (e.status != "pending") line(stamp + "#" + std::to_string(e.candidate_id) + " " + e.status + ": " + short_reason(e.message));
+      break;
+    case OptimizeEvent::Kind::Verified: {
+      ++verified_;
+      std::string text = stamp + "#" + std::to_string(e.candidate_id) + " " + e.status;
+      if (e.status == "correct") ++correct_;
+      if (!e.message.empty() && e.status != "correct") text += ": " + short_reason(e.message);
+      if (!live_ || e.status == "correct") line(text + (e.status == "correct" ? " · " + best_text(e) : ""));
+      break;
+    }
+    case OptimizeEvent::Kind::Recheck:
+      line(stamp + (e.status.empty() ? e.message : "#" + std::to_string(e.candidate_id) + " re-verification: " + e.message));
+      break;
+  }
+  if (live_ && e.kind != OptimizeEvent::Kind::Finished) {
+    std::cerr << "\r\033[K"
+              << "round " << e.round << "/" << e.rounds << " · " << e.candidates << " candidates (" << correct_
+              << " correct) · " << best_text(e) << " · " << duration_text(e.elapsed_s) << std::flush;
+    shown_ = true;
+  }
+}
+
+std::string result_text(const OptimizeResult& r, const std::filesystem::path& store) {
+  std::ostringstream out;
+  out << "run " << r.run_id << " " << r.status << " (stopped: " << r.stop_reason << ") after "
+      << duration_text(r.elapsed_s) << ", " << r.rounds_done << " round(s) · " << r.candidates << " candidate(s)";
+  std::string sep = ": ";
+  for (const auto& [status, n] : r.counts) {
+    out << sep << n << " " << status;
+    sep = ", ";
+  }
+  out << "\n";
+  if (!r.error.empty()) out << "error: " << r.error << "\n";
+  if (r.baseline) {
+    out << "original kernel: " << r.baseline->status;
+    if (r.baseline->p50_us) out << ", " << format_number(*r.baseline->p50_us) << " µs";
+    if (r.baseline->speedup_eager) out << " (" << times(r.baseline->speedup_eager) << " eager)";
+    if (r.baseline->status != "correct" && !r.baseline->reason.empty()) out << ": " << short_reason(r.baseline->reason);
+    out << "\n";
+  }
+  if (r.usage.prompt_tokens + r.usage.completion_tokens > 0) {
+    out << "tokens: " << r.usage.prompt_tokens << " prompt + " << r.usage.completion_tokens << " completion ("
+        << r.usage.reasoning_tokens << " reasoning)" << (r.usage.estimated ? ", partly estimated" : "");
+    if (r.usage.cost_usd > 0) out << " · $" << format_number(r.usage.cost_usd);
+    out << "\n";
+  }
+  if (r.best) {
+    out << "best: candidate #" << r.best->id << " (round " << r.best->round << ", " << r.best->origin
+        << "), re-verified on fresh seeds: " << (r.best_p50_us ? format_number(*r.best_p50_us) : "?") << " µs";
+    if (r.speedup_vs_kernel) out << " · " << times(r.speedup_vs_kernel) << " faster than the original";
+    if (r.speedup_eager) out << " · " << times(r.speedup_eager) << " eager";
+    if (r.speedup_compile) out << " · " << times(r.speedup_compile) << " torch.compile";
+    out << "\n";
+    if (!r.best_flags.empty()) {
+      out << "compiler flags:";
+      for (const auto& f : r.best_flags) out << " " << f;
+      out << "\n";
+    }
+    out << (r.diff.empty() ? "(same source; only the compiler flags differ)\n" : r.diff);
+  } else if (r.status != "failed") {
+    out << "no verified candidate beat the original kernel\n";
+  }
+  if (r.status == "interrupted" || r.status == "failed" || r.stop_reason == "budget")
+    out << "resume with: hone optimize --resume " << r.run_id << " (store: " << store.string() << ")\n";
+  return out.str();
+}
+
+}  // namespace hone::cli

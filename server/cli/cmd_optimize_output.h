@@ -1,0 +1,33 @@
+// cli/cmd_optimize_output.h: how `hone optimize` shows a run: a live status line on a terminal
+// (round, candidates, best verified speedup), plain lines otherwise (both on stderr), and the
+// final report with the winner's diff (stdout). Used on the CLI's threads; show() is called one
+// event at a time by the optimizer.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "optimize/optimizer.h"
+
+namespace hone::cli {
+
+class ProgressView {
+ public:
+  explicit ProgressView(bool live) : live_(live) {}
+  ~ProgressView() { clear(); }
+  void show(const OptimizeEvent& e);
+  void clear();
+
+ private:
+  void line(const std::string& text);
+  bool live_;
+  bool shown_ = false;
+  int verified_ = 0;
+  int correct_ = 0;
+};
+
+// The final report: outcome, counts, the original's and the winner's verified times, the flags,
+// token use, then the unified diff (or why there is none, and how to resume).
+std::string result_text(const OptimizeResult& result, const std::filesystem::path& store);
+
+}  // namespace hone::cli

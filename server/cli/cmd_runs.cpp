@@ -1,0 +1,82 @@
+// cli/cmd_runs.cpp: `hone runs [--limit N] [--json]` lists the optimizer runs stored in the
+// workspace (.hone/hone.db), most recent first: status, proposer, kernel, candidates, best result.
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "optimize/prompt_context.h"
+#include "optimize/run_export.h"
+#include "store/run_store.h"
+
+namespace hone::cli {
+namespace {
+
+struct RunsFlags {
+  int limit = 20;
+  bool json = false;
+  std::string workspace;
+};
+
+std::string best_column(const RunRecord& r) {
+  const auto& s = r.summary;
+  auto number = [&](const char* key) -> std::optional<double> {
+    if (s.contains(key) && s[key].is_number()) return s[key].get<double>();
+    return std::nullopt;
+  };
+  std::string text;
+  if (auto w = number("winner_speedup_vs_kernel")) text = format_number(*w) + "× the original";
+  else if (auto b = number("best_vs_kernel")) text = format_number(*b) + "× (not re-verified)";
+  if (auto e = number("best_speedup_eager")) text += (text.empty() ? "" : ", ") + format_number(*e) + "× eager";
+  return text.empty() ? "-" : text;
+}
+
+int run_runs(const RunsFlags& f) {
+  auto workspace = f.workspace.empty() ? std::filesystem::current_path() : std::filesystem::path(f.workspace);
+  auto path = RunStore::default_path(workspace);
+  if (!std::filesystem::exists(path)) {
+    if (f.json) std::cout << "[]" << std::endl;
+    else std::cout << "no runs yet in " << workspace.string() << " (" << path.string() << " does not exist)\n";
+    return 0;
+  }
+  std::unique_ptr<RunStore> store;
+  try {
+    store = std::make_unique<RunStore>(path);
+  } catch (const std::exception& e) {
+    std::cerr << "hone runs: " << e.what() << "\n";
+    return 2;
+  }
+  auto runs = store->runs(f.limit);
+  if (f.json) {
+    auto out = nlohmann::json::array();
+    for (const auto& r : runs) out.push_back(run_listing(r));
+    std::cout << out.dump(2) << std::endl;
+    return 0;
+  }
+  std::printf("%4s  %-19s  %-11s  %-6s  %-10s  %-8s  %s\n", "ID", "STARTED", "STATUS", "BY", "CANDIDATES", "TIME",
+              "KERNEL / BEST");
+  for (const auto& r : runs) {
+    std::string started = r.created_at.substr(0, 19);
+    if (started.size() > 10) started[10] = ' ';
+    int candidates = r.summary.value("candidates", 0);
+    std::printf("%4lld  %-19s  %-11s  %-6s  %-10d  %-8s  %s\n", static_cast<long long>(r.id), started.c_str(),
+                r.status.c_str(), r.proposer.c_str(), candidates,
+                (format_number(r.elapsed_s) + "s").c_str(), r.kernel_path.c_str());
+    std::printf("%4s  %s\n", "", ("best: " + best_column(r) + (r.error.empty() ? "" : " · error: " + short_reason(r.error))).c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_runs_command(CLI::App& app, CommandRegistry& registry) {
+  auto f = std::make_shared<RunsFlags>();
+  auto* cmd = app.add_subcommand("runs", "List the optimizer runs stored in this workspace (.hone/hone.db)");
+  cmd->add_option("--limit", f->limit, "Most recent runs to list (default 20; 0: all)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--workspace", f->workspace, "The workspace folder (default: the current folder)");
+  cmd->add_flag("--json", f->json, "Print a JSON array of runs");
+  cmd->callback([f, &registry] { registry.set_exit_code(run_runs(*f)); });
+}
+
+}  // namespace hone::cli

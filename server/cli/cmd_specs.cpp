@@ -1,0 +1,126 @@
+// cli/cmd_specs.cpp: `hone specs [--gpu NAME] [--all] [--json] [--measure]`: the GPU spec table
+// (peak rates with their sources), the local GPU's row when nvidia-smi sees one, and its measured
+// ceilings when cached (or measured now with --measure). Works without a GPU.
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "engine/engine.h"
+#include "profile/ceilings.h"
+#include "profile/gpu_specs.h"
+#include "profile/rules.h"
+#include "support/subprocess.h"
+
+namespace hone::cli {
+namespace {
+
+using nlohmann::json;
+using profile::fixed;
+
+// The first GPU's name as nvidia-smi reports it; empty without nvidia-smi or a GPU.
+std::string local_gpu_name() {
+  auto smi = find_program("nvidia-smi");
+  if (!smi) return "";
+  ProcessSpec spec;
+  spec.argv = {smi->string(), "--query-gpu=name", "--format=csv,noheader", "--id=0"};
+  spec.timeout = std::chrono::seconds(20);
+  ProcessResult r = run_process(spec);
+  if (!r.ok()) return "";
+  std::string name = r.out.substr(0, r.out.find('\n'));
+  while (!name.empty() && (name.back() == '\r' || name.back() == ' ')) name.pop_back();
+  return name;
+}
+
+std::string tera(double v) { return fixed(v / 1e12, v >= 1e14 ? 0 : 1) + "T"; }
+
+void print_spec(const profile::GpuSpec& s, const std::optional<profile::MeasuredCeilings>& measured, bool local) {
+  std::cout << s.name << " (" << s.key << ", " << s.arch << ", " << s.chip << ")" << (local ? "  <- this machine's GPU" : "") << "\n";
+  std::cout << "  SMs " << s.sm_count;
+  if (s.boost_clock_hz > 0) std::cout << " · boost " << fixed(s.boost_clock_hz / 1e6, 0) << " MHz";
+  std::cout << " · DRAM " << fixed(s.peak_dram_bytes_per_s / 1e12, 2) << " TB/s · memory " << s.memory_bytes / 1000000000ull << " GB";
+  std::cout << " · L2 " << (s.l2_bytes ? std::to_string(s.l2_bytes >> 20) + " MiB" : std::string("not published"));
+  std::cout << " · shared memory " << (s.shared_bytes_per_sm >> 10) << " KiB/SM (" << (s.shared_bytes_per_block >> 10)
+            << " KiB/block) · " << s.max_warps_per_sm << " warps/SM\n";
+  std::cout << "  peak FLOP/s (dense):";
+  for (profile::Precision p : profile::kAllPrecisions)
+    if (auto v = s.peak_flops(p)) std::cout << " " << profile::precision_name(p) << " " << tera(*v);
+  std::cout << "\n";
+  if (measured) {
+    std::cout << "  measured " << measured->measured_at << " (torch " << measured->torch_version << "):";
+    if (measured->dram_copy_bytes_per_s) std::cout << " DRAM copy " << fixed(*measured->dram_copy_bytes_per_s / 1e12, 2) << " TB/s";
+    for (const auto& [p, v] : measured->matmul_flops_per_s) std::cout << " · " << profile::precision_name(p) << " matmul " << tera(v);
+    std::cout << "\n";
+  }
+  std::cout << "  source: " << s.source << "\n";
+}
+
+int run_specs(const std::string& gpu, bool all, bool as_json, bool measure) {
+  std::string local = local_gpu_name();
+  if (measure) {
+    try {
+      Engine engine(EngineOptions{});
+      json m = engine.ceilings(true);
+      if (local.empty()) local = m.value("device_name", std::string());
+    } catch (const EngineError& e) {
+      std::cerr << "hone: error: " << e.what() << "\n";
+      if (!e.detail().empty()) std::cerr << e.detail() << "\n";
+      return 2;
+    }
+  }
+  std::vector<profile::GpuSpec> rows;
+  if (!gpu.empty()) {
+    auto s = profile::find_gpu_spec(gpu);
+    if (!s) {
+      std::cerr << "hone: error: no GPU matches '" << gpu << "'; known:";
+      for (const auto& r : profile::all_gpu_specs()) std::cerr << " " << r.key;
+      std::cerr << "\n";
+      return 2;
+    }
+    rows.push_back(*s);
+  } else if (!all && !local.empty() && profile::find_gpu_spec(local)) {
+    rows.push_back(*profile::find_gpu_spec(local));
+  } else {
+    rows.assign(profile::all_gpu_specs().begin(), profile::all_gpu_specs().end());
+  }
+  if (!local.empty() && !profile::find_gpu_spec(local) && gpu.empty())
+    std::cerr << "hone: this machine's GPU (" << local << ") is not in the spec table; showing the table\n";
+  json out = json::array();
+  for (const auto& s : rows) {
+    bool is_local = !local.empty() && profile::find_gpu_spec(local) && profile::find_gpu_spec(local)->key == s.key;
+    std::optional<profile::MeasuredCeilings> measured = is_local ? profile::load_cached_ceilings(local) : std::nullopt;
+    if (as_json) {
+      json j = profile::to_json(s);
+      j["local"] = is_local;
+      j["measured_ceilings"] = measured ? profile::to_json(*measured) : json();
+      out.push_back(j);
+    } else {
+      print_spec(s, measured, is_local);
+    }
+  }
+  if (as_json) std::cout << (gpu.empty() ? out : out[0]).dump(1) << std::endl;
+  return 0;
+}
+
+}  // namespace
+
+void add_specs_command(CLI::App& app, CommandRegistry& registry) {
+  struct State {
+    std::string gpu;
+    bool all = false;
+    bool json = false;
+    bool measure = false;
+  };
+  auto state = std::make_shared<State>();
+  CLI::App* cmd = app.add_subcommand("specs", "GPU peak rates (spec table with sources) and measured ceilings");
+  cmd->add_option("--gpu", state->gpu, "A GPU by name or key (h100-sxm, h100-pcie, h200, a100-40gb, l40s, rtx-4090, b200, ...)");
+  cmd->add_flag("--all", state->all, "Every GPU in the table, even when this machine has one");
+  cmd->add_flag("--json", state->json, "JSON instead of text");
+  cmd->add_flag("--measure", state->measure, "Measure this GPU's ceilings now (copy bandwidth, matmul rates) and cache them");
+  cmd->callback([state, &registry] {
+    registry.set_exit_code(run_specs(state->gpu, state->all, state->json, state->measure));
+  });
+}
+
+}  // namespace hone::cli

@@ -1,0 +1,47 @@
+/* cupti/hone_cupti.h: the C API of libhone_cupti.so, loaded with ctypes by the eval worker's
+ * profiler (server/worker/hone_worker/profile.py) and linked by tests. Every call takes and
+ * returns JSON text; a returned string belongs to the library and stays valid until the next
+ * call. Calls are serialised by one internal lock; call them from the thread that runs the
+ * profiled CUDA work (the worker's main thread). Never a crash for a missing GPU, driver or
+ * permission: the answer is {"ok": false, "error": {"code", "message", "call"}}. */
+#ifndef HONE_CUPTI_H
+#define HONE_CUPTI_H
+
+#if defined(__GNUC__)
+#define HONE_CUPTI_API __attribute__((visibility("default")))
+#else
+#define HONE_CUPTI_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* {"ok": true, "cupti_api_version": 130001, "cupti_library": "/path/libcupti.so.13"} */
+HONE_CUPTI_API const char* hone_cupti_version(void);
+
+/* Offline (no GPU): validates metric names for a chip and counts replay passes with the
+ * Profiler Host API. Request: {"chip": "GH100", "metrics": [names]} or {"chip": "GH100",
+ * "set": "default"|"full", "dtype": "bf16", "max_passes": 2}. Answer: {"ok", "chip", "passes",
+ * "collected": [names], "omitted": [{"name", "reason"}], "supported_chips": [...]}. */
+HONE_CUPTI_API const char* hone_cupti_host_query(const char* request_json);
+
+/* Starts recording on the current CUDA context (the caller must have created one, e.g. by
+ * torch.cuda.init() or a first allocation). Request: {"activity": bool, "metrics": null |
+ * "default" | "full" | [names], "dtype": "fp32"|"fp16"|"bf16"|..., "max_passes": 2,
+ * "max_ranges": 2048}. "activity" records every kernel, memcpy and memset (Activity API);
+ * "metrics" collects counters per kernel with the Range Profiler (auto range, kernel replay).
+ * Answer: {"ok": true, ...} or an error. */
+HONE_CUPTI_API const char* hone_cupti_begin(const char* request_json);
+
+/* Stops recording (the caller synchronises the device first) and answers with what was
+ * recorded: {"ok": true, "activity": {"kernels": [...], "memcpys": [...], "memsets": [...],
+ * "dropped_records": n}, "metrics": {"chip", "set", "passes", "collected", "omitted",
+ * "ranges_dropped", "ranges": [{"index", "name", "values": {metric: value}}]}, "seconds": {...}}. */
+HONE_CUPTI_API const char* hone_cupti_end(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,359 @@
+// engine/engine.cpp: the Engine's construction, devices, worker slots, task signatures and raw
+// worker calls (the check pipeline is in check.cpp, builds in check_build.cpp).
+#include "engine/engine_impl.h"
+
+#include <unistd.h>
+
+#include <fstream>
+
+#include "eval/worker_launch.h"
+#include "profile/gpu_specs.h"
+#include "support/hash.h"
+#include "support/paths.h"
+#include "toolchain/kernel_source.h"
+#include "toolchain/task_pairing.h"
+#include "toolchain/tools.h"
+#include "toolchain/torch_env.h"
+
+namespace hone {
+namespace {
+
+using nlohmann::json;
+
+// The CPU's model name, for messages and the baseline cache key.
+std::string cpu_model_name() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) return "CPU " + line.substr(line.find_first_not_of(" \t", colon + 1));
+    }
+  }
+  return "CPU";
+}
+
+std::uint64_t physical_memory_bytes() {
+  long pages = ::sysconf(_SC_PHYS_PAGES);
+  long page = ::sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
+}
+
+// Where this process's workers keep their scratch folders.
+std::filesystem::path scratch_root() { return cache_dir() / "scratch" / std::to_string(::getpid()); }
+
+}  // namespace
+
+std::optional<DeviceKind> parse_device_kind(std::string_view text) {
+  if (text == "auto") return DeviceKind::Auto;
+  if (text == "cpu") return DeviceKind::Cpu;
+  if (text == "cuda" || text == "gpu") return DeviceKind::Cuda;
+  return std::nullopt;
+}
+
+std::string_view to_string(DeviceKind kind) {
+  switch (kind) {
+    case DeviceKind::Auto: return "auto";
+    case DeviceKind::Cpu: return "cpu";
+    case DeviceKind::Cuda: return "cuda";
+  }
+  return "auto";
+}
+
+void rethrow_as_engine_error() {
+  try {
+    throw;
+  } catch (const EngineError&) {
+    throw;
+  } catch (const eval::Cancelled&) {
+    throw EngineError(EngineError::Kind::Cancelled, "cancelled");
+  } catch (const eval::TaskError& e) {
+    throw EngineError(EngineError::Kind::Task, e.what(), e.traceback());
+  } catch (const eval::WorkerStartError& e) {
+    throw EngineError(EngineError::Kind::Environment, e.what(), e.detail());
+  } catch (const eval::WorkerFailure& e) {
+    throw EngineError(EngineError::Kind::Internal, e.what(), e.detail());
+  }
+}
+
+Engine::Impl::Impl(EngineOptions opts)
+    : options(std::move(opts)),
+      workspace(options.workspace.empty() ? std::filesystem::current_path() : std::filesystem::absolute(options.workspace)),
+      baselines(cache_dir() / "baselines") {}
+
+Engine::Impl::~Impl() {
+  slots_.clear();
+  std::error_code ec;
+  std::filesystem::remove_all(scratch_root(), ec);
+}
+
+DeviceKind Engine::Impl::default_device(const CallContext& ctx) {
+  if (options.device != DeviceKind::Auto) return options.device;
+  json h = hello(DeviceKind::Cuda, ctx);
+  if (!h.value("devices", json::array()).empty()) return DeviceKind::Cuda;
+  // No GPU: the worker already running serves the CPU too.
+  std::lock_guard lock(mutex_);
+  auto cuda = slots_.find(device_string(DeviceKind::Cuda));
+  if (cuda != slots_.end() && !slots_.count("cpu")) slots_["cpu"] = cuda->second;
+  return DeviceKind::Cpu;
+}
+
+std::filesystem::path Engine::Impl::absolute(const std::filesystem::path& p) const {
+  return (p.is_absolute() ? p : workspace / p).lexically_normal();
+}
+
+std::filesystem::path Engine::Impl::python() {
+  std::lock_guard lock(mutex_);
+  if (python_) return *python_;
+  toolchain::TorchEnvLookup found = toolchain::find_torch_env(options.python);
+  if (!found.env) throw EngineError(EngineError::Kind::Environment, found.error);
+  python_ = found.env->python;
+  return *python_;
+}
+
+const sandbox::Sandbox& Engine::Impl::sandbox() {
+  std::lock_guard lock(mutex_);
+  if (!sandbox_) {
+    try {
+      sandbox_.emplace(sandbox::Sandbox::create(sandbox::request_from_environment({!options.sandbox, {}, {}})));
+    } catch (const std::exception& e) {
+      throw EngineError(EngineError::Kind::Environment, std::string("sandbox: ") + e.what());
+    }
+  }
+  return *sandbox_;
+}
+
+std::string Engine::Impl::device_string(DeviceKind kind) const {
+  return kind == DeviceKind::Cuda ? "cuda:" + std::to_string(options.gpu_index) : "cpu";
+}
+
+eval::WorkerSlot& Engine::Impl::slot(DeviceKind kind) {
+  const std::string device = device_string(kind);
+  // Found before the lock: both may throw and both lock.
+  const std::filesystem::path py = python();
+  const sandbox::Sandbox& box = sandbox();
+  std::lock_guard lock(mutex_);
+  auto& slot = slots_[device];
+  if (slot) return *slot;
+  eval::WorkerSlotOptions so;
+  so.device = device;
+  so.start_timeout = options.worker_start_timeout;
+  const bool gpu = kind == DeviceKind::Cuda;
+  if (box.mode() == sandbox::SandboxMode::none) {
+    // Unconfined, the CPU worker still gets a memory ceiling so a runaway candidate fails its
+    // allocation instead of waking the OOM killer (CUDA needs an unbounded address space).
+    if (!gpu) so.process.address_space_bytes = physical_memory_bytes();
+  } else {
+    so.process.exit_code_carries_signal = true;
+  }
+  so.make_spec = [py, &box, gpu, device] {
+    eval::WorkerLaunch launch;
+    launch.python = py;
+    launch.share_dir = share_dir();
+    launch.scratch_dir = scratch_root() / device;
+    std::vector<std::filesystem::path> readable = sandbox::python_read_paths(py);
+    readable.push_back(launch.share_dir);
+    readable.push_back(cache_dir() / "build");
+    readable.push_back(cache_dir() / "tasks");
+    for (const auto& p : readable) std::filesystem::create_directories(p.parent_path());
+    std::filesystem::create_directories(cache_dir() / "build");
+    std::filesystem::create_directories(cache_dir() / "tasks");
+    sandbox::SandboxPolicy policy = sandbox::run_policy(launch.scratch_dir, readable, gpu);
+    launch.wrap = [&box, policy](ProcessSpec spec) { return box.wrap(spec, policy); };
+    return eval::worker_process_spec(launch);
+  };
+  slot = std::make_shared<eval::WorkerSlot>(std::move(so));
+  return *slot;
+}
+
+protocol::ToolchainVersions Engine::Impl::toolchain_versions(const std::string& language) const {
+  protocol::ToolchainVersions v;
+  if (language == "cuda") {
+    if (auto nvcc = toolchain::find_nvcc(); nvcc.tool) v.nvcc = nvcc.tool->version;
+  }
+  if (auto cxx = toolchain::find_host_compiler(); cxx.tool) v.host_compiler = cxx.tool->version;
+  return v;
+}
+
+eval::ProgressSink Engine::Impl::progress_sink(const CallContext& ctx) const {
+  if (!ctx.progress) return nullptr;
+  auto report = ctx.progress;
+  return [report](const json& p) {
+    report(Progress{p.value("stage", std::string()), p.value("message", std::string())});
+  };
+}
+
+json Engine::Impl::hello(DeviceKind kind, const CallContext& ctx) {
+  try {
+    return slot(kind).hello(ctx.stop, progress_sink(ctx));
+  } catch (...) {
+    rethrow_as_engine_error();
+  }
+}
+
+eval::DeviceContext Engine::Impl::device_context(DeviceKind kind, const CallContext& ctx) {
+  json h = hello(kind, ctx);
+  eval::DeviceContext dc;
+  dc.torch_version = h.value("torch", std::string());
+  if (kind == DeviceKind::Cpu) {
+    dc.name = cpu_model_name();
+    return dc;
+  }
+  const json devices = h.value("devices", json::array());
+  for (const auto& d : devices) {
+    if (d.value("index", -1) != options.gpu_index) continue;
+    dc.name = d.value("name", std::string("unknown GPU"));
+    try {
+      dc.peak_dram_bytes_per_s = profile::peak_dram_bytes_per_s(profile::device_facts_from_json(d));
+    } catch (const std::exception&) {
+      dc.peak_dram_bytes_per_s = std::nullopt;  // a device without the facts gets no floor
+    }
+    return dc;
+  }
+  throw EngineError(EngineError::Kind::Environment,
+                    "the eval worker sees no GPU " + std::to_string(options.gpu_index) + " (" +
+                        std::to_string(devices.size()) + " visible)");
+}
+
+std::filesystem::path Engine::Impl::stage_task(const std::filesystem::path& task, const std::string& hash) {
+  auto dir = cache_dir() / "tasks" / hash.substr(0, 32);
+  auto staged = dir / task.filename();
+  std::error_code ec;
+  if (!std::filesystem::exists(staged, ec)) {
+    std::filesystem::create_directories(dir);
+    write_file_atomic(staged, read_file(task));
+  }
+  return staged;
+}
+
+Engine::Engine(EngineOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
+  if (impl_->options.seeds < 1) throw EngineError(EngineError::Kind::Usage, "seeds must be at least 1");
+  if (impl_->options.gpu_index < 0) throw EngineError(EngineError::Kind::Usage, "the GPU index must be 0 or more");
+}
+
+Engine::~Engine() = default;
+
+const EngineOptions& Engine::options() const { return impl_->options; }
+
+std::filesystem::path Engine::find_task(const KernelSource& kernel) const {
+  auto path = impl_->absolute(kernel.path);
+  std::string text;
+  if (kernel.contents) {
+    text = *kernel.contents;
+  } else {
+    try {
+      text = read_file(path);
+    } catch (const std::exception& e) {
+      throw EngineError(EngineError::Kind::Usage, e.what());
+    }
+  }
+  toolchain::TaskPairing pairing = toolchain::find_task_for_kernel(path, text);
+  if (pairing.error) throw EngineError(EngineError::Kind::Usage, *pairing.error);
+  if (!pairing.task) {
+    std::string tried;
+    for (const auto& t : pairing.tried) tried += "\n  " + t;
+    throw EngineError(EngineError::Kind::Usage, "no task found for " + path.string() +
+                                                    " (give --task, add a '// hone: task=PATH' line, or name it in hone.toml); tried:" + tried);
+  }
+  return *pairing.task;
+}
+
+DeviceKind Engine::resolve_device(const KernelSource& kernel, DeviceKind requested, const CallContext& ctx) {
+  auto path = impl_->absolute(kernel.path);
+  auto language = toolchain::language_for_path(path);
+  if (!language) throw EngineError(EngineError::Kind::Usage, toolchain::unknown_extension_message(path));
+  DeviceKind kind = requested == DeviceKind::Auto ? impl_->options.device : requested;
+  const bool cuda_kernel = *language == toolchain::KernelLanguage::Cuda;
+  if (kind == DeviceKind::Cpu && cuda_kernel)
+    throw EngineError(EngineError::Kind::Usage, path.string() + " is a CUDA kernel (.cu): it runs on the GPU; "
+                                                "check a .cpp kernel on the CPU device");
+  if (kind == DeviceKind::Cuda && !cuda_kernel)
+    throw EngineError(EngineError::Kind::Usage, path.string() + " is a C++ kernel (.cpp): it runs on the CPU device; "
+                                                "write a .cu kernel for the GPU");
+  if (!cuda_kernel) return DeviceKind::Cpu;
+  // A .cu kernel needs a GPU that the worker can see.
+  json h = impl_->hello(DeviceKind::Cuda, ctx);
+  if (h.value("devices", json::array()).empty())
+    throw EngineError(EngineError::Kind::Environment,
+                      path.string() + " is a CUDA kernel, but the eval worker sees no GPU here (torch " +
+                          h.value("torch", std::string("?")) + ", CUDA " +
+                          (h.contains("torch_cuda") && h["torch_cuda"].is_string() ? h["torch_cuda"].get<std::string>() : std::string("none")) +
+                          "); check a .cpp kernel on the CPU instead");
+  return DeviceKind::Cuda;
+}
+
+TaskInfo Engine::task_info(const std::filesystem::path& task, DeviceKind device, const CallContext& ctx) {
+  auto path = impl_->absolute(task);
+  std::string text;
+  try {
+    text = read_file(path);
+  } catch (const std::exception& e) {
+    throw EngineError(EngineError::Kind::Usage, e.what());
+  }
+  const std::string hash = sha256_hex(text);
+  if (device == DeviceKind::Auto) device = impl_->default_device(ctx);
+  json params{{"task", impl_->stage_task(path, hash).string()}, {"device", impl_->device_string(device)}};
+  json result = call_worker(device, "task_info", params, impl_->options.check_timeout, ctx);
+  TaskInfo info;
+  info.path = path;
+  info.hash = hash;
+  info.name = result.value("name", path.stem().string());
+  try {
+    info.signature = eval::signature_from_worker(result);
+  } catch (...) {
+    rethrow_as_engine_error();
+  }
+  info.input_bytes = result.value("input_bytes", std::int64_t{0});
+  info.output_bytes = result.value("output_bytes", std::int64_t{0});
+  if (auto v = result.find("variability"); v != result.end() && v->is_object()) {
+    info.weak = v->value("weak", false);
+    info.max_abs_diff_across_seeds = v->value("max_abs_diff_across_seeds", 0.0);
+  }
+  return info;
+}
+
+WorkerEnvironment Engine::environment(DeviceKind device, const CallContext& ctx) {
+  if (device == DeviceKind::Auto) device = impl_->default_device(ctx);
+  json h = impl_->hello(device, ctx);
+  WorkerEnvironment env;
+  env.python = h.value("python", std::string());
+  env.executable = h.value("executable", std::string());
+  env.torch = h.value("torch", std::string());
+  if (h.contains("torch_cuda") && h["torch_cuda"].is_string()) env.torch_cuda = h["torch_cuda"].get<std::string>();
+  env.devices = h.value("devices", json::array());
+  env.raw = h;
+  return env;
+}
+
+json Engine::call_worker(DeviceKind device, const std::string& method, json params, std::chrono::seconds deadline,
+                         const CallContext& ctx) {
+  if (device == DeviceKind::Auto) device = impl_->default_device(ctx);
+  eval::WorkerReply reply;
+  try {
+    reply = impl_->slot(device).call(method, params, deadline, ctx.stop, impl_->progress_sink(ctx));
+  } catch (...) {
+    rethrow_as_engine_error();
+  }
+  std::string tail;
+  for (const auto& l : reply.evidence.stderr_tail) tail += l + "\n";
+  switch (reply.kind) {
+    case eval::WorkerReply::Kind::Result: return reply.result;
+    case eval::WorkerReply::Kind::Error:
+      if (reply.error_code == "task_error") throw EngineError(EngineError::Kind::Task, reply.error_message, reply.traceback);
+      if (reply.error_code == "kernel_error" || reply.error_code == "unsupported")
+        throw EngineError(EngineError::Kind::Usage, reply.error_message, reply.traceback);
+      throw EngineError(EngineError::Kind::Internal, "eval worker " + reply.error_code + ": " + reply.error_message,
+                        reply.traceback);
+    case eval::WorkerReply::Kind::Cancelled: throw EngineError(EngineError::Kind::Cancelled, "cancelled");
+    case eval::WorkerReply::Kind::TimedOut:
+      throw EngineError(EngineError::Kind::Environment,
+                        "the eval worker gave no answer to " + method + " within " + std::to_string(deadline.count()) + " s",
+                        tail);
+    case eval::WorkerReply::Kind::Died:
+      throw EngineError(EngineError::Kind::Environment,
+                        "the eval worker died during " + method + " (" + eval::describe_exit(reply.evidence) + ")", tail);
+  }
+  throw EngineError(EngineError::Kind::Internal, "unreachable");
+}
+
+}  // namespace hone

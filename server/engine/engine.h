@@ -1,0 +1,223 @@
+// engine/engine.h: hone's engine, the one facade both front ends drive (the hone CLI on its main
+// thread, hone-server from its job scheduler's threads), in the manner of clangd's ClangdServer:
+// it builds, verifies, profiles and optimizes kernels, reports progress through callbacks and
+// knows nothing of LSP or JSON-RPC. Every call is synchronous, thread-safe and cancellable.
+// Inside: compiles run in parallel on the calling threads; one eval worker per device (a
+// long-lived Python process) serialises the checks that use that device.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "protocol/verdict.h"
+#include "optimize/optimize_request.h"
+
+namespace hone {
+
+// Where a kernel runs. Auto: the GPU for a .cu kernel when the worker sees one (a .cu kernel on a
+// machine without a GPU is an environment error), the CPU for a .cpp kernel.
+enum class DeviceKind { Auto, Cpu, Cuda };
+
+// "auto" | "cpu" | "cuda" -> DeviceKind; nullopt for anything else.
+std::optional<DeviceKind> parse_device_kind(std::string_view text);
+std::string_view to_string(DeviceKind kind);
+
+// Fixed for the life of an Engine.
+struct EngineOptions {
+  std::filesystem::path workspace;              // relative paths and hone.toml lookup; empty: cwd
+  std::optional<std::filesystem::path> python;  // --python / HONE_PYTHON; nullopt: the first that imports torch
+  DeviceKind device = DeviceKind::Auto;         // default for requests that say Auto
+  int gpu_index = 0;                            // which GPU "cuda" means
+  std::optional<std::string> arch;              // "sm_90"; nullopt: the local GPU's, else sm_90
+  bool sandbox = true;                          // false only by explicit choice (--no-sandbox)
+  int seeds = 3;                                // correctness trials per check (at least 3 is the policy)
+  std::chrono::seconds compile_timeout{300};    // one compiler command
+  std::chrono::seconds check_timeout{180};      // one worker request (a check, a task's signature)
+  std::chrono::seconds worker_start_timeout{120};  // the worker's start-up (import torch, CUDA context)
+};
+
+// Problems that are not a kernel's verdict: bad input (a missing file, no task paired with the
+// kernel, a task that cannot be loaded or run), a broken environment (no Python that imports
+// torch, a .cu kernel on a machine with no GPU), cancellation, or a bug. The CLI exits 2 on
+// these; the server answers with an error. Thrown by every Engine call.
+class EngineError : public std::runtime_error {
+ public:
+  enum class Kind { Usage, Environment, Task, Cancelled, Internal };
+  EngineError(Kind kind, const std::string& message, std::string detail = {})
+      : std::runtime_error(message), kind_(kind), detail_(std::move(detail)) {}
+  Kind kind() const { return kind_; }
+  // Supporting text: a traceback, the failing command's output, the worker's last stderr lines.
+  const std::string& detail() const { return detail_; }
+
+ private:
+  Kind kind_;
+  std::string detail_;
+};
+
+// A progress report: stage is one of "build", "worker" (starting the worker), "task",
+// "correctness", "timing", "baseline", "recheck" (and "profile", "optimize" for those calls);
+// message is short human text ("trial 2/3").
+struct Progress {
+  std::string stage;
+  std::string message;
+};
+
+// Per call: how to stop it and where to report. `progress` is called on the calling thread.
+// A stop request ends the call soon with EngineError(Cancelled): a compile is killed, and a
+// worker request in flight is abandoned by killing that worker (the next call starts a new one).
+struct CallContext {
+  std::stop_token stop;
+  std::function<void(const Progress&)> progress;
+};
+
+// A kernel: its path, and the editor's unsaved buffer when there is one.
+struct KernelSource {
+  std::filesystem::path path;            // absolute, or relative to the workspace
+  std::optional<std::string> contents;   // nullopt: read the file
+};
+
+struct BuildRequest {
+  KernelSource kernel;
+  std::vector<std::string> extra_flags;  // compiler flags and -D defines (the optimizer's tuner)
+};
+
+// The outcome of a build: a failed compile is a result (report.ok false, diagnostics), not an error.
+struct BuildOutcome {
+  protocol::CompileReport report;       // ok, cached, seconds, diagnostics, per-kernel static facts
+  std::string form;                     // "raw" | "torch" | "unknown"
+  std::string language;                 // "cuda" | "cpp"
+  std::string kernel_hash;              // sha256 of the source and its local headers
+  std::filesystem::path library;        // the built .so (empty when the build failed)
+  std::string op_namespace;             // torch form: the namespace of torch.ops.<ns>.forward
+  std::vector<std::string> own_kernels; // the kernel's own __global__ names
+  bool ok() const { return report.ok; }
+};
+
+// What the worker derived from a task: the expected forward signature and the task's facts.
+struct TaskInfo {
+  std::filesystem::path path;
+  std::string hash;
+  std::string name;
+  protocol::Signature signature;  // inputs, then state_dict() tensors, then outputs; both declarations
+  std::int64_t input_bytes = 0;
+  std::int64_t output_bytes = 0;
+  bool weak = false;              // the reference output barely depends on its inputs
+  double max_abs_diff_across_seeds = 0;
+};
+
+struct CheckRequest {
+  KernelSource kernel;
+  std::optional<std::filesystem::path> task;  // nullopt: paired with the kernel (// hone: task=, stem, hone.toml)
+  DeviceKind device = DeviceKind::Auto;       // Auto: EngineOptions::device, then the kernel's language
+  std::optional<int> seeds;                   // nullopt: EngineOptions::seeds
+  std::optional<double> atol;                 // nullopt: by dtype, or the task's HONE_ATOL
+  std::optional<double> rtol;
+  bool timing = true;                         // false: correctness only (no timing, no baselines)
+  bool baselines = true;                      // time the reference eager and compiled (cached on disk)
+  std::vector<std::string> extra_flags;       // as BuildRequest::extra_flags
+  std::optional<std::chrono::seconds> deadline;  // nullopt: EngineOptions::check_timeout
+};
+
+// What the worker process reported at start-up (its `hello`).
+struct WorkerEnvironment {
+  std::string python;      // "3.11.2"
+  std::string executable;  // the interpreter
+  std::string torch;       // "1.13.0a0"
+  std::optional<std::string> torch_cuda;
+  nlohmann::json devices;  // the worker's devices[] (profile::device_facts_from_json reads one)
+  nlohmann::json raw;      // the whole hello reply
+};
+
+// hone profile's request (engine/profile.cpp).
+struct ProfileRequest {
+  KernelSource kernel;
+  std::optional<std::filesystem::path> task;    // nullopt: paired with the kernel
+  std::string metrics = "default";              // "default" (<= 2 replay passes on sm_90) or "full"
+  bool baseline = true;                         // also profile the reference (the plot's baseline)
+  std::optional<std::filesystem::path> plot;    // the SVG's path; nullopt: .hone/profiles/ in the workspace
+  std::optional<std::chrono::seconds> deadline; // the profile request to the worker; nullopt: 600 s
+};
+
+struct ProfileResult {
+  protocol::Verdict verdict;                  // verdict.profile is set when the kernel was profiled
+  std::optional<std::filesystem::path> plot;  // the SVG written, when a roofline point existed
+  std::string skipped;                        // why the kernel was not profiled (empty when it was)
+};
+
+class Engine {
+ public:
+  // Finds nothing and starts nothing yet: the interpreter and the workers are found and started
+  // on first use. Throws EngineError(Usage) for invalid options.
+  explicit Engine(EngineOptions options);
+  ~Engine();  // shuts the workers down
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  const EngineOptions& options() const;
+
+  // Compile only (cached by content). Any thread; builds run in parallel.
+  BuildOutcome build(const BuildRequest& request, const CallContext& ctx = {});
+
+  // The task paired with a kernel: `// hone: task=PATH` in its source, else the same stem with .py,
+  // else hone.toml. Throws EngineError(Usage) naming what was tried when there is none.
+  std::filesystem::path find_task(const KernelSource& kernel) const;
+
+  // The device a check of this kernel would use (starts a worker when it must ask about GPUs).
+  DeviceKind resolve_device(const KernelSource& kernel, DeviceKind requested, const CallContext& ctx = {});
+
+  // The task's expected forward signature, derived by the worker. Any thread.
+  // Throws EngineError(Task) when the task cannot be loaded or run.
+  TaskInfo task_info(const std::filesystem::path& task, DeviceKind device, const CallContext& ctx = {});
+
+  // Build + verify + time -> one Verdict. A kernel's failure (compile error, wrong answer, crash,
+  // hang, cheat) is a verdict, never an exception; bad input and environment problems throw
+  // EngineError. Any thread: checks of one device are serialised on its worker.
+  protocol::Verdict check(const CheckRequest& request, const CallContext& ctx = {});
+
+  // The worker's hello for a device (starts the worker if needed). Any thread.
+  WorkerEnvironment environment(DeviceKind device, const CallContext& ctx = {});
+
+  // One raw request to the device's worker, serialised with the checks (for the engine's own
+  // profile and optimize calls). Returns the reply's `result`; a worker-side error, death or
+  // deadline throws EngineError with the evidence in detail().
+  nlohmann::json call_worker(DeviceKind device, const std::string& method, nlohmann::json params,
+                             std::chrono::seconds deadline, const CallContext& ctx = {});
+
+  // Profiling: the profile engineer declares its calls here (engine/profile*.cpp).
+  // Checks the kernel (a verdict as `check` gives), then, when it ran to completion on the GPU,
+  // profiles one candidate call and one reference call in a replay pass separate from timing and
+  // fills verdict.profile (protocol/schema/profile.schema.json), writing the SVG roofline plot.
+  // Measures the GPU's ceilings first when none are cached. Throws EngineError(Usage) for a
+  // kernel that does not run on a GPU. Any thread; serialised with the checks on the GPU worker.
+  ProfileResult profile(const ProfileRequest& request, const CallContext& ctx = {});
+  // The ceilings of the configured GPU: cached ones, else measured now by the worker and cached.
+  // Throws EngineError(Environment) without a GPU.
+  nlohmann::json ceilings(bool remeasure, const CallContext& ctx = {});
+
+  // Optimization: the optimizer engineer declares its calls here (engine/optimize*.cpp).
+  // Runs the verify-and-refine loop (a new run, or a stored one resumed) with the workspace's
+  // store (.hone/hone.db) and returns the re-verified best proposal. Events arrive one at a time
+  // on the calling thread and the loop's sample threads. Throws EngineError for bad input, a
+  // broken environment, an unusable LLM configuration or an unknown run.
+  OptimizeResult optimize(const OptimizeRequest& request, const CallContext& ctx = {},
+                          std::function<void(const OptimizeEvent&)> on_event = {});
+  // The workspace's store file (for `hone runs` and `hone export`).
+  std::filesystem::path store_path() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hone

@@ -1,0 +1,66 @@
+// engine/engine_impl.h: the engine's private state, shared by its source files (engine.cpp,
+// check.cpp and the profile/optimize files): options, the sandbox, the interpreter, one worker
+// slot per device, the baseline cache. Not for front ends: they include engine/engine.h only.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "engine/engine.h"
+#include "eval/baseline_cache.h"
+#include "eval/evaluator.h"
+#include "eval/worker_slot.h"
+#include "sandbox/sandbox.h"
+
+namespace hone {
+
+struct Engine::Impl {
+  explicit Impl(EngineOptions options);
+  ~Impl();  // stops the workers, removes their scratch folders
+
+  EngineOptions options;
+  std::filesystem::path workspace;  // absolute
+  eval::BaselineCache baselines;
+
+  // An absolute path for a user-given one (relative to the workspace).
+  std::filesystem::path absolute(const std::filesystem::path& p) const;
+
+  // The interpreter the workers run (found once). Throws EngineError(Environment).
+  std::filesystem::path python();
+  // The sandbox (detected once). Throws EngineError(Environment) when a forced mode is unusable.
+  const sandbox::Sandbox& sandbox();
+
+  // "cpu" or "cuda:N" for a resolved device.
+  std::string device_string(DeviceKind kind) const;
+  // The worker slot of a device (created on first use; the worker starts on first call).
+  eval::WorkerSlot& slot(DeviceKind kind);
+  // The device for work that names none (task signatures, raw calls): the options' device, else
+  // the GPU when the worker sees one, else the CPU (served by the same worker, which was asked).
+  DeviceKind default_device(const CallContext& ctx);
+  // The hello of the device's worker (starts it). Throws EngineError(Environment).
+  nlohmann::json hello(DeviceKind kind, const CallContext& ctx);
+  // Name, torch version and peak DRAM bandwidth of a device, from its worker's hello.
+  eval::DeviceContext device_context(DeviceKind kind, const CallContext& ctx);
+  // A read-only copy of the task under the cache, named by its hash (the sandboxed worker sees
+  // only that folder, and a candidate cannot change it).
+  std::filesystem::path stage_task(const std::filesystem::path& task, const std::string& hash);
+  // The compiler versions behind a build of this language ("cuda" | "cpp"), cached by the toolchain.
+  protocol::ToolchainVersions toolchain_versions(const std::string& language) const;
+  // Converts a worker progress notification into a Progress for the caller.
+  eval::ProgressSink progress_sink(const CallContext& ctx) const;
+
+ private:
+  std::mutex mutex_;
+  std::optional<std::filesystem::path> python_;
+  std::optional<sandbox::Sandbox> sandbox_;
+  std::map<std::string, std::shared_ptr<eval::WorkerSlot>> slots_;
+};
+
+// Rethrows an eval-layer exception as the EngineError a front end expects (the current exception).
+[[noreturn]] void rethrow_as_engine_error();
+
+}  // namespace hone

@@ -1,0 +1,45 @@
+// eval/baseline_cache.cpp: the on-disk cache of reference timings.
+#include "eval/baseline_cache.h"
+
+#include "support/hash.h"
+
+namespace hone::eval {
+
+using nlohmann::json;
+
+BaselineCache::BaselineCache(std::filesystem::path dir) : dir_(std::move(dir)) {}
+
+std::filesystem::path BaselineCache::path_for(const BaselineKey& key) const {
+  Sha256 h;
+  h.field("baseline-v1").field(key.task_hash).field(key.device_name).field(key.torch_version).field(key.mode);
+  return dir_ / (h.hex() + ".json");
+}
+
+std::optional<BaselineEntry> BaselineCache::find(const BaselineKey& key) const {
+  auto path = path_for(key);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::nullopt;
+  try {
+    json j = json::parse(read_file(path));
+    BaselineEntry entry;
+    if (j.contains("timing") && !j["timing"].is_null()) entry.timing = j["timing"].get<protocol::Timing>();
+    entry.unavailable = j.value("unavailable", std::string());
+    if (!entry.timing && entry.unavailable.empty()) return std::nullopt;
+    return entry;
+  } catch (const std::exception&) {
+    return std::nullopt;  // a damaged entry is measured again and overwritten
+  }
+}
+
+void BaselineCache::store(const BaselineKey& key, const BaselineEntry& entry) const {
+  std::filesystem::create_directories(dir_);
+  json j{{"task_hash", key.task_hash},
+         {"device", key.device_name},
+         {"torch", key.torch_version},
+         {"mode", key.mode},
+         {"timing", entry.timing ? json(*entry.timing) : json(nullptr)}};
+  if (!entry.unavailable.empty()) j["unavailable"] = entry.unavailable;
+  write_file_atomic(path_for(key), j.dump(2) + "\n");
+}
+
+}  // namespace hone::eval

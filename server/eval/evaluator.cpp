@@ -1,0 +1,181 @@
+// eval/evaluator.cpp: the check pipeline on one worker (check, floor, baselines, speedups, re-check).
+#include "eval/evaluator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+#include <random>
+
+#include "eval/plausibility.h"
+
+namespace hone::eval {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kRecheckSeeds = 10;
+// The worker gets the deadline in its request; hone kills it a little later.
+constexpr std::chrono::milliseconds kDeadlineGrace{2000};
+
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+json kernel_json(const KernelArtifact& k) {
+  json j{{"library", k.library.string()}, {"form", k.form}, {"own_kernels", k.own_kernels}};
+  if (!k.op_namespace.empty()) j["namespace"] = k.op_namespace;
+  return j;
+}
+
+json check_params(const EvalRequest& r, const std::vector<std::int64_t>& seeds, bool timing) {
+  json policy{{"seeds", seeds}, {"timing", timing}};
+  if (r.atol) policy["atol"] = *r.atol;
+  if (r.rtol) policy["rtol"] = *r.rtol;
+  return json{{"task", r.task.string()},
+              {"device", r.device},
+              {"kernel", kernel_json(r.kernel)},
+              {"policy", policy},
+              {"deadline_s", std::chrono::duration<double>(r.deadline).count()}};
+}
+
+void progress_note(const ProgressSink& progress, const std::string& stage, const std::string& message) {
+  if (progress) progress(json{{"stage", stage}, {"message", message}});
+}
+
+std::string times(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f×", x);
+  return buf;
+}
+
+// Re-verifies a suspiciously fast kernel with more fresh seeds (no timing). A failure replaces the
+// verdict's outcome; a pass adds the speedup_over_10x flag.
+void recheck(WorkerSlot& slot, const EvalRequest& request, double speedup, protocol::Verdict& verdict,
+             std::stop_token stop, const ProgressSink& progress) {
+  progress_note(progress, "recheck", "speedup " + times(speedup) + ": re-verifying with " +
+                                         std::to_string(kRecheckSeeds) + " more seeds");
+  auto t0 = Clock::now();
+  WorkerReply reply = slot.call("check", check_params(request, fresh_seeds(kRecheckSeeds), false),
+                                request.deadline + kDeadlineGrace, stop, progress);
+  protocol::Verdict second;
+  apply_check_reply(reply, std::chrono::duration<double>(request.deadline).count(), second);
+  verdict.seconds["recheck"] = since(t0);
+  if (second.status == protocol::Status::Correct) {
+    verdict.flags.push_back({"speedup_over_10x", "speedup " + times(speedup) + " over the reference: re-verified with " +
+                                                     std::to_string(kRecheckSeeds) + " more seeds"});
+    return;
+  }
+  verdict.status = second.status;
+  verdict.reason = "a " + times(speedup) + " speedup failed its re-check with " + std::to_string(kRecheckSeeds) +
+                   " more seeds: " + second.reason.value_or(std::string(protocol::to_string(second.status)));
+  if (second.correctness) verdict.correctness = second.correctness;
+  if (second.evidence) verdict.evidence = second.evidence;
+  for (auto& f : second.flags)
+    if (!verdict.has_flag(f.id)) verdict.flags.push_back(f);
+}
+
+}  // namespace
+
+std::vector<std::int64_t> fresh_seeds(int count) {
+  static std::mutex mutex;
+  static std::mt19937_64 rng{std::random_device{}()};
+  std::lock_guard lock(mutex);
+  std::uniform_int_distribution<std::int64_t> dist(1, (std::int64_t{1} << 31) - 1);
+  std::vector<std::int64_t> seeds;
+  while (static_cast<int>(seeds.size()) < count) {
+    auto s = dist(rng);
+    if (std::find(seeds.begin(), seeds.end(), s) == seeds.end()) seeds.push_back(s);
+  }
+  return seeds;
+}
+
+std::optional<protocol::Timing> reference_timing(WorkerSlot& slot, const BaselineCache& cache,
+                                                 const EvalRequest& request, const DeviceContext& device,
+                                                 const std::string& mode, std::string& unavailable,
+                                                 std::stop_token stop, const ProgressSink& progress) {
+  BaselineKey key{request.task_hash, device.name, device.torch_version, mode};
+  if (auto hit = cache.find(key)) {
+    unavailable = hit->unavailable;
+    return hit->timing;
+  }
+  progress_note(progress, "baseline", "timing the reference (" + mode + ")");
+  json params{{"task", request.task.string()},
+              {"device", request.device},
+              {"mode", mode},
+              {"deadline_s", std::chrono::duration<double>(request.deadline).count()}};
+  WorkerReply reply = slot.call("time_reference", params, request.deadline + kDeadlineGrace, stop, progress);
+  BaselineEntry entry;
+  switch (reply.kind) {
+    case WorkerReply::Kind::Result: {
+      const json& t = reply.result.contains("timing") ? reply.result["timing"] : reply.result;
+      try {
+        entry.timing = t.get<protocol::Timing>();
+      } catch (const std::exception& e) {
+        throw WorkerFailure(std::string("the eval worker sent a malformed reference timing: ") + e.what(), reply.result.dump());
+      }
+      break;
+    }
+    case WorkerReply::Kind::Error:
+      if (reply.error_code == "task_error" && mode == "eager") throw TaskError(reply.error_message, reply.traceback);
+      // torch.compile missing (torch < 2) or failing on this task: remembered, not retried.
+      entry.unavailable = reply.error_message;
+      break;
+    case WorkerReply::Kind::Cancelled: throw Cancelled();
+    case WorkerReply::Kind::Died:
+    case WorkerReply::Kind::TimedOut: {
+      // Not cached: a crash of the reference is this machine's trouble, not the task's forever.
+      std::string how = reply.kind == WorkerReply::Kind::TimedOut ? "timed out" : describe_exit(reply.evidence);
+      unavailable = "timing the reference (" + mode + ") failed: the worker " + how;
+      return std::nullopt;
+    }
+  }
+  cache.store(key, entry);
+  unavailable = entry.unavailable;
+  return entry.timing;
+}
+
+EvalFacts run_check(WorkerSlot& slot, const BaselineCache& cache, const EvalRequest& request,
+                    const DeviceContext& device, protocol::Verdict& verdict, std::stop_token stop,
+                    const ProgressSink& progress) {
+  EvalFacts facts;
+  auto t0 = Clock::now();
+  WorkerReply reply = slot.call("check", check_params(request, fresh_seeds(std::max(request.seeds, 1)), request.timing),
+                                request.deadline + kDeadlineGrace, stop, progress);
+  facts.kernel_mismatch = apply_check_reply(reply, std::chrono::duration<double>(request.deadline).count(), verdict);
+  verdict.seconds["check"] = since(t0);
+  if (verdict.status != protocol::Status::Correct || !request.timing || !verdict.timing) return facts;
+
+  // The physical floor: no kernel reads its inputs and writes its outputs faster than DRAM allows.
+  if (device.peak_dram_bytes_per_s && verdict.signature) {
+    if (auto bytes = compulsory_bytes(*verdict.signature)) {
+      verdict.floor = physical_floor(*bytes, *device.peak_dram_bytes_per_s);
+      if (auto why = below_floor_reason(*verdict.timing, *verdict.floor)) {
+        verdict.status = protocol::Status::Rejected;
+        verdict.reason = *why;
+        return facts;
+      }
+    }
+  }
+
+  if (!request.baselines) return facts;
+  auto tb = Clock::now();
+  protocol::Baselines baselines;
+  std::string eager_unavailable, compile_unavailable;
+  baselines.eager = reference_timing(slot, cache, request, device, "eager", eager_unavailable, stop, progress);
+  baselines.compile = reference_timing(slot, cache, request, device, "compile", compile_unavailable, stop, progress);
+  baselines.compile_measured = baselines.compile.has_value();
+  verdict.seconds["baselines"] = since(tb);
+  if (!eager_unavailable.empty())
+    verdict.flags.push_back({"baseline_unavailable", "no eager baseline: " + eager_unavailable});
+  verdict.baselines = baselines;
+  verdict.speedup = speedups(*verdict.timing, baselines);
+
+  double best = std::max(verdict.speedup->eager.value_or(0), verdict.speedup->compile.value_or(0));
+  if (best > kRecheckSpeedup) {
+    facts.rechecked = true;
+    recheck(slot, request, best, verdict, stop, progress);
+  }
+  return facts;
+}
+
+}  // namespace hone::eval

@@ -1,0 +1,73 @@
+// eval/evaluator.h: the verification pipeline on one device's worker: the worker's check (seeds,
+// correctness, timing), then the eval client's own stages: the physical floor, baselines (cached
+// on disk), speedups, and the re-check with more seeds of a speedup over 10x. Called by the engine
+// from any thread; the slot serialises the worker requests.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "eval/baseline_cache.h"
+#include "eval/worker_slot.h"
+#include "eval/worker_verdict.h"
+#include "protocol/verdict.h"
+
+namespace hone::eval {
+
+// A built kernel, as the worker loads it.
+struct KernelArtifact {
+  std::filesystem::path library;
+  std::string form;          // "raw" | "torch"
+  std::string op_namespace;  // torch form
+  std::vector<std::string> own_kernels;
+};
+
+struct EvalRequest {
+  std::filesystem::path task;
+  std::string task_hash;     // sha256 of the task file: the baseline cache key
+  std::string device;        // "cpu" | "cuda:0"
+  KernelArtifact kernel;
+  int seeds = 3;
+  std::optional<double> atol;
+  std::optional<double> rtol;
+  bool timing = true;
+  bool baselines = true;
+  std::chrono::milliseconds deadline{std::chrono::seconds(180)};
+};
+
+// What the device is, for the cache key and the floor.
+struct DeviceContext {
+  std::string name;           // "NVIDIA H200" or the CPU's model name
+  std::string torch_version;
+  std::optional<double> peak_dram_bytes_per_s;  // nullopt: no floor (the CPU, an unknown GPU)
+};
+
+// What the pipeline found besides the verdict's fields.
+struct EvalFacts {
+  bool kernel_mismatch = false;  // the worker refused the library (signature or ABI): a compile_error
+  bool rechecked = false;        // a speedup over 10x was re-verified
+};
+
+// Fills the verdict's status, reason, signature, correctness, timing, kernel_time, flags,
+// evidence, floor, baselines, speedup and seconds. Throws TaskError, WorkerFailure, Cancelled,
+// WorkerStartError.
+EvalFacts run_check(WorkerSlot& slot, const BaselineCache& cache, const EvalRequest& request,
+                    const DeviceContext& device, protocol::Verdict& verdict, std::stop_token stop,
+                    const ProgressSink& progress);
+
+// The reference's timing in one mode ("eager" | "compile"), from the cache or measured (and
+// cached). nullopt with `unavailable` set when the mode cannot be timed here.
+std::optional<protocol::Timing> reference_timing(WorkerSlot& slot, const BaselineCache& cache,
+                                                 const EvalRequest& request, const DeviceContext& device,
+                                                 const std::string& mode, std::string& unavailable,
+                                                 std::stop_token stop, const ProgressSink& progress);
+
+// `count` fresh random seeds (never 0).
+std::vector<std::int64_t> fresh_seeds(int count);
+
+}  // namespace hone::eval

@@ -1,0 +1,97 @@
+// eval/plausibility.cpp: compulsory bytes, the physical floor and speedups.
+#include "eval/plausibility.h"
+
+#include <cstdio>
+#include <map>
+
+namespace hone::eval {
+namespace {
+
+std::string printf_string(const char* format, double value, const char* unit) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, value, unit);
+  return buf;
+}
+
+// Three significant digits with a unit from `units` (each 1000x the previous).
+std::string scaled(double value, const char* const* units, int count) {
+  int i = 0;
+  while (i + 1 < count && value >= 1000.0) {
+    value /= 1000.0;
+    ++i;
+  }
+  const char* format = value >= 100 ? "%.0f %s" : value >= 10 ? "%.1f %s" : "%.2f %s";
+  return printf_string(format, value, units[i]);
+}
+
+}  // namespace
+
+int dtype_bytes(const std::string& dtype) {
+  static const std::map<std::string, int> sizes{
+      {"float32", 4}, {"float", 4},  {"float16", 2}, {"half", 2},  {"bfloat16", 2}, {"float64", 8},
+      {"double", 8},  {"int32", 4},  {"int64", 8},   {"long", 8},  {"int16", 2},    {"int8", 1},
+      {"uint8", 1},   {"bool", 1},   {"complex64", 8}, {"complex128", 16}, {"float8_e4m3fn", 1},
+      {"float8_e5m2", 1}};
+  auto it = sizes.find(dtype);
+  return it == sizes.end() ? 0 : it->second;
+}
+
+std::optional<double> compulsory_bytes(const protocol::Signature& signature) {
+  double total = 0;
+  for (const auto* group : {&signature.inputs, &signature.params, &signature.outputs}) {
+    for (const auto& spec : *group) {
+      if (spec.kind != "tensor") continue;
+      if (!spec.dtype) return std::nullopt;
+      int size = dtype_bytes(*spec.dtype);
+      if (size == 0) return std::nullopt;
+      double n = 1;
+      for (auto d : spec.shape) n *= static_cast<double>(d);
+      total += n * size;
+    }
+  }
+  return total;
+}
+
+protocol::Floor physical_floor(double bytes, double peak_dram_bytes_per_s) {
+  protocol::Floor f;
+  f.bytes = bytes;
+  f.peak_dram_bytes_per_s = peak_dram_bytes_per_s;
+  f.floor_us = peak_dram_bytes_per_s > 0 ? bytes / peak_dram_bytes_per_s * 1e6 : 0;
+  return f;
+}
+
+std::optional<std::string> below_floor_reason(const protocol::Timing& timing, const protocol::Floor& floor) {
+  if (floor.floor_us <= 0 || timing.p50_us >= floor.floor_us) return std::nullopt;
+  return "measured " + format_us(timing.p50_us) + " per call is below the physical floor of " +
+         format_us(floor.floor_us) + " (" + format_bytes(floor.bytes) + " of inputs and outputs at the GPU's peak " +
+         format_rate(floor.peak_dram_bytes_per_s) +
+         "): the timed calls cannot have read the inputs and written the outputs";
+}
+
+protocol::Speedup speedups(const protocol::Timing& timing, const protocol::Baselines& baselines) {
+  protocol::Speedup s;
+  if (timing.p50_us <= 0) return s;
+  if (baselines.eager && baselines.eager->p50_us > 0) s.eager = baselines.eager->p50_us / timing.p50_us;
+  if (baselines.compile_measured && baselines.compile && baselines.compile->p50_us > 0)
+    s.compile = baselines.compile->p50_us / timing.p50_us;
+  return s;
+}
+
+std::string format_us(double us) {
+  static const char* const units[] = {"µs", "ms", "s"};
+  if (us < 1.0) return printf_string("%.3f %s", us, "µs");
+  return scaled(us, units, 3);
+}
+
+std::string format_bytes(double bytes) {
+  static const char* const units[] = {"B", "KB", "MB", "GB", "TB"};
+  if (bytes < 1000) return printf_string("%.0f %s", bytes, "B");
+  return scaled(bytes, units, 5);
+}
+
+std::string format_rate(double bytes_per_s) {
+  static const char* const units[] = {"B/s", "KB/s", "MB/s", "GB/s", "TB/s"};
+  return scaled(bytes_per_s, units, 5);
+}
+
+}  // namespace hone::eval

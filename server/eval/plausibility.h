@@ -1,0 +1,39 @@
+// eval/plausibility.h: the checks that judge a correct kernel's timing against physics and the
+// reference: compulsory bytes, the physical floor (bytes / peak DRAM bandwidth), speedups, and
+// the thresholds that reject or re-check a result. Pure functions, any thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "protocol/verdict.h"
+
+namespace hone::eval {
+
+// A speedup above this (over eager or compiled PyTorch) is re-verified with more seeds and flagged.
+inline constexpr double kRecheckSpeedup = 10.0;
+
+// Bytes of one element of a dtype as the worker names it ("float32", "bfloat16", ...); 0 if unknown.
+int dtype_bytes(const std::string& dtype);
+
+// The bytes any implementation must move at least once: every input and parameter tensor read,
+// every output written. Scalars count nothing. nullopt when a tensor's dtype or shape is unknown.
+std::optional<double> compulsory_bytes(const protocol::Signature& signature);
+
+// bytes / peak: the time below which no implementation can have read its inputs and written its
+// outputs from DRAM.
+protocol::Floor physical_floor(double bytes, double peak_dram_bytes_per_s);
+
+// The reason text when a measured time beats the floor, nullopt when it does not.
+std::optional<std::string> below_floor_reason(const protocol::Timing& timing, const protocol::Floor& floor);
+
+// Speedups of `timing` over the baselines (p50 over p50); absent when a baseline is.
+protocol::Speedup speedups(const protocol::Timing& timing, const protocol::Baselines& baselines);
+
+// Human units: "41.2 µs", "1.35 ms", "2.10 s"; "3.2 GB", "512 KB"; "4.8 TB/s".
+std::string format_us(double us);
+std::string format_bytes(double bytes);
+std::string format_rate(double bytes_per_s);
+
+}  // namespace hone::eval

@@ -1,0 +1,61 @@
+// eval/worker_launch.cpp: the eval worker's command line and scrubbed environment.
+#include "eval/worker_launch.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <string_view>
+
+namespace hone::eval {
+namespace {
+
+// Variables passed through by exact name.
+constexpr std::array<std::string_view, 16> kKeep{
+    "PATH",     "HOME",           "USER",           "LOGNAME",       "LANG",         "LC_ALL",
+    "LC_CTYPE", "TMPDIR",         "TZ",             "LD_LIBRARY_PATH", "VIRTUAL_ENV", "CONDA_PREFIX",
+    "XDG_CACHE_HOME", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "PYTHONHOME"};
+
+// Variables passed through by prefix: CUDA and the NVIDIA driver, torch and its compilers.
+constexpr std::array<std::string_view, 6> kKeepPrefixes{"CUDA_", "NVIDIA_", "TORCH", "TRITON_", "CUBLAS", "HONE_"};
+
+bool contains(std::string_view haystack, std::string_view needle) { return haystack.find(needle) != std::string_view::npos; }
+
+}  // namespace
+
+bool is_secret_variable(const std::string& name) {
+  std::string upper(name);
+  std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
+  std::string_view u(upper);
+  return u.ends_with("_KEY") || u.ends_with("_TOKEN") || u.ends_with("_SECRET") || contains(u, "PASSWORD") ||
+         contains(u, "PASSWD") || contains(u, "API_KEY") || contains(u, "CREDENTIAL") || u.starts_with("AWS_") ||
+         u.starts_with("GOOGLE_") || u.starts_with("AZURE_") || u == "SSH_AUTH_SOCK" || u == "GITHUB_TOKEN";
+}
+
+std::map<std::string, std::string> worker_environment(const std::map<std::string, std::string>& parent,
+                                                      const std::filesystem::path& share_dir) {
+  std::map<std::string, std::string> env;
+  for (const auto& [name, value] : parent) {
+    if (is_secret_variable(name)) continue;
+    bool keep = std::find(kKeep.begin(), kKeep.end(), name) != kKeep.end() ||
+                std::any_of(kKeepPrefixes.begin(), kKeepPrefixes.end(),
+                            [&](std::string_view p) { return std::string_view(name).starts_with(p); });
+    if (keep) env[name] = value;
+  }
+  if (!env.count("PATH")) env["PATH"] = "/usr/local/bin:/usr/bin:/bin";
+  env["PYTHONPATH"] = (share_dir / "worker").string();
+  env["PYTHONUNBUFFERED"] = "1";
+  env["PYTHONDONTWRITEBYTECODE"] = "1";
+  env["MALLOC_PERTURB_"] = std::to_string(kMallocPerturbByte);
+  return env;
+}
+
+ProcessSpec worker_process_spec(const WorkerLaunch& launch) {
+  ProcessSpec spec;
+  spec.argv = {launch.python.string(), "-m", "hone_worker"};
+  spec.cwd = launch.scratch_dir;
+  spec.env = worker_environment(current_environment(), launch.share_dir);
+  if (!launch.scratch_dir.empty()) std::filesystem::create_directories(launch.scratch_dir);
+  return launch.wrap ? launch.wrap(std::move(spec)) : spec;
+}
+
+}  // namespace hone::eval

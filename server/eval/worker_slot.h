@@ -1,0 +1,71 @@
+// eval/worker_slot.h: the one eval worker of one device. Starts it on first use (and checks its
+// `hello`), serialises requests to it, and replaces it after a crash, a deadline, a cancellation
+// or a reply that asks for a restart (a sticky CUDA error). Used by the engine from any thread.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <stop_token>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "eval/worker_process.h"
+
+namespace hone::eval {
+
+// The worker could not be started or did not answer its hello: the message says what was run
+// and what it printed.
+class WorkerStartError : public std::runtime_error {
+ public:
+  WorkerStartError(const std::string& message, std::string detail)
+      : std::runtime_error(message), detail_(std::move(detail)) {}
+  const std::string& detail() const { return detail_; }
+
+ private:
+  std::string detail_;
+};
+
+struct WorkerSlotOptions {
+  std::string device;                                   // "cpu", "cuda:0": for messages
+  std::function<ProcessSpec()> make_spec;               // the command to start (worker_process_spec)
+  WorkerProcessOptions process;
+  std::chrono::milliseconds start_timeout{std::chrono::seconds(120)};
+};
+
+using ProgressSink = std::function<void(const nlohmann::json&)>;
+
+class WorkerSlot {
+ public:
+  explicit WorkerSlot(WorkerSlotOptions options);
+  ~WorkerSlot();
+
+  // Runs one request on this device's worker, starting the worker first when none is running
+  // (reporting {"stage":"worker"} progress). Blocks while another request of this slot runs.
+  // Throws WorkerStartError when a worker cannot be started, Cancelled when `stop` fires first.
+  WorkerReply call(const std::string& method, const nlohmann::json& params, std::chrono::milliseconds deadline,
+                   std::stop_token stop, const ProgressSink& progress);
+
+  // The worker's hello result (starting it when needed). Throws WorkerStartError.
+  nlohmann::json hello(std::stop_token stop, const ProgressSink& progress);
+
+  // How many workers this slot has started (1 after the first start; more after restarts).
+  int starts() const;
+  // The running worker's pid, or -1.
+  int pid() const;
+
+ private:
+  void ensure_started(std::unique_lock<std::mutex>& lock, std::stop_token stop, const ProgressSink& progress);
+
+  WorkerSlotOptions options_;
+  mutable std::mutex mutex_;
+  std::unique_ptr<WorkerProcess> process_;
+  std::optional<nlohmann::json> hello_;
+  int starts_ = 0;
+};
+
+}  // namespace hone::eval

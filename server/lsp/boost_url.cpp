@@ -1,0 +1,2 @@
+// lsp/boost_url.cpp: compiles Boost.URL (header-only use) into hone_lsp, for file URIs.
+#include <boost/url/src.hpp>

@@ -1,0 +1,119 @@
+// lsp/job_work.cpp: engine requests for hone/check, hone/profile and hone/optimize.
+#include "lsp/job_work.h"
+
+#include "lsp/render.h"
+#include "optimize/llm_client.h"
+
+namespace hone::lsp {
+
+using nlohmann::json;
+
+namespace {
+
+std::optional<std::string> check_type(const json& options, const char* key, bool (json::*is)() const noexcept,
+                                      const char* expected) {
+  if (options.contains(key) && !(options[key].*is)()) return std::string("'") + key + "' must be " + expected;
+  return std::nullopt;
+}
+
+CheckRequest check_request(const JobInput& input) {
+  const json& o = input.params.options;
+  CheckRequest request;
+  request.kernel = {input.doc.path, input.doc.text};
+  if (input.params.task) request.task = std::filesystem::path(*input.params.task);
+  if (o.contains("device")) request.device = *parse_device_kind(o["device"].get<std::string>());
+  if (o.contains("seeds")) request.seeds = o["seeds"].get<int>();
+  if (o.contains("atol")) request.atol = o["atol"].get<double>();
+  if (o.contains("rtol")) request.rtol = o["rtol"].get<double>();
+  if (o.contains("timing")) request.timing = o["timing"].get<bool>();
+  if (o.contains("baselines")) request.baselines = o["baselines"].get<bool>();
+  return request;
+}
+
+}  // namespace
+
+std::optional<std::string> validate_job_options(const std::string&, const json& options) {
+  if (!options.is_object()) return "options must be an object";
+  if (auto e = check_type(options, "seeds", &json::is_number_integer, "an integer")) return e;
+  if (options.contains("seeds") && options["seeds"].get<long long>() < 1) return "'seeds' must be at least 1";
+  if (auto e = check_type(options, "atol", &json::is_number, "a number")) return e;
+  if (auto e = check_type(options, "rtol", &json::is_number, "a number")) return e;
+  if (auto e = check_type(options, "timing", &json::is_boolean, "true or false")) return e;
+  if (auto e = check_type(options, "baselines", &json::is_boolean, "true or false")) return e;
+  if (auto e = check_type(options, "device", &json::is_string, "\"auto\", \"cpu\" or \"cuda\"")) return e;
+  if (options.contains("device") && !parse_device_kind(options["device"].get<std::string>())) {
+    return "'device' must be \"auto\", \"cpu\" or \"cuda\"";
+  }
+  for (const char* key : {"samples", "rounds", "budgetSeconds", "tokenBudget"}) {
+    if (auto e = check_type(options, key, &json::is_number_integer, "an integer")) return e;
+    if (options.contains(key) && options[key].get<long long>() < 1) return std::string("'") + key + "' must be at least 1";
+  }
+  if (auto e = check_type(options, "tuner", &json::is_boolean, "true or false")) return e;
+  return std::nullopt;
+}
+
+protocol::Verdict run_check(const JobInput& input, const CallContext& ctx) {
+  return input.engine.check(check_request(input), ctx);
+}
+
+json run_profile(const JobInput&, const CallContext&) {
+  throw EngineError(EngineError::Kind::Environment, "profiling is not part of this build of hone's engine yet");
+}
+
+json run_optimize(const JobInput& input, const CallContext& ctx, const json& previous) {
+  const json& o = input.params.options;
+  OptimizeRequest request;
+  request.kernel = input.doc.path;
+  request.contents = input.doc.text;
+  if (input.params.task) request.task = std::filesystem::path(*input.params.task);
+  request.device = o.value("device", std::string("auto"));
+  if (o.contains("samples")) request.options.samples = o["samples"].get<int>();
+  if (o.contains("rounds")) request.options.rounds = o["rounds"].get<int>();
+  if (o.contains("budgetSeconds")) request.budget = std::chrono::seconds(o["budgetSeconds"].get<int>());
+  if (o.contains("tokenBudget")) request.options.token_budget = o["tokenBudget"].get<std::int64_t>();
+  const json llm = input.settings.value("llm", json::object());
+  std::string url = llm.is_object() ? llm.value("baseUrl", std::string()) : std::string();
+  if (!url.empty() && !o.value("tuner", false)) {
+    LlmConfig config;
+    config.url = url;
+    config.model = llm.value("model", std::string());
+    config.api_key = llm_api_key_from_environment();
+    request.llm = config;
+  }
+  OptimizeResult result = input.engine.optimize(request, ctx, [&](const OptimizeEvent& e) {
+    std::string message = "round " + std::to_string(e.round) + "/" + std::to_string(e.rounds);
+    if (e.best_speedup_eager) message += " · best " + format_number(*e.best_speedup_eager) + "×";
+    message += " · " + std::to_string(e.candidates) + " candidates";
+    json detail = {{"event", std::string(to_string(e.kind))}, {"round", e.round}, {"rounds", e.rounds},
+                   {"candidates", e.candidates}, {"elapsedSeconds", e.elapsed_s}, {"note", e.message}};
+    if (e.best_speedup_eager) detail["bestSpeedupEager"] = *e.best_speedup_eager;
+    if (e.best_p50_us) detail["bestP50Us"] = *e.best_p50_us;
+    input.report(message, detail);
+  });
+
+  json out = {{"runId", result.run_id}, {"status", result.status}, {"stopReason", result.stop_reason},
+              {"candidates", result.candidates}, {"rounds", result.rounds_done}, {"elapsedSeconds", result.elapsed_s},
+              {"proposals", previous.is_object() ? previous.value("proposals", json::array()) : json::array()},
+              {"best", nullptr}, {"run", result.to_json()}};
+  if (!result.error.empty()) out["error"] = result.error;
+  std::string summary;
+  if (result.best) {
+    json speedup = json::object();
+    if (result.speedup_eager) speedup["eager"] = *result.speedup_eager;
+    if (result.speedup_compile) speedup["compile"] = *result.speedup_compile;
+    if (result.speedup_vs_kernel) speedup["kernel"] = *result.speedup_vs_kernel;
+    json verdict = result.best_recheck.is_null() ? result.best->verdict : result.best_recheck;
+    int id = static_cast<int>(result.best->id);
+    out["proposals"].push_back({{"id", id}, {"runId", result.run_id}, {"text", result.best->source},
+                                {"verdict", verdict}, {"speedup", speedup}});
+    out["best"] = id;
+    summary = "best verified proposal " + std::to_string(id);
+    if (result.speedup_vs_kernel) summary += ": " + format_number(*result.speedup_vs_kernel) + "× the current kernel";
+  } else {
+    summary = "no faster verified proposal (" + result.stop_reason + ")";
+  }
+  out["summary"] = summary;
+  return out;
+}
+
+}  // namespace hone::lsp

@@ -1,0 +1,208 @@
+// lsp/lsp_server.cpp: the method table, the lifecycle (initialize, shutdown, exit and the errors
+// for requests outside it), capabilities, settings and the engine they configure.
+#include "lsp/lsp_server.h"
+
+#include <iostream>
+
+namespace hone::lsp {
+
+using nlohmann::json;
+
+namespace {
+
+template <typename P, typename S>
+std::function<void(const P&, Reply, std::stop_token)> request_of(S* self, void (S::*method)(const P&, Reply)) {
+  return [self, method](const P& params, Reply reply, std::stop_token) { (self->*method)(params, std::move(reply)); };
+}
+
+template <typename P, typename S>
+std::function<void(const P&)> notification_of(S* self, void (S::*method)(const P&)) {
+  return [self, method](const P& params) { (self->*method)(params); };
+}
+
+bool capability(const json& capabilities, const char* pointer) {
+  json::json_pointer ptr(pointer);
+  return capabilities.contains(ptr) && capabilities.at(ptr).is_boolean() && capabilities.at(ptr).get<bool>();
+}
+
+}  // namespace
+
+HoneLspServer::HoneLspServer(FdTransport& transport, ServerOptions options)
+    : transport_(transport),
+      options_(std::move(options)),
+      dispatcher_([this](const json& message) { transport_.send(message); },
+                  [this](const std::string& line) { log(line); }),
+      scheduler_(std::make_unique<JobScheduler>(JobScheduler::Options{1, options_.cpu_workers})) {
+  bind_methods();
+}
+
+HoneLspServer::~HoneLspServer() {
+  scheduler_.reset();  // cancels and joins the jobs before the engine and the tables go
+}
+
+void HoneLspServer::log(const std::string& line) const { std::cerr << "hone-server: " << line << std::endl; }
+
+void HoneLspServer::bind_methods() {
+  auto& d = dispatcher_;
+  d.request("initialize", [this](const json& params, Reply reply, std::stop_token) { on_initialize(params, std::move(reply)); });
+  d.request("shutdown", [this](const json&, Reply reply, std::stop_token) { on_shutdown(std::move(reply)); });
+  d.notification("initialized", [](const json&) {});
+  d.notification("exit", [this](const json&) {
+    std::lock_guard lock(mutex_);
+    exit_requested_ = true;
+    transport_.stop();
+  });
+  d.notification<ConfigurationParams>("workspace/didChangeConfiguration", notification_of(this, &HoneLspServer::on_configuration));
+  d.notification<DidOpenParams>("textDocument/didOpen", notification_of(this, &HoneLspServer::on_did_open));
+  d.notification<DidChangeParams>("textDocument/didChange", notification_of(this, &HoneLspServer::on_did_change));
+  d.notification<DidSaveParams>("textDocument/didSave", notification_of(this, &HoneLspServer::on_did_save));
+  d.notification<DidCloseParams>("textDocument/didClose", notification_of(this, &HoneLspServer::on_did_close));
+  d.request<DocumentParams>("textDocument/codeLens", request_of(this, &HoneLspServer::on_code_lens));
+  d.request<RangeParams>("textDocument/inlayHint", request_of(this, &HoneLspServer::on_inlay_hint));
+  d.request<TextDocumentPositionParams>("textDocument/hover", request_of(this, &HoneLspServer::on_hover));
+  d.request("textDocument/codeAction", [this](const json& params, Reply reply, std::stop_token) { on_code_action(params, std::move(reply)); });
+  d.request<DocumentParams>("hone/result", request_of(this, &HoneLspServer::on_result));
+  d.request<ProposalParams>("hone/proposal", request_of(this, &HoneLspServer::on_proposal));
+  for (const char* kind : {"check", "profile", "optimize"}) {
+    d.request<JobParams>(std::string("hone/") + kind, [this, kind](const JobParams& params, Reply reply, std::stop_token stop) {
+      on_job(kind, params, std::move(reply), stop);
+    });
+  }
+  d.request("hone/waitIdle", [this](const json&, Reply reply, std::stop_token) {
+    scheduler_->when_idle([reply] { reply(nullptr); });
+  });
+  d.notification<WorkDoneProgressCancelParams>("window/workDoneProgress/cancel",
+                                               notification_of(this, &HoneLspServer::on_progress_cancel));
+}
+
+int HoneLspServer::run() {
+  transport_.run(*this);
+  std::lock_guard lock(mutex_);
+  return exit_requested_ && lifecycle_ == Lifecycle::shut_down ? 0 : 1;
+}
+
+void HoneLspServer::on_message(json message) {
+  Lifecycle state;
+  {
+    std::lock_guard lock(mutex_);
+    state = lifecycle_;
+  }
+  bool request = Dispatcher::is_request(message);
+  bool notification = Dispatcher::is_notification(message);
+  const std::string method = (request || notification) && message["method"].is_string() ? message["method"].get<std::string>() : "";
+  if (state == Lifecycle::uninitialized && method != "initialize" && method != "exit") {
+    if (request) dispatcher_.reject(message, {rpc::kServerNotInitialized, "server not initialized: send initialize first"});
+    if (request || notification) return;
+  }
+  if (state == Lifecycle::shut_down && method != "exit") {
+    if (request) dispatcher_.reject(message, {rpc::kInvalidRequest, "server is shut down: only exit is accepted"});
+    if (request || notification) return;
+  }
+  try {
+    dispatcher_.dispatch(message);
+  } catch (const std::exception& e) {
+    // A handler bug must not take the server down; the request (if any) is answered by Reply.
+    log(std::string("handler for ") + (method.empty() ? "a message" : method) + " failed: " + e.what());
+  }
+}
+
+void HoneLspServer::on_bad_input(int code, const std::string& message, const json& id) {
+  log(message);
+  transport_.send({{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}});
+}
+
+void HoneLspServer::on_initialize(const json& params, Reply reply) {
+  if (!params.is_object()) {
+    reply.error({rpc::kInvalidParams, "initialize params must be an object"});
+    return;
+  }
+  std::lock_guard lock(mutex_);
+  if (lifecycle_ != Lifecycle::uninitialized) {
+    reply.error({rpc::kInvalidRequest, "initialize may be sent only once"});
+    return;
+  }
+  const json capabilities = params.value("capabilities", json::object());
+  client_creates_progress_ = capability(capabilities, "/window/workDoneProgress");
+  client_refreshes_lenses_ = capability(capabilities, "/workspace/codeLens/refreshSupport");
+  client_refreshes_hints_ = capability(capabilities, "/workspace/inlayHint/refreshSupport");
+  encoding_ = PositionEncoding::utf16;
+  json encodings = capabilities.contains("/general/positionEncodings"_json_pointer)
+                       ? capabilities.at("/general/positionEncodings"_json_pointer) : json::array();
+  if (encodings.is_array()) {
+    for (const json& e : encodings) {
+      if (e == "utf-8") encoding_ = PositionEncoding::utf8;
+    }
+  }
+  std::optional<std::filesystem::path> root;
+  if (params.contains("rootUri") && params["rootUri"].is_string()) root = path_from_uri(params["rootUri"].get<std::string>());
+  if (!root && params.contains("workspaceFolders") && params["workspaceFolders"].is_array() &&
+      !params["workspaceFolders"].empty() && params["workspaceFolders"][0].contains("uri")) {
+    root = path_from_uri(params["workspaceFolders"][0].value("uri", ""));
+  }
+  if (root && options_.engine.workspace.empty()) options_.engine.workspace = *root;
+  lifecycle_ = Lifecycle::running;
+  json options = params.value("initializationOptions", json::object());
+  if (options.is_object()) settings_ = options;
+
+  json server_capabilities = {
+      {"positionEncoding", encoding_ == PositionEncoding::utf8 ? "utf-8" : "utf-16"},
+      {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
+      {"codeLensProvider", {{"resolveProvider", false}}},
+      {"inlayHintProvider", true},
+      {"hoverProvider", true},
+      {"codeActionProvider", {{"codeActionKinds", {"quickfix", "refactor.rewrite"}}}},
+      {"experimental", {{"hone", {{"protocolVersion", 1}}}}},
+  };
+  reply({{"capabilities", server_capabilities}, {"serverInfo", {{"name", "hone-server"}, {"version", HONE_VERSION}}}});
+}
+
+void HoneLspServer::on_shutdown(Reply reply) {
+  {
+    std::lock_guard lock(mutex_);
+    lifecycle_ = Lifecycle::shut_down;
+  }
+  // Running jobs are cancelled (their requests answer RequestCancelled); the reply waits for them.
+  scheduler_->cancel_all();
+  scheduler_->when_idle([reply] { reply(nullptr); });
+}
+
+void HoneLspServer::on_configuration(const ConfigurationParams& params) {
+  json settings = params.settings;
+  if (settings.is_object() && settings.contains("hone")) settings = settings["hone"];
+  if (!settings.is_object()) return;
+  apply_settings(settings);
+}
+
+void HoneLspServer::apply_settings(const json& settings) {
+  std::lock_guard lock(mutex_);
+  json previous = settings_;
+  settings_ = settings;
+  // Settings the engine is made with: a change gives later jobs a new engine.
+  for (const char* key : {"python", "device", "arch", "sandbox", "seeds"}) {
+    if (previous.value(key, json()) != settings.value(key, json())) {
+      engine_.reset();
+      break;
+    }
+  }
+}
+
+std::shared_ptr<Engine> HoneLspServer::engine() {
+  std::lock_guard lock(mutex_);
+  if (engine_) return engine_;
+  EngineOptions options = options_.engine;
+  if (settings_.contains("python") && settings_["python"].is_string() && !settings_["python"].get<std::string>().empty()) {
+    options.python = settings_["python"].get<std::string>();
+  }
+  if (settings_.contains("device") && settings_["device"].is_string()) {
+    if (auto kind = parse_device_kind(settings_["device"].get<std::string>())) options.device = *kind;
+  }
+  if (settings_.contains("arch") && settings_["arch"].is_string() && !settings_["arch"].get<std::string>().empty()) {
+    options.arch = settings_["arch"].get<std::string>();
+  }
+  if (settings_.contains("seeds") && settings_["seeds"].is_number_integer()) options.seeds = settings_["seeds"].get<int>();
+  if (settings_.contains("sandbox") && settings_["sandbox"].is_boolean()) options.sandbox = settings_["sandbox"].get<bool>();
+  engine_ = std::make_shared<Engine>(options);
+  return engine_;
+}
+
+}  // namespace hone::lsp

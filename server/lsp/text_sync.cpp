@@ -1,0 +1,165 @@
+// lsp/text_sync.cpp: open/change/save/close, the debounced builds they start (the unsaved buffer
+// is what gets compiled), diagnostics publishing, and the debounced lens/hint refresh requests.
+#include <algorithm>
+
+#include "lsp/lsp_server.h"
+#include "lsp/outline.h"
+#include "lsp/render.h"
+#include "support/hash.h"
+
+namespace hone::lsp {
+
+using nlohmann::json;
+
+void HoneLspServer::on_did_open(const DidOpenParams& params) {
+  if (auto error = documents_.open(params.textDocument)) {
+    log(*error);
+    return;
+  }
+  if (is_kernel_path(documents_.get(params.textDocument.uri)->path)) schedule_build(params.textDocument.uri, {});
+}
+
+void HoneLspServer::on_did_change(const DidChangeParams& params) {
+  if (auto error = documents_.change(params, encoding_)) {
+    log(*error);
+    return;
+  }
+  auto doc = documents_.get(params.textDocument.uri);
+  if (is_kernel_path(doc->path)) schedule_build(doc->uri, options_.change_debounce);
+}
+
+void HoneLspServer::on_did_save(const DidSaveParams& params) {
+  auto doc = documents_.get(params.textDocument.uri);
+  if (!doc) return;
+  if (is_kernel_path(doc->path)) {
+    schedule_build(doc->uri, {});
+    return;
+  }
+  // A saved header: rebuild the open kernels (their builds read local headers from disk).
+  for (const Document& other : documents_.all()) {
+    if (is_kernel_path(other.path)) schedule_build(other.uri, {});
+  }
+}
+
+void HoneLspServer::on_did_close(const DidCloseParams& params) {
+  const std::string& uri = params.textDocument.uri;
+  scheduler_->cancel_named("build:" + uri);
+  documents_.close(uri);
+  KernelResults results = results_.get(uri);
+  results_.erase(uri);
+  for (const std::string& target : results.diagnostic_uris) {
+    dispatcher_.notify("textDocument/publishDiagnostics", {{"uri", target}, {"diagnostics", json::array()}});
+  }
+}
+
+void HoneLspServer::schedule_build(const std::string& uri, std::chrono::milliseconds debounce) {
+  JobSpec spec;
+  spec.name = "build:" + uri;
+  spec.queue = JobQueue::cpu_pool();
+  spec.debounce = debounce;
+  spec.supersede_running = true;
+  spec.run = [this, uri](std::stop_token stop) { run_build(uri, stop); };
+  scheduler_->schedule(std::move(spec));
+}
+
+void HoneLspServer::run_build(const std::string& uri, std::stop_token stop) {
+  auto doc = documents_.get(uri);
+  if (!doc) return;
+  json compile;
+  try {
+    BuildRequest request;
+    request.kernel = {doc->path, doc->text};
+    BuildOutcome outcome = engine()->build(request, CallContext{stop, {}});
+    compile = outcome.report;
+  } catch (const EngineError& e) {
+    if (e.kind() == EngineError::Kind::Cancelled) return;
+    std::string message = e.what();
+    if (!e.detail().empty()) message += "\n" + e.detail();
+    compile = {{"ok", false},
+               {"diagnostics", json::array({{{"file", doc->path.string()}, {"line", 0}, {"column", 0},
+                                             {"severity", "error"}, {"message", message}, {"source", "hone"}}})}};
+  }
+  if (stop.stop_requested()) return;
+  auto current = documents_.get(uri);
+  if (!current || current->version != doc->version) return;
+  results_.update(uri, [&](KernelResults& r) {
+    r.built_version = doc->version;
+    r.compile = compile;
+  });
+  publish_diagnostics(uri);
+  schedule_refresh();
+}
+
+void HoneLspServer::publish_diagnostics(const std::string& uri) {
+  auto doc = documents_.get(uri);
+  if (!doc) return;
+  KernelResults r = results_.get(uri);
+  std::map<std::string, json> by_uri;
+  by_uri[uri] = json::array();
+  auto text_of = [&](const std::string& target, const std::filesystem::path& path) -> std::string {
+    if (target == uri) return doc->text;
+    if (auto open = documents_.get(target)) return open->text;
+    try {
+      return read_file(path);
+    } catch (const std::exception&) {
+      return {};
+    }
+  };
+  if (r.compile.is_object() && r.compile.contains("diagnostics")) {
+    for (const json& d : r.compile["diagnostics"]) {
+      std::filesystem::path file = d.value("file", std::string());
+      if (!file.empty() && file.is_relative()) file = doc->path.parent_path() / file;
+      std::string target = file.empty() || file.lexically_normal() == doc->path ? uri : uri_from_path(file);
+      by_uri[target].push_back(to_lsp_diagnostic(d, text_of(target, file), encoding_));
+    }
+  }
+  Outline outline = outline_of(*doc);
+  int forward_line = outline.forward_line.value_or(0);
+  if (r.check.is_object() && r.check.value("status", "") != "compile_error") {
+    for (json& d : verdict_diagnostics(r.check, doc->text, forward_line, encoding_)) by_uri[uri].push_back(std::move(d));
+  }
+  for (const json& s : suggestions_of(r.profile)) {
+    int line = s.value("line", 0);
+    if (line <= 0) continue;
+    json d = to_lsp_diagnostic({{"line", line}, {"column", 0}, {"severity", "note"},
+                                {"message", suggestion_text(s)}, {"source", "profile"}},
+                               doc->text, encoding_);
+    d["severity"] = severity::kInformation;
+    by_uri[uri].push_back(std::move(d));
+  }
+  std::set<std::string> published;
+  for (auto& [target, diagnostics] : by_uri) {
+    json params = {{"uri", target}, {"diagnostics", diagnostics}};
+    if (target == uri) params["version"] = doc->version;
+    dispatcher_.notify("textDocument/publishDiagnostics", params);
+    published.insert(target);
+  }
+  for (const std::string& stale : r.diagnostic_uris) {
+    if (!published.count(stale)) {
+      dispatcher_.notify("textDocument/publishDiagnostics", {{"uri", stale}, {"diagnostics", json::array()}});
+    }
+  }
+  results_.update(uri, [&](KernelResults& entry) { entry.diagnostic_uris = published; });
+}
+
+void HoneLspServer::schedule_refresh() {
+  bool lenses, hints;
+  {
+    std::lock_guard lock(mutex_);
+    lenses = client_refreshes_lenses_;
+    hints = client_refreshes_hints_;
+  }
+  if (!lenses && !hints) return;
+  JobSpec spec;
+  spec.name = "refresh";
+  spec.queue = JobQueue::cpu_pool();
+  spec.debounce = options_.refresh_debounce;
+  spec.run = [this, lenses, hints](std::stop_token) {
+    auto ignore = [](const json&, const RpcError*) {};
+    if (lenses) dispatcher_.call("workspace/codeLens/refresh", nullptr, ignore);
+    if (hints) dispatcher_.call("workspace/inlayHint/refresh", nullptr, ignore);
+  };
+  scheduler_->schedule(std::move(spec));
+}
+
+}  // namespace hone::lsp

@@ -1,0 +1,44 @@
+// optimize/candidate_verifier.h: how the optimizer has a candidate built and verified. The engine
+// implements it over Engine::check (engine/optimize_verifier.cpp); the loop calls verify() from
+// several sample threads at once, so compiles overlap while the device's checks are serialised
+// inside the engine.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+namespace hone {
+
+struct VerifyRequest {
+  std::string source;                    // the whole kernel file
+  std::vector<std::string> extra_flags;  // compiler flags (the tuner's)
+  bool recheck = false;                  // the winner's re-verification: fresh seeds, more of them
+};
+
+// Thrown by verify() when there is no verdict to give: the call was cancelled, or the
+// environment or the task is broken (the run cannot go on).
+class VerifyError : public std::runtime_error {
+ public:
+  enum class Kind { Cancelled, Environment };
+  VerifyError(Kind kind, const std::string& message, std::string detail = {})
+      : std::runtime_error(message), kind_(kind), detail_(std::move(detail)) {}
+  Kind kind() const { return kind_; }
+  const std::string& detail() const { return detail_; }
+
+ private:
+  Kind kind_;
+  std::string detail_;
+};
+
+class CandidateVerifier {
+ public:
+  virtual ~CandidateVerifier() = default;
+  // Builds and checks one candidate and returns its verdict (verdict.schema.json): a candidate's
+  // failure (compile error, wrong answer, crash, cheat) is a verdict. Thread-safe.
+  virtual nlohmann::json verify(const VerifyRequest& request, std::stop_token stop) = 0;
+};
+
+}  // namespace hone

@@ -1,0 +1,39 @@
+// optimize/optimize_request.h: what a front end asks of Engine::optimize (engine/optimize.cpp):
+// a new run for a kernel, or the resumption of a stored run, with the loop's options and the
+// proposer's (a model endpoint, or the built-in tuner). Plain data.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "optimize/llm_client.h"
+#include "optimize/optimizer.h"
+
+namespace hone {
+
+struct OptimizeRequest {
+  // A new run: the kernel (path, and the editor's unsaved text when there is one) and its task
+  // (nullopt: paired as `hone check` pairs it). Ignored when resuming.
+  std::filesystem::path kernel;
+  std::optional<std::string> contents;
+  std::optional<std::filesystem::path> task;
+  std::string device = "auto";  // "auto" | "cpu" | "cuda"
+
+  // Resuming: the run's id; its kernel, task, device and settings come from the store.
+  std::optional<std::int64_t> resume_run;
+
+  OptimizeOptions options;  // samples, rounds, token budget, speed-of-light threshold
+  // This session's wall clock; nullopt: options.budget for a new run, what is left of the run's
+  // budget when resuming.
+  std::optional<std::chrono::seconds> budget;
+
+  std::optional<LlmConfig> llm;                      // nullopt: the built-in tuner
+  std::optional<std::filesystem::path> prompts_dir;  // nullopt: share/hone/prompts
+  int parents = 2;                                   // LLM: best candidates refined each round
+  bool tune_flags = true;                            // tuner: also try compiler flag sets
+};
+
+}  // namespace hone

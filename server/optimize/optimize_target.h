@@ -1,0 +1,30 @@
+// optimize/optimize_target.h: what is being optimized: the kernel as it was at the start, its
+// task (reference source and expected signature), the device and the GPU's facts for prompts.
+// Filled once by the engine (engine/optimize.cpp) and read by the loop and the proposers.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "optimize/code_extraction.h"
+
+namespace hone {
+
+struct OptimizeTarget {
+  std::filesystem::path kernel_path;
+  std::string base_source;   // the kernel's text when the run began
+  std::string language;      // "cuda" | "cpp"
+  std::filesystem::path task_path;
+  std::string task_name;
+  std::string task_source;
+  std::string device;        // "cuda" | "cpu"
+  nlohmann::json signature;  // verdict schema $defs/signature (inputs, params, outputs, raw, torch)
+  nlohmann::json gpu;        // gpu_prompt_facts() of the device; null on the CPU
+
+  // Parameter counts for extraction's signature check; nullopt when the signature is unknown.
+  std::optional<ExpectedSignature> expected_signature() const;
+};
+
+}  // namespace hone

@@ -1,0 +1,458 @@
+// optimize/optimizer.cpp: the loop's rounds, budgets, stopping rules, persistence and the
+// winner's re-verification.
+#include "optimize/optimizer.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <thread>
+
+#include "optimize/unified_diff.h"
+#include "optimize/verdict_facts.h"
+
+namespace hone {
+namespace {
+
+std::vector<std::string> flags_of(const CandidateRecord& c) {
+  if (c.config.is_object() && c.config.contains("flags") && c.config["flags"].is_array())
+    return c.config["flags"].get<std::vector<std::string>>();
+  return {};
+}
+
+nlohmann::json optional_number(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+
+}  // namespace
+
+std::string_view to_string(OptimizeEvent::Kind kind) {
+  switch (kind) {
+    case OptimizeEvent::Kind::RunStarted: return "run_started";
+    case OptimizeEvent::Kind::RoundStarted: return "round_started";
+    case OptimizeEvent::Kind::Proposed: return "proposed";
+    case OptimizeEvent::Kind::Verified: return "verified";
+    case OptimizeEvent::Kind::Note: return "note";
+    case OptimizeEvent::Kind::Recheck: return "recheck";
+    case OptimizeEvent::Kind::Finished: return "finished";
+  }
+  return "note";
+}
+
+nlohmann::json OptimizeOptions::to_json() const {
+  nlohmann::json j = {{"samples", samples},
+                      {"rounds", rounds},
+                      {"budget_s", budget.count()},
+                      {"stop_at_speed_of_light", stop_at_speed_of_light},
+                      {"max_rechecks", max_rechecks}};
+  j["token_budget"] = token_budget ? nlohmann::json(*token_budget) : nlohmann::json();
+  return j;
+}
+
+nlohmann::json OptimizeResult::to_json() const {
+  auto describe = [](const CandidateRecord& c) {
+    return nlohmann::json{{"candidate", c.id},        {"round", c.round},
+                          {"origin", c.origin},       {"status", c.status},
+                          {"p50_us", optional_number(c.p50_us)},
+                          {"speedup", {{"eager", optional_number(c.speedup_eager)},
+                                       {"compile", optional_number(c.speedup_compile)}}}};
+  };
+  nlohmann::json j = {{"run_id", run_id},   {"status", status},           {"stop_reason", stop_reason},
+                      {"counts", counts},   {"candidates", candidates},   {"rounds", rounds_done},
+                      {"elapsed_s", elapsed_s}, {"diff", diff},          {"proposer", proposer}};
+  j["tokens"] = {{"prompt", usage.prompt_tokens},
+                 {"completion", usage.completion_tokens},
+                 {"reasoning", usage.reasoning_tokens},
+                 {"estimated", usage.estimated}};
+  j["cost_usd"] = usage.cost_usd;
+  if (!error.empty()) j["error"] = error;
+  j["baseline"] = baseline ? describe(*baseline) : nlohmann::json();
+  if (best) {
+    auto b = describe(*best);
+    b["status"] = "correct";
+    b["p50_us"] = optional_number(best_p50_us);
+    b["speedup"] = {{"eager", optional_number(speedup_eager)},
+                    {"compile", optional_number(speedup_compile)},
+                    {"kernel", optional_number(speedup_vs_kernel)}};
+    b["source"] = best->source;
+    b["flags"] = best_flags;
+    b["rechecked"] = true;
+    b["recheck_verdict"] = best_recheck;
+    j["best"] = b;
+  } else {
+    j["best"] = nullptr;
+  }
+  return j;
+}
+
+Optimizer::Optimizer(RunStore& store, CandidateVerifier& verifier, Proposer& proposer, const OptimizeTarget& target,
+                     OptimizeOptions options)
+    : store_(store), verifier_(verifier), proposer_(proposer), target_(target), options_(std::move(options)) {
+  options_.samples = std::max(options_.samples, 1);
+  options_.max_rechecks = std::max(options_.max_rechecks, 1);
+}
+
+OptimizeResult Optimizer::run(const nlohmann::json& run_config, std::stop_token stop, EventSink on_event) {
+  sink_ = std::move(on_event);
+  RunRecord run;
+  run.kernel_path = target_.kernel_path.string();
+  run.task_path = target_.task_path.string();
+  run.device = target_.device;
+  run.proposer = proposer_.origin();
+  run.config = run_config;
+  run.base_source = target_.base_source;
+  run.id = store_.create_run(run);
+  return execute(std::move(run), stop);
+}
+
+OptimizeResult Optimizer::resume(std::int64_t run_id, std::stop_token stop, EventSink on_event) {
+  sink_ = std::move(on_event);
+  auto run = store_.run(run_id);
+  if (!run) throw std::runtime_error("no run " + std::to_string(run_id) + " in " + store_.path().string());
+  return execute(std::move(*run), stop);
+}
+
+void Optimizer::emit(OptimizeEvent event) {
+  if (!sink_) return;
+  std::lock_guard lock(event_mutex_);
+  sink_(event);
+}
+
+const CandidateRecord* Optimizer::baseline() const {
+  for (const auto& c : candidates_)
+    if (c.origin == "baseline") return &c;
+  return nullptr;
+}
+
+std::map<std::string, int> Optimizer::counts() const {
+  std::map<std::string, int> out;
+  for (const auto& c : candidates_)
+    if (c.origin != "baseline") ++out[c.status];
+  return out;
+}
+
+CandidateUsage Optimizer::usage() const {
+  CandidateUsage u;
+  for (const auto& c : candidates_) {
+    u.prompt_tokens += c.usage.prompt_tokens;
+    u.completion_tokens += c.usage.completion_tokens;
+    u.reasoning_tokens += c.usage.reasoning_tokens;
+    u.cost_usd += c.usage.cost_usd;
+    u.estimated = u.estimated || c.usage.estimated;
+  }
+  return u;
+}
+
+OptimizeEvent Optimizer::progress_event(OptimizeEvent::Kind kind) const {
+  std::lock_guard lock(state_mutex_);
+  OptimizeEvent e;
+  e.kind = kind;
+  e.run_id = run_id_;
+  e.round = round_;
+  e.rounds = options_.rounds;
+  for (const auto& c : candidates_)
+    if (c.origin != "baseline") ++e.candidates;
+  e.candidates += new_candidates_;
+  SearchState state{&candidates_, std::nullopt};
+  auto ranked = state.ranked_correct();
+  if (!ranked.empty()) {
+    e.best_p50_us = ranked.front()->p50_us;
+    e.best_speedup_eager = ranked.front()->speedup_eager;
+    if (const auto* b = baseline(); b && b->status == "correct" && b->p50_us && *ranked.front()->p50_us > 0)
+      e.best_vs_kernel = *b->p50_us / *ranked.front()->p50_us;
+  }
+  e.elapsed_s = elapsed_before_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - session_start_).count();
+  return e;
+}
+
+bool Optimizer::verify_candidate(CandidateRecord& c, std::stop_token stop) {
+  auto start = std::chrono::steady_clock::now();
+  nlohmann::json verdict;
+  try {
+    verdict = verifier_.verify(VerifyRequest{c.source, flags_of(c), false}, stop);
+  } catch (const VerifyError& e) {
+    if (e.kind() == VerifyError::Kind::Cancelled) return false;  // stays pending: a resume verifies it
+    throw;
+  }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  auto outcome = outcome_from_verdict(verdict, seconds);
+  store_.record_outcome(c.id, outcome);
+  c.status = outcome.status;
+  c.reason = outcome.reason;
+  c.verdict = outcome.verdict;
+  c.p50_us = outcome.p50_us;
+  c.speedup_eager = outcome.speedup_eager;
+  c.speedup_compile = outcome.speedup_compile;
+  c.check_seconds = seconds;
+  return true;
+}
+
+void Optimizer::save_progress(RunRecord& run) {
+  auto e = progress_event(OptimizeEvent::Kind::Note);
+  run.elapsed_s = e.elapsed_s;
+  run.rounds_done = std::max(run.rounds_done, round_);
+  SearchState state{&candidates_, std::nullopt};
+  auto ranked = state.ranked_correct();
+  run.best_candidate = ranked.empty() ? std::nullopt : std::optional<std::int64_t>(ranked.front()->id);
+  auto u = usage();
+  run.summary = {{"counts", counts()},
+                 {"candidates", e.candidates},
+                 {"best_p50_us", optional_number(e.best_p50_us)},
+                 {"best_speedup_eager", optional_number(e.best_speedup_eager)},
+                 {"best_vs_kernel", optional_number(e.best_vs_kernel)},
+                 {"tokens", u.prompt_tokens + u.completion_tokens},
+                 {"cost_usd", u.cost_usd},
+                 {"proposer", proposer_.describe()}};
+  store_.update_run(run);
+}
+
+void Optimizer::run_round(int round, std::vector<ProposalRequest> requests, std::stop_token stop) {
+  std::vector<std::optional<CandidateRecord>> made(requests.size());
+  std::vector<std::exception_ptr> errors(requests.size());
+  {
+    std::vector<std::jthread> threads;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      threads.emplace_back([&, i] {
+        try {
+          const auto& req = requests[i];
+          Proposal p = proposer_.propose(req, stop);
+          if (!p.source && p.status == "cancelled") return;
+          CandidateRecord c;
+          c.run_id = run_id_;
+          c.parent_id = req.parent ? std::optional<std::int64_t>(req.parent->id) : std::nullopt;
+          c.round = round;
+          c.sample = req.sample;
+          c.origin = proposer_.origin();
+          c.source = p.source.value_or("");
+          c.config = p.config;
+          if (!p.flags.empty()) c.config["flags"] = p.flags;
+          c.prompt = to_json(p.prompt);
+          c.reply = p.reply;
+          c.reasoning = p.reasoning;
+          c.status = p.source ? "pending" : p.status;
+          c.reason = p.reason;
+          c.usage = p.usage;
+          c.llm_seconds = p.llm_seconds;
+          c.id = store_.add_candidate(c);
+          {
+            std::lock_guard lock(state_mutex_);
+            ++new_candidates_;
+          }
+          auto proposed = progress_event(OptimizeEvent::Kind::Proposed);
+          proposed.candidate_id = c.id;
+          proposed.status = c.status;
+          proposed.message = p.source ? "verifying" : c.reason;
+          emit(proposed);
+          if (p.source && verify_candidate(c, stop)) {
+            auto verified = progress_event(OptimizeEvent::Kind::Verified);
+            verified.candidate_id = c.id;
+            verified.status = c.status;
+            verified.message = c.reason;
+            {
+              std::lock_guard lock(state_mutex_);
+              made[i] = c;
+            }
+            // Counted with the best only once merged; report it against the current best too.
+            if (c.status == "correct" && c.p50_us &&
+                (!verified.best_p50_us || *c.p50_us < *verified.best_p50_us)) {
+              verified.best_p50_us = c.p50_us;
+              verified.best_speedup_eager = c.speedup_eager;
+              if (const auto* b = baseline(); b && b->status == "correct" && b->p50_us && *c.p50_us > 0)
+                verified.best_vs_kernel = *b->p50_us / *c.p50_us;
+            }
+            emit(verified);
+          } else {
+            std::lock_guard lock(state_mutex_);
+            made[i] = c;
+          }
+        } catch (...) {
+          errors[i] = std::current_exception();
+        }
+      });
+    }
+  }
+  std::lock_guard lock(state_mutex_);
+  for (auto& m : made)
+    if (m) candidates_.push_back(std::move(*m));
+  new_candidates_ = 0;
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+OptimizeResult Optimizer::execute(RunRecord run, std::stop_token external) {
+  session_start_ = std::chrono::steady_clock::now();
+  run_id_ = run.id;
+  elapsed_before_ = run.elapsed_s;
+  round_ = run.rounds_done;
+  candidates_ = store_.candidates(run.id);
+  OptimizeResult result;
+  result.run_id = run.id;
+
+  std::stop_source stop;
+  std::stop_callback forward_cancel(external, [&] { stop.request_stop(); });
+  std::atomic<bool> budget_spent{false};
+  auto deadline = session_start_ + options_.budget;
+  std::jthread watchdog([&](std::stop_token wd) {
+    std::mutex m;
+    std::unique_lock lock(m);
+    std::condition_variable_any cv;
+    cv.wait_until(lock, wd, deadline, [] { return false; });
+    if (!wd.stop_requested()) {
+      budget_spent = true;
+      stop.request_stop();
+    }
+  });
+
+  run.status = "running";
+  store_.update_run(run);
+  auto started = progress_event(OptimizeEvent::Kind::RunStarted);
+  started.message = std::string(run.rounds_done > 0 || !candidates_.empty() ? "resuming" : "starting") + " run " +
+                    std::to_string(run.id) + " (" + proposer_.origin() + ")";
+  emit(started);
+  try {
+    if (!baseline()) {
+      CandidateRecord b;
+      b.run_id = run.id;
+      b.origin = "baseline";
+      b.source = target_.base_source;
+      b.config = proposer_.baseline_config();
+      b.id = store_.add_candidate(b);
+      std::lock_guard lock(state_mutex_);
+      candidates_.push_back(b);
+    }
+    // The original kernel and candidates left unverified by a crash or Ctrl-C come first.
+    for (std::size_t i = 0; i < candidates_.size() && !stop.stop_requested(); ++i) {
+      if (candidates_[i].status != "pending") continue;
+      CandidateRecord copy = candidates_[i];
+      if (verify_candidate(copy, stop.get_token())) {
+        std::lock_guard lock(state_mutex_);
+        candidates_[i] = copy;
+      }
+      auto e = progress_event(OptimizeEvent::Kind::Verified);
+      e.candidate_id = copy.id;
+      e.status = copy.status;
+      e.message = copy.origin == "baseline" ? "the original kernel: " + (copy.status == "correct" ? std::string("correct") : copy.reason)
+                                            : copy.reason;
+      emit(e);
+    }
+    save_progress(run);
+
+    result.stop_reason = "rounds";
+    for (int round = run.rounds_done + 1; round <= options_.rounds; ++round) {
+      if (stop.stop_requested()) break;
+      SearchState state{&candidates_, baseline() ? std::optional<std::int64_t>(baseline()->id) : std::nullopt};
+      if (options_.token_budget) {
+        auto u = usage();
+        if (u.prompt_tokens + u.completion_tokens >= *options_.token_budget) {
+          result.stop_reason = "tokens";
+          break;
+        }
+      }
+      auto ranked = state.ranked_correct();
+      if (!ranked.empty()) {
+        auto sol = verdict_facts(ranked.front()->verdict).speed_of_light_fraction();
+        if (sol && *sol >= options_.stop_at_speed_of_light) {
+          result.stop_reason = "speed_of_light";
+          break;
+        }
+      }
+      auto requests = proposer_.plan_round(state, round, options_.samples);
+      if (requests.empty()) {
+        result.stop_reason = "exhausted";
+        break;
+      }
+      {
+        std::lock_guard lock(state_mutex_);
+        round_ = round;
+      }
+      auto e = progress_event(OptimizeEvent::Kind::RoundStarted);
+      e.message = "round " + std::to_string(round) + ": " + std::to_string(requests.size()) + " candidate(s)";
+      emit(e);
+      run_round(round, std::move(requests), stop.get_token());
+      if (!stop.stop_requested()) save_progress(run);
+    }
+    if (stop.stop_requested()) result.stop_reason = budget_spent ? "budget" : "cancelled";
+    watchdog.request_stop();
+    finalize(result, external);
+    run.status = external.stop_requested() ? "interrupted" : "finished";
+  } catch (const std::exception& e) {
+    watchdog.request_stop();
+    run.status = "failed";
+    run.error = e.what();
+    result.stop_reason = "error";
+    result.error = e.what();
+    if (const auto* v = dynamic_cast<const VerifyError*>(&e); v && !v->detail().empty())
+      result.error += "\n" + v->detail();
+  }
+  save_progress(run);
+  if (result.best) {
+    run.best_candidate = result.best->id;
+    run.summary["winner"] = result.best->id;
+    run.summary["winner_speedup_vs_kernel"] = optional_number(result.speedup_vs_kernel);
+    store_.update_run(run);
+  }
+  result.status = run.status;
+  result.baseline = baseline() ? std::optional<CandidateRecord>(*baseline()) : std::nullopt;
+  result.counts = counts();
+  result.candidates = 0;
+  for (const auto& [status, n] : result.counts) result.candidates += n;
+  result.rounds_done = run.rounds_done;
+  result.elapsed_s = run.elapsed_s;
+  result.usage = usage();
+  result.proposer = proposer_.describe();
+  auto done = progress_event(OptimizeEvent::Kind::Finished);
+  done.message = run.status + " (" + result.stop_reason + ")";
+  emit(done);
+  return result;
+}
+
+void Optimizer::finalize(OptimizeResult& result, std::stop_token external) {
+  const CandidateRecord* base = baseline();
+  // The original's median time, when it is correct and timed (0: none to beat).
+  double base_p50 = base && base->status == "correct" && base->p50_us ? *base->p50_us : 0.0;
+  int tries = 0;
+  while (tries < options_.max_rechecks && !external.stop_requested()) {
+    SearchState state{&candidates_, std::nullopt};
+    auto ranked = state.ranked_correct();
+    // Only a candidate faster than the original kernel (or any correct one, when the original
+    // is not correct) can win; the original itself is never "a proposal".
+    auto it = std::find_if(ranked.begin(), ranked.end(), [](const auto* c) { return c->origin != "baseline"; });
+    if (it == ranked.end()) return;
+    CandidateRecord& c = *std::find_if(candidates_.begin(), candidates_.end(), [&](const auto& x) { return x.id == (*it)->id; });
+    if (base_p50 > 0 && *c.p50_us >= base_p50) return;
+    ++tries;
+    auto e = progress_event(OptimizeEvent::Kind::Recheck);
+    e.candidate_id = c.id;
+    e.message = "re-verifying candidate " + std::to_string(c.id) + " on fresh seeds";
+    emit(e);
+    nlohmann::json verdict;
+    try {
+      verdict = verifier_.verify(VerifyRequest{c.source, flags_of(c), true}, external);
+    } catch (const VerifyError& err) {
+      if (err.kind() == VerifyError::Kind::Cancelled) return;
+      throw;
+    }
+    auto f = verdict_facts(verdict);
+    bool passed = f.correct() && f.p50_us && (base_p50 <= 0 || *f.p50_us < base_p50);
+    store_.record_recheck(c.id, passed, verdict);
+    {
+      std::lock_guard lock(state_mutex_);
+      c.recheck_passed = passed;
+    }
+    auto r = progress_event(OptimizeEvent::Kind::Recheck);
+    r.candidate_id = c.id;
+    r.status = f.status;
+    r.message = passed ? "confirmed" : (f.correct() ? "not faster than the original on re-verification" : f.reason);
+    emit(r);
+    if (!passed) continue;
+    result.best = c;
+    result.best_recheck = verdict;
+    result.best_p50_us = f.p50_us;
+    result.speedup_eager = f.speedup_eager;
+    result.speedup_compile = f.speedup_compile;
+    if (base_p50 > 0 && f.p50_us && *f.p50_us > 0) result.speedup_vs_kernel = base_p50 / *f.p50_us;
+    result.best_flags = flags_of(c);
+    result.diff = unified_diff(target_.base_source, c.source, target_.kernel_path.filename().string());
+    return;
+  }
+}
+
+}  // namespace hone

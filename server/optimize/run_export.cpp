@@ -1,0 +1,98 @@
+// optimize/run_export.cpp: trajectory lines and run listings from store records.
+#include "optimize/run_export.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace hone {
+namespace {
+
+nlohmann::json optional_number(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+
+const CandidateRecord* find(const std::vector<CandidateRecord>& all, std::int64_t id) {
+  for (const auto& c : all)
+    if (c.id == id) return &c;
+  return nullptr;
+}
+
+}  // namespace
+
+nlohmann::json trajectory_line(const RunRecord& run, const CandidateRecord& c, const std::vector<CandidateRecord>& all) {
+  const CandidateRecord* baseline = nullptr;
+  for (const auto& x : all)
+    if (x.origin == "baseline") baseline = &x;
+  std::optional<double> vs_kernel;
+  if (c.status == "correct" && c.p50_us && *c.p50_us > 0 && baseline && baseline->status == "correct" &&
+      baseline->p50_us)
+    vs_kernel = *baseline->p50_us / *c.p50_us;
+  nlohmann::json lineage = nlohmann::json::array();
+  for (const CandidateRecord* p = &c; p; p = p->parent_id ? find(all, *p->parent_id) : nullptr) {
+    lineage.insert(lineage.begin(), p->id);
+    if (lineage.size() > all.size()) break;  // a cycle cannot happen, but never loop forever
+  }
+  nlohmann::json messages = c.prompt.is_array() ? c.prompt : nlohmann::json::array();
+  if (!c.reply.empty() || !c.reasoning.empty()) {
+    nlohmann::json answer = {{"role", "assistant"}, {"content", c.reply}};
+    if (!c.reasoning.empty()) answer["reasoning_content"] = c.reasoning;
+    messages.push_back(answer);
+  }
+  return {{"run_id", run.id},
+          {"candidate_id", c.id},
+          {"parent_id", c.parent_id ? nlohmann::json(*c.parent_id) : nlohmann::json()},
+          {"lineage", lineage},
+          {"round", c.round},
+          {"sample", c.sample},
+          {"origin", c.origin},
+          {"kernel_path", run.kernel_path},
+          {"task_path", run.task_path},
+          {"device", run.device},
+          {"messages", messages},
+          {"source", c.source},
+          {"config", c.config},
+          {"status", c.status},
+          {"reason", c.reason},
+          {"p50_us", optional_number(c.p50_us)},
+          {"speedup", {{"eager", optional_number(c.speedup_eager)},
+                       {"compile", optional_number(c.speedup_compile)},
+                       {"kernel", optional_number(vs_kernel)}}},
+          {"recheck_passed", c.recheck_passed ? nlohmann::json(*c.recheck_passed) : nlohmann::json()},
+          {"reward", vs_kernel.value_or(0.0)},
+          {"verdict", c.verdict},
+          {"usage", {{"prompt_tokens", c.usage.prompt_tokens},
+                     {"completion_tokens", c.usage.completion_tokens},
+                     {"reasoning_tokens", c.usage.reasoning_tokens},
+                     {"estimated", c.usage.estimated},
+                     {"cost_usd", c.usage.cost_usd}}},
+          {"llm_seconds", c.llm_seconds},
+          {"check_seconds", c.check_seconds},
+          {"created_at", c.created_at}};
+}
+
+std::vector<nlohmann::json> export_run(RunStore& store, std::int64_t run_id) {
+  auto run = store.run(run_id);
+  if (!run) throw std::runtime_error("no run " + std::to_string(run_id) + " in " + store.path().string());
+  auto all = store.candidates(run_id);
+  std::vector<nlohmann::json> lines;
+  lines.reserve(all.size());
+  for (const auto& c : all) lines.push_back(trajectory_line(*run, c, all));
+  return lines;
+}
+
+nlohmann::json run_listing(const RunRecord& run) {
+  return {{"id", run.id},
+          {"kernel_path", run.kernel_path},
+          {"task_path", run.task_path},
+          {"device", run.device},
+          {"proposer", run.proposer},
+          {"status", run.status},
+          {"error", run.error},
+          {"created_at", run.created_at},
+          {"updated_at", run.updated_at},
+          {"elapsed_s", run.elapsed_s},
+          {"rounds_done", run.rounds_done},
+          {"best_candidate", run.best_candidate ? nlohmann::json(*run.best_candidate) : nlohmann::json()},
+          {"summary", run.summary},
+          {"config", run.config}};
+}
+
+}  // namespace hone

@@ -1,0 +1,25 @@
+// optimize/run_export.h: a stored run as JSON lines of trajectories (`hone export RUN`), the
+// shape RL and fine-tuning work reads: one line per candidate, oldest first, with its lineage,
+// the chat messages (prompt, then the model's answer with its reasoning_content), the kernel
+// source, the verifier's verdict and a reward. Called by the CLI on its main thread.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "store/run_store.h"
+
+namespace hone {
+
+// reward: the candidate's verified speedup over the original kernel when correct (timed), else 0.
+nlohmann::json trajectory_line(const RunRecord& run, const CandidateRecord& candidate,
+                               const std::vector<CandidateRecord>& all);
+
+// Every candidate of a run; throws std::runtime_error for an unknown run.
+std::vector<nlohmann::json> export_run(RunStore& store, std::int64_t run_id);
+
+// One line per run for `hone runs --json` (no sources, no candidates).
+nlohmann::json run_listing(const RunRecord& run);
+
+}  // namespace hone

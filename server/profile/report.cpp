@@ -1,0 +1,177 @@
+// profile/report.cpp: assembling the profile report from parsed calls, ceilings, roofline and rules.
+#include "profile/report.h"
+
+#include "profile/kernel_profile.h"
+#include "profile/roofline.h"
+#include "profile/rules.h"
+#include "profile/svg_roofline.h"
+
+namespace hone::profile {
+namespace {
+
+DeviceLimits limits_for(const DeviceFacts& d, const std::optional<GpuSpec>& spec) {
+  DeviceLimits l;
+  l.sm_count = d.sm_count > 0 ? d.sm_count : (spec ? spec->sm_count : 0);
+  if (d.max_threads_per_sm > 0) l.max_warps_per_sm = static_cast<int>(d.max_threads_per_sm / 32);
+  else if (spec) l.max_warps_per_sm = static_cast<int>(spec->max_warps_per_sm);
+  if (spec) l.max_blocks_per_sm = static_cast<int>(spec->max_blocks_per_sm);
+  l.registers_per_sm = d.registers_per_sm > 0 ? static_cast<int>(d.registers_per_sm) : (spec ? static_cast<int>(spec->registers_per_sm) : 65536);
+  l.shared_bytes_per_sm = d.shared_bytes_per_sm > 0 ? static_cast<int>(d.shared_bytes_per_sm) : (spec ? static_cast<int>(spec->shared_bytes_per_sm) : 0);
+  return l;
+}
+
+std::optional<double> device_peak(const ProfiledCall& call) {
+  for (const ProfiledKernel& k : call.kernels)
+    if (k.derived.device_peak_dram_bytes_per_s) return k.derived.device_peak_dram_bytes_per_s;
+  return std::nullopt;
+}
+
+// The roofline input of a set of kernels; nullopt when one of them has no DRAM counters.
+std::optional<RooflineInput> aggregate(const ProfiledCall& call, const std::string& label, bool own_only) {
+  RooflineInput in;
+  in.label = label;
+  bool any = false;
+  for (const ProfiledKernel& k : call.kernels) {
+    if (own_only && !k.record.own) continue;
+    auto bytes = k.derived.dram_bytes();
+    if (!bytes) return std::nullopt;
+    any = true;
+    in.seconds += k.record.duration_us * 1e-6;
+    in.dram_bytes += *bytes;
+    for (const auto& [p, v] : k.derived.flops) in.flops[p] += v;
+  }
+  if (!any) return std::nullopt;
+  return in;
+}
+
+const protocol::KernelStatic* static_for(const ProfiledKernel& k, const protocol::CompileReport* compile) {
+  if (!compile) return nullptr;
+  std::string base = base_kernel_name(k.record.name);
+  for (const protocol::KernelStatic& s : compile->kernels)
+    if (s.mangled == k.record.mangled || base_kernel_name(s.name) == base) return &s;
+  return nullptr;
+}
+
+nlohmann::json derived_json(const DerivedMetrics& d) {
+  nlohmann::json j = nlohmann::json::object();
+  auto put = [&](const char* key, const std::optional<double>& v) {
+    if (v) j[key] = *v;
+  };
+  put("dram_bytes", d.dram_bytes());
+  put("dram_read_bytes", d.dram_read_bytes);
+  put("dram_write_bytes", d.dram_write_bytes);
+  put("global_load_efficiency_pct", d.global_load_efficiency_pct);
+  put("global_store_efficiency_pct", d.global_store_efficiency_pct);
+  put("shared_wavefronts_per_request", d.shared_wavefronts_per_request);
+  put("divergent_branch_pct", d.divergent_branch_pct);
+  put("local_memory_instructions", d.local_memory_instructions);
+  put("achieved_occupancy_pct", d.achieved_occupancy_pct);
+  put("tensor_instructions", d.tensor_instructions);
+  put("sm_clock_hz", d.sm_clock_hz);
+  put("l1_hit_pct", d.l1_hit_pct);
+  put("l2_hit_pct", d.l2_hit_pct);
+  put("active_threads_per_instruction", d.active_threads_per_instruction);
+  nlohmann::json flops = nlohmann::json::object();
+  for (const auto& [p, v] : d.flops) flops[std::string(precision_name(p))] = v;
+  j["flops"] = flops;
+  return j;
+}
+
+nlohmann::json counters_json(const CountersStatus& c) {
+  return {{"available", c.available}, {"source", c.source}, {"code", c.code},   {"message", c.message},
+          {"chip", c.chip},           {"set", c.set},       {"passes", c.passes}, {"omitted", c.omitted}};
+}
+
+struct SideReport {
+  nlohmann::json json;
+  std::optional<RooflinePoint> point;
+};
+
+SideReport side_report(const ProfiledCall& call, const std::string& label, bool own_only, const Ceilings& ceilings) {
+  SideReport out;
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const ProfiledKernel& k : call.kernels) {
+    nlohmann::json kj = to_json(k);
+    if (!k.metrics.empty()) {
+      kj["derived"] = derived_json(k.derived);
+      RooflineInput in{base_kernel_name(k.record.name), k.record.duration_us * 1e-6, k.derived.dram_bytes().value_or(0), k.derived.flops};
+      auto p = k.derived.dram_bytes() ? roofline_point(in, ceilings) : std::nullopt;
+      kj["roofline"] = p ? to_json(*p) : nlohmann::json();
+    }
+    kernels.push_back(kj);
+  }
+  double total = call.own_us() + call.library_us() + call.copy_us();
+  out.json = {{"kernels", kernels},
+              {"own_us", call.own_us()},
+              {"library_us", call.library_us()},
+              {"copy_us", call.copy_us()},
+              {"own_share", total > 0 ? call.own_us() / total : 0.0},
+              {"counters", counters_json(call.counters)}};
+  if (!call.match_note.empty()) out.json["match_note"] = call.match_note;
+  if (auto in = aggregate(call, label, own_only)) out.point = roofline_point(*in, ceilings);
+  out.json["roofline"] = out.point ? to_json(*out.point) : nlohmann::json();
+  return out;
+}
+
+}  // namespace
+
+ProfileReport build_profile_report(const ProfileInputs& in) {
+  const nlohmann::json& r = in.worker_result;
+  if (!r.is_object() || !r.contains("candidate")) throw std::runtime_error("profile result: no 'candidate' in " + r.dump().substr(0, 200));
+  ProfiledCall candidate = parse_profiled_call(r["candidate"], in.own_kernels);
+  std::optional<ProfiledCall> reference;
+  if (r.contains("reference") && r["reference"].is_object()) reference = parse_profiled_call(r["reference"], {});
+
+  std::optional<GpuSpec> spec = find_gpu_spec(in.device.name);
+  Ceilings ceilings = effective_ceilings(spec, in.measured, device_peak(candidate));
+  DeviceLimits limits = limits_for(in.device, spec);
+
+  SideReport cand = side_report(candidate, "candidate", true, ceilings);
+  std::optional<SideReport> ref;
+  if (reference) ref = side_report(*reference, "reference", false, ceilings);
+
+  std::vector<KernelRuleInput> rule_inputs;
+  for (const ProfiledKernel& k : candidate.kernels) {
+    if (!k.record.own) continue;
+    KernelRuleInput ri;
+    ri.kernel = &k;
+    ri.static_facts = static_for(k, in.compile);
+    if (k.derived.dram_bytes())
+      ri.point = roofline_point({base_kernel_name(k.record.name), k.record.duration_us * 1e-6, *k.derived.dram_bytes(), k.derived.flops}, ceilings);
+    ri.ceilings = &ceilings;
+    ri.device = limits;
+    ri.task_dtype = in.task_dtype;
+    ri.kernel_file = in.kernel_file;
+    rule_inputs.push_back(ri);
+  }
+  std::vector<Suggestion> suggestions = run_rules(rule_inputs, {&candidate, in.compulsory_bytes, cand.point});
+
+  ProfileReport out;
+  nlohmann::json sj = nlohmann::json::array();
+  for (const Suggestion& s : suggestions) sj.push_back(to_json(s));
+  nlohmann::json notes = nlohmann::json::array();
+  if (!candidate.counters.available)
+    notes.push_back("hardware counters unavailable: " + candidate.counters.message + " (no counter values are shown)");
+  if (candidate.own_us() <= 0 && !candidate.kernels.empty()) notes.push_back("no kernel of the candidate's own was launched");
+  out.json = {{"schema_version", 1},
+              {"device", to_json(in.device)},
+              {"spec", spec ? to_json(*spec) : nlohmann::json()},
+              {"ceilings", to_json(ceilings)},
+              {"measured_ceilings", in.measured ? to_json(*in.measured) : nlohmann::json()},
+              {"task_dtype", in.task_dtype},
+              {"compulsory_bytes", in.compulsory_bytes},
+              {"candidate", cand.json},
+              {"reference", ref ? ref->json : nlohmann::json()},
+              {"suggestions", sj},
+              {"overhead", {{"activity_seconds", candidate.activity_seconds}, {"replay_seconds", candidate.replay_seconds},
+                            {"profile_seconds", r.value("seconds", nlohmann::json::object()).value("total", 0.0)}}},
+              {"notes", notes},
+              {"plot", nullptr}};
+  std::vector<PlotPoint> plot;
+  if (cand.point) plot.push_back({*cand.point, false});
+  if (ref && ref->point) plot.push_back({ref->point.value(), true});
+  if (!plot.empty()) out.svg = roofline_svg(plot, ceilings, "Roofline on " + in.device.name);
+  return out;
+}
+
+}  // namespace hone::profile

@@ -1,0 +1,41 @@
+// profile/report.h: turns the eval worker's `profile` result into hone's profile report (the JSON
+// of protocol/schema/profile.schema.json, a verdict's "profile"): kernel tables, counters, roofline
+// points of the candidate and its baseline, ranked suggestions, and the SVG roofline plot; plus
+// the readable text `hone profile` prints. Called by the engine's profile call; pure, any thread.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "profile/ceilings.h"
+#include "profile/gpu_specs.h"
+#include "protocol/build_report.h"
+
+namespace hone::profile {
+
+struct ProfileInputs {
+  nlohmann::json worker_result;          // {"candidate": {...}, "reference": {...}|null, ...}
+  std::vector<std::string> own_kernels;  // the candidate's __global__ names
+  const protocol::CompileReport* compile = nullptr;  // static facts per kernel; may be null
+  std::string kernel_file;               // for source locations
+  DeviceFacts device;
+  std::optional<MeasuredCeilings> measured;
+  double compulsory_bytes = 0;           // the task's input + output bytes
+  std::string task_dtype;                // "float32", "bfloat16", ...
+};
+
+struct ProfileReport {
+  nlohmann::json json;  // profile.schema.json; "plot" is left for the caller to fill with the SVG's path
+  std::string svg;      // empty when no roofline point could be placed
+};
+
+// Throws std::runtime_error when the worker result is malformed.
+ProfileReport build_profile_report(const ProfileInputs& in);
+
+// The report as text for a terminal (hone profile without --json).
+std::string render_profile_text(const nlohmann::json& profile);
+
+}  // namespace hone::profile

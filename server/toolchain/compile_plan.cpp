@@ -1,0 +1,87 @@
+// toolchain/compile_plan.cpp: building nvcc / host compiler commands for both kernel forms.
+#include "toolchain/compile_plan.h"
+
+namespace hone::toolchain {
+
+namespace {
+
+// Quotes a path for a #line directive.
+std::string line_literal(const std::string& path) {
+  std::string out = "\"";
+  for (char c : path) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::vector<std::string> torch_compile_flags(const TorchEnv& torch) {
+  std::vector<std::string> flags{"-std=c++17", std::string("-D_GLIBCXX_USE_CXX11_ABI=") + (torch.cxx11_abi ? "1" : "0")};
+  for (const auto& dir : torch.include_dirs) {
+    flags.push_back("-isystem");
+    flags.push_back(dir.string());
+  }
+  return flags;
+}
+
+CompilePlan make_compile_plan(const PlanInputs& in) {
+  CompilePlan plan;
+  const bool cuda = in.language == KernelLanguage::Cuda;
+  const bool torch = in.form == KernelForm::Torch;
+  plan.tu_name = cuda ? "kernel.cu" : "kernel.cpp";
+
+  plan.tu_text = "#line 1 " + line_literal(in.kernel.string()) + "\n" + in.source;
+  if (!in.source.empty() && in.source.back() != '\n') plan.tu_text += "\n";
+  plan.tu_text += "#line 1 \"<hone entry>\"\n";
+  plan.tu_text += torch ? "#include \"hone/torch_entry.h\"\n" : "#include \"hone/raw_entry.h\"\n";
+
+  const std::filesystem::path include = in.share_dir / "include";
+  auto& a = plan.argv;
+  a.push_back(in.compiler.string());
+  if (cuda) {
+    a.insert(a.end(), {"-ccbin", in.host_compiler.string(), "-arch=" + in.arch, "-O3", "-lineinfo", "-Xptxas", "-v",
+                       "--keep", "--keep-dir", plan.keep_dir, "-Xcompiler", "-fPIC", "-shared"});
+  } else {
+    a.insert(a.end(), {"-O3", "-fPIC", "-shared", "-std=c++17"});
+  }
+  if (torch) {
+    a.push_back("-I" + (include / "shim").string());
+    a.push_back("-I" + include.string());
+    auto flags = torch_compile_flags(*in.torch);
+    a.insert(a.end(), flags.begin(), flags.end());
+    a.push_back("-DHONE_OP_NAMESPACE=" + in.op_namespace);
+  } else {
+    a.push_back("-I" + include.string());
+  }
+  a.push_back("-I" + in.kernel.parent_path().string());
+  a.insert(a.end(), in.extra_flags.begin(), in.extra_flags.end());
+  a.push_back(plan.tu_name);
+  if (torch && in.glue_object) a.push_back(in.glue_object->string());
+  a.insert(a.end(), {"-o", plan.library_name});
+
+  // Link: bind the library's own symbols to itself (two kernels loaded in one process each call
+  // their own forward), and refuse undefined symbols so a missing definition is a link error now
+  // rather than a dlopen failure later.
+  std::vector<std::string> link{"-Bsymbolic", "--no-undefined"};
+  if (torch) {
+    const std::string lib = in.torch->library_dir.string();
+    link.insert(link.end(), {"-rpath", lib});
+    a.push_back("-L" + lib);
+    for (const char* l : {"-ltorch", "-ltorch_cpu", "-lc10"}) a.push_back(l);
+    if (cuda && in.torch->has_cuda_libraries)
+      for (const char* l : {"-ltorch_cuda", "-lc10_cuda"}) a.push_back(l);
+  }
+  for (const auto& flag : link) {
+    if (cuda) {
+      a.push_back("-Xlinker");
+      a.push_back(flag);
+    } else {
+      a.push_back("-Wl," + flag);
+    }
+  }
+  return plan;
+}
+
+}  // namespace hone::toolchain

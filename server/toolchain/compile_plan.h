@@ -1,0 +1,47 @@
+// toolchain/compile_plan.h: the generated translation unit and the compiler command of one
+// kernel build. The TU is `#line 1 "<user path>"` + the source + `#line 1 "<hone entry>"` +
+// `#include "hone/raw_entry.h"` (or torch_entry.h), so diagnostics point into the user's file.
+// Paths inside the command are relative to the build's working folder, so the command (and the
+// cache key over it) does not depend on where the build runs. Used by the KernelBuilder.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "toolchain/kernel_source.h"
+#include "toolchain/torch_env.h"
+
+namespace hone::toolchain {
+
+struct PlanInputs {
+  std::filesystem::path kernel;      // absolute
+  std::string source;                // the kernel's text
+  KernelLanguage language = KernelLanguage::Cuda;
+  KernelForm form = KernelForm::Raw;
+  std::filesystem::path compiler;    // nvcc, or the host compiler for .cpp
+  std::filesystem::path host_compiler;
+  std::string arch;                  // CUDA only
+  std::filesystem::path share_dir;
+  const TorchEnv* torch = nullptr;   // torch form only
+  std::optional<std::filesystem::path> glue_object;  // torch form: the cached torch_glue.o
+  std::string op_namespace;          // torch form
+  std::vector<std::string> extra_flags;
+};
+
+struct CompilePlan {
+  std::string tu_name;                 // "kernel.cu" | "kernel.cpp"
+  std::string tu_text;
+  std::vector<std::string> argv;       // run in the build folder
+  std::string library_name = "kernel.so";
+  std::string keep_dir = "keep";       // nvcc's intermediate files (PTX, cubin)
+};
+
+CompilePlan make_compile_plan(const PlanInputs& in);
+
+// The torch-form flags shared by the kernel and the glue: -std=c++17, the ABI define, torch's
+// include folders as system headers (their warnings are not the user's).
+std::vector<std::string> torch_compile_flags(const TorchEnv& torch);
+
+}  // namespace hone::toolchain

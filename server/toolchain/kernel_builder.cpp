@@ -1,0 +1,332 @@
+// toolchain/kernel_builder.cpp: one kernel build: analyse, resolve tools, key, cache lookup,
+// compile in a private folder, parse the output, publish.
+#include "toolchain/kernel_builder.h"
+
+#include <chrono>
+
+#include "support/hash.h"
+#include "support/paths.h"
+#include "toolchain/build_cache.h"
+#include "toolchain/command_runner.h"
+#include "toolchain/compile_plan.h"
+#include "toolchain/diagnostics.h"
+#include "toolchain/kernel_facts.h"
+#include "toolchain/tools.h"
+#include "toolchain/torch_env.h"
+#include "toolchain/torch_glue.h"
+
+namespace hone::toolchain {
+namespace fs = std::filesystem;
+using protocol::Diagnostic;
+using protocol::DiagnosticSource;
+using protocol::Severity;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+constexpr std::size_t kOutputTail = 4000;
+
+std::string tail(const std::string& s, std::size_t n = kOutputTail) { return s.size() > n ? "..." + s.substr(s.size() - n) : s; }
+
+// The files of hone's share folder that end up in a build of this form.
+std::vector<fs::path> entry_files(const fs::path& share, KernelForm form) {
+  const fs::path inc = share / "include";
+  if (form == KernelForm::Raw) return {inc / "hone.h", inc / "hone" / "raw_entry.h"};
+  return {inc / "hone" / "torch_entry.h", inc / "hone" / "torch_abi.h", inc / "shim" / "torch" / "extension.h",
+          inc / "hone" / "torch_glue.cpp"};
+}
+
+class Build {
+ public:
+  Build(const KernelBuilder& builder, const BuildRequest& request) : b_(builder), req_(request), start_(Clock::now()) {}
+
+  BuildResult run() {
+    prepare();
+    res_.seconds = since(start_);
+    res_.report.seconds = res_.seconds;
+    return std::move(res_);
+  }
+
+ private:
+  BuildResult& fail(BuildOutcome outcome, std::string error) {
+    res_.outcome = outcome;
+    res_.error = std::move(error);
+    res_.report.ok = false;
+    return res_;
+  }
+
+  void compile_error(std::string message, int line) {
+    res_.report.diagnostics.push_back(Diagnostic{kernel_.string(), line, line > 0 ? 1 : 0, Severity::Error, message, DiagnosticSource::Hone});
+    fail(BuildOutcome::CompileError, std::move(message));
+  }
+
+  void stage(const char* name, Clock::time_point t) { res_.stage_seconds[name] += since(t); }
+
+  void prepare() {
+    auto t = Clock::now();
+    kernel_ = fs::absolute(req_.kernel).lexically_normal();
+    auto language = language_for_path(kernel_);
+    if (!language) return void(fail(BuildOutcome::BadInput, unknown_extension_message(kernel_)));
+    res_.language = *language;
+    cuda_ = *language == KernelLanguage::Cuda;
+    if (req_.device && (*req_.device == BuildDevice::Cuda) != cuda_)
+      return void(fail(BuildOutcome::BadInput,
+                       kernel_.string() + ": a " + kernel_.extension().string() + " kernel builds for the " +
+                           (cuda_ ? "GPU (nvcc)" : "CPU (host compiler)") + ", not for the " +
+                           (cuda_ ? "CPU: write the CPU version as a .cpp file" : "GPU: write the GPU version as a .cu file")));
+    if (req_.contents) {
+      source_ = *req_.contents;
+    } else {
+      std::error_code ec;
+      if (!fs::is_regular_file(kernel_, ec)) return void(fail(BuildOutcome::BadInput, kernel_.string() + ": no such file"));
+      try {
+        source_ = read_file(kernel_);
+      } catch (const std::exception& e) {
+        return void(fail(BuildOutcome::BadInput, e.what()));
+      }
+    }
+    facts_ = analyze_kernel_source(kernel_, source_);
+    res_.form = facts_.form;
+    for (const auto& g : facts_.globals) res_.own_kernels.push_back(g.name);
+    Sha256 kh;
+    kh.field(source_);
+    for (const auto& h : facts_.headers) kh.field(h.path.lexically_relative(kernel_.parent_path()).generic_string()).field(h.contents);
+    res_.kernel_hash = kh.hex();
+    stage("analyze", t);
+
+    if (cuda_) {
+      res_.report.arch = resolve_arch(req_.arch);
+      if (!valid_arch(res_.report.arch))
+        return void(fail(BuildOutcome::BadInput, "invalid GPU architecture '" + res_.report.arch + "': expected sm_XX such as sm_90 or sm_90a"));
+    } else {
+      res_.report.arch = "cpu";
+    }
+    if (!facts_.form) return compile_error(no_form_message(), 1);
+    if (!facts_.forward) return compile_error(no_forward_message(facts_.form), 1);
+    form_ = *facts_.form;
+
+    t = Clock::now();
+    auto host = find_host_compiler();
+    if (!host.tool) return void(fail(BuildOutcome::MissingTool, host.error));
+    host_ = *host.tool;
+    if (cuda_) {
+      auto nvcc = find_nvcc();
+      if (!nvcc.tool) return void(fail(BuildOutcome::MissingTool, nvcc.error));
+      compiler_ = *nvcc.tool;
+      cuobjdump_ = find_cuobjdump(compiler_.path);
+    } else {
+      compiler_ = host_;
+    }
+    stage("tools", t);
+
+    if (form_ == KernelForm::Torch) {
+      t = Clock::now();
+      auto env = find_torch_env(req_.python);
+      stage("torch_env", t);
+      if (!env.env) return void(fail(BuildOutcome::MissingTool, env.error));
+      torch_ = *env.env;
+    }
+    if (!compute_key()) return;
+
+    if (req_.use_cache) {
+      t = Clock::now();
+      auto cached = cache().lookup(res_.key);
+      stage("cache_lookup", t);
+      if (cached) {
+        res_.report = std::move(*cached);
+        res_.report.cached = true;
+        res_.cached = true;
+        res_.outcome = res_.report.ok ? BuildOutcome::Built : BuildOutcome::CompileError;
+        if (res_.report.ok) res_.library = res_.report.library;
+        return;
+      }
+    }
+    compile();
+  }
+
+  BuildCache cache() const { return BuildCache(b_.cache_dir() / "build"); }
+
+  PlanInputs plan_inputs() const {
+    PlanInputs in;
+    in.kernel = kernel_;
+    in.source = source_;
+    in.language = res_.language;
+    in.form = form_;
+    in.compiler = compiler_.path;
+    in.host_compiler = host_.path;
+    in.arch = res_.report.arch;
+    in.share_dir = b_.share_dir();
+    in.torch = form_ == KernelForm::Torch ? &torch_ : nullptr;
+    in.extra_flags = req_.extra_flags;
+    return in;
+  }
+
+  bool compute_key() {
+    Sha256 h;
+    h.field("hone-build-v1").field(kernel_.string()).field(source_);
+    for (const auto& header : facts_.headers) h.field(header.path.string()).field(header.contents);
+    try {
+      for (const auto& f : entry_files(b_.share_dir(), form_)) h.field(f.string()).field(read_file(f));
+    } catch (const std::exception& e) {
+      fail(BuildOutcome::MissingTool, std::string("hone's share folder is incomplete: ") + e.what());
+      return false;
+    }
+    h.field(compiler_.path.string()).field(compiler_.version).field(host_.path.string()).field(host_.version);
+    h.field(res_.report.arch).field(cuobjdump_ ? cuobjdump_->string() : "no cuobjdump");
+    if (form_ == KernelForm::Torch)
+      h.field(torch_.version).field(torch_.torch_dir.string()).field(torch_.cxx11_abi ? "abi1" : "abi0").field(torch_.cuda.value_or("cpu"));
+    // The command without the op namespace, which is derived from this key.
+    for (const auto& a : make_compile_plan(plan_inputs()).argv) h.field(a);
+    res_.key = h.hex();
+    if (form_ == KernelForm::Torch) res_.op_namespace = "hone_" + res_.key.substr(0, 16);
+    return true;
+  }
+
+  void compile() {
+    PlanInputs in = plan_inputs();
+    in.op_namespace = res_.op_namespace;
+    if (form_ == KernelForm::Torch) {
+      auto t = Clock::now();
+      GlueRequest g{b_.share_dir(), b_.cache_dir(), host_.path, host_.version, &torch_, req_.timeout, req_.stop, req_.wrap_command};
+      GlueResult glue = ensure_torch_glue(g);
+      stage("glue", t);
+      if (!glue.object) {
+        if (glue.process.cancelled) return void(fail(BuildOutcome::Cancelled, "build cancelled"));
+        if (glue.process.timed_out) return void(fail(BuildOutcome::TimedOut, glue.error));
+        return void(fail(BuildOutcome::MissingTool, glue.error));
+      }
+      in.glue_object = glue.object;
+    }
+    const CompilePlan plan = make_compile_plan(in);
+    BuildCache c = cache();
+    fs::path work;
+    try {
+      work = c.make_work_dir(res_.key);
+      write_file_atomic(work / plan.tu_name, plan.tu_text);
+    } catch (const std::exception& e) {
+      return void(fail(BuildOutcome::MissingTool, std::string("cannot write the build folder: ") + e.what()));
+    }
+    if (cuda_) fs::create_directories(work / plan.keep_dir);
+
+    auto t = Clock::now();
+    ProcessResult run = run_compiler({plan.argv, work, req_.timeout, req_.stop, req_.wrap_command});
+    stage("compile", t);
+    const fs::path entry = c.entry_dir(res_.key);
+    res_.report.command = plan.argv;
+    const std::string output = run.err + (run.out.empty() ? "" : "\n" + run.out);
+
+    if (run.cancelled) {
+      BuildCache::discard(work);
+      return void(fail(BuildOutcome::Cancelled, "build cancelled"));
+    }
+    if (run.timed_out) {
+      BuildCache::discard(work);
+      const std::string msg = "compilation timed out after " + std::to_string(req_.timeout.count()) +
+                              " s and was stopped (raise the limit with --timeout): " + command_line(plan.argv);
+      res_.report.diagnostics.push_back(Diagnostic{kernel_.string(), 0, 0, Severity::Error, msg, DiagnosticSource::Hone});
+      return void(fail(BuildOutcome::TimedOut, msg));
+    }
+    if (!run.started) {
+      BuildCache::discard(work);
+      return void(fail(BuildOutcome::MissingTool, "cannot run " + command_line(plan.argv) + ": " + run.describe()));
+    }
+
+    DiagnosticContext dc;
+    dc.user_file = kernel_;
+    dc.user_text = source_;
+    dc.work_dir = work;
+    dc.kernel_dir = kernel_.parent_path();
+    dc.share_include = b_.share_dir() / "include";
+    dc.forward = facts_.forward;
+    dc.user_files.push_back(kernel_);
+    for (const auto& h : facts_.headers) dc.user_files.push_back(h.path);
+    dc.kernel_line = [this](const std::string& mangled) { return kernel_line_in_file(facts_, kernel_, mangled); };
+    res_.report.diagnostics = parse_compiler_output(output, dc);
+
+    std::error_code ec;
+    const bool built = run.ok() && fs::is_regular_file(work / plan.library_name, ec);
+    if (!built && res_.report.count(Severity::Error) == 0) {
+      res_.report.diagnostics.push_back(Diagnostic{kernel_.string(), 0, 0, Severity::Error,
+                                                   "the compiler failed (" + run.describe() + ") without a message hone could place: " +
+                                                       command_line(plan.argv) + "\n" + tail(output),
+                                                   DiagnosticSource::Hone});
+    }
+    res_.report.ok = built;
+    if (built && cuda_) {
+      t = Clock::now();
+      KernelFactsInputs fi;
+      fi.source = &facts_;
+      fi.kernel = kernel_;
+      fi.arch = res_.report.arch;
+      fi.ptxas_output = output;
+      fi.ptx = work / plan.keep_dir / "kernel.ptx";
+      fi.cubin = work / plan.keep_dir / ("kernel." + res_.report.arch + ".cubin");
+      fi.cuobjdump = cuobjdump_;
+      fi.work_dir = work;
+      fi.timeout = req_.timeout;
+      fi.stop = req_.stop;
+      fi.wrap_command = req_.wrap_command;
+      KernelFacts kf = collect_kernel_facts(fi);
+      stage("facts", t);
+      res_.report.kernels = std::move(kf.kernels);
+      res_.report.sass_available = kf.sass_available;
+      if (!kf.sass_error.empty())
+        res_.report.diagnostics.push_back(Diagnostic{kernel_.string(), 0, 0, Severity::Warning,
+                                                     "SASS facts unavailable: " + kf.sass_error, DiagnosticSource::Hone});
+      // Keep what later stages read (PTX, cubin); drop nvcc's other intermediates.
+      fs::rename(fi.ptx, work / "kernel.ptx", ec);
+      fs::rename(fi.cubin, work / "kernel.cubin", ec);
+      fs::remove_all(work / plan.keep_dir, ec);
+    }
+    if (built) res_.report.library = (entry / plan.library_name).string();
+    try {
+      write_file_atomic(work / "build.log", command_line(plan.argv) + "\n" + output);
+      write_file_atomic(work / "report.json", nlohmann::json(res_.report).dump(2));
+      c.publish(work, res_.key, !req_.use_cache);
+    } catch (const std::exception& e) {
+      BuildCache::discard(work);
+      return void(fail(BuildOutcome::MissingTool, std::string("cannot store the build in the cache: ") + e.what()));
+    }
+    res_.outcome = built ? BuildOutcome::Built : BuildOutcome::CompileError;
+    if (built) res_.library = res_.report.library;
+  }
+
+  const KernelBuilder& b_;
+  const BuildRequest& req_;
+  Clock::time_point start_;
+  BuildResult res_;
+  fs::path kernel_;
+  bool cuda_ = true;
+  std::string source_;
+  SourceFacts facts_;
+  KernelForm form_ = KernelForm::Raw;
+  Tool compiler_;
+  Tool host_;
+  std::optional<fs::path> cuobjdump_;
+  TorchEnv torch_;
+};
+
+}  // namespace
+
+std::string_view to_string(BuildOutcome outcome) {
+  switch (outcome) {
+    case BuildOutcome::Built: return "built";
+    case BuildOutcome::CompileError: return "compile_error";
+    case BuildOutcome::TimedOut: return "timed_out";
+    case BuildOutcome::Cancelled: return "cancelled";
+    case BuildOutcome::BadInput: return "bad_input";
+    case BuildOutcome::MissingTool: return "missing_tool";
+  }
+  return "bad_input";
+}
+
+KernelBuilder::KernelBuilder() : KernelBuilder(hone::share_dir(), hone::cache_dir()) {}
+
+KernelBuilder::KernelBuilder(fs::path share_dir, fs::path cache_dir) : share_(std::move(share_dir)), cache_(std::move(cache_dir)) {}
+
+BuildResult KernelBuilder::build(const BuildRequest& request) const { return Build(*this, request).run(); }
+
+}  // namespace hone::toolchain

@@ -1,0 +1,199 @@
+"""Comparing a candidate's outputs with the reference's: structure (count, shape, dtype, device,
+strides, aliasing), values within tolerance by dtype, NaN/Inf, never-written elements, and the
+first mismatch described with its index and values."""
+from dataclasses import dataclass
+from typing import List, Optional, Sequence
+
+import torch
+
+from .poison import allocator_poisoned, still_poisoned
+from .signature import dtype_name
+
+# Default tolerances by output dtype (atol = rtol); other dtypes compare exactly.
+_DEFAULT_TOLERANCE = {torch.float32: 1e-4, torch.float64: 1e-4, torch.float16: 1e-2, torch.bfloat16: 1e-2}
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    atol: float
+    rtol: float
+
+
+def tolerance_for(dtype: torch.dtype, atol: Optional[float], rtol: Optional[float]) -> Tolerance:
+    """The tolerance for an output dtype; explicit atol/rtol (request, else task) win."""
+    default = _DEFAULT_TOLERANCE.get(dtype, 0.0)
+    return Tolerance(default if atol is None else atol, default if rtol is None else rtol)
+
+
+@dataclass
+class Mismatch:
+    output: int
+    index: List[int]
+    got: object
+    expected: object
+    count: int
+    kind: str  # "unwritten", "nonfinite" or "tolerance"
+    message: str
+
+    def to_json(self) -> dict:
+        return {"output": self.output, "index": self.index, "got": self.got, "expected": self.expected,
+                "count": self.count, "kind": self.kind}
+
+
+@dataclass
+class Comparison:
+    """Result of comparing all outputs of one call with the reference."""
+
+    max_abs_error: Optional[float]
+    max_rel_error: Optional[float]
+    mismatch: Optional[Mismatch]
+
+    @property
+    def passed(self) -> bool:
+        return self.mismatch is None
+
+
+def output_label(index: int, count: int) -> str:
+    return "out" if count == 1 else f"out{index}"
+
+
+def compare_outputs(got: Sequence[torch.Tensor], expected: Sequence[torch.Tensor], tolerances: Sequence[Tolerance],
+                    raw_buffers: bool) -> Comparison:
+    """Values of each output within tolerance; `raw_buffers`: the outputs are harness-owned
+    raw-form buffers (poisoned with hone's pattern) rather than tensors the kernel allocated."""
+    max_abs, max_rel, first = None, None, None
+    for i, (g, e, tol) in enumerate(zip(got, expected, tolerances)):
+        one = _compare_one(g, e, tol, output_label(i, len(got)), i, raw_buffers)
+        max_abs = _max(max_abs, one.max_abs_error)
+        max_rel = _max(max_rel, one.max_rel_error)
+        first = first or one.mismatch
+    return Comparison(max_abs, max_rel, first)
+
+
+def _compare_one(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance, label: str, output: int,
+                 raw_buffers: bool) -> Comparison:
+    g = got.detach().to(torch.float64)
+    e = expected.detach().to(torch.float64)
+    numel = e.numel()
+    if numel == 0:
+        return Comparison(0.0, 0.0, None)
+    unwritten = still_poisoned(got) if raw_buffers and got.dtype in _POISONABLE else allocator_poisoned(got)
+    if raw_buffers and got.dtype in _POISONABLE:
+        unwritten &= ~still_poisoned(expected.to(got.dtype))
+    else:
+        unwritten &= ~allocator_poisoned(expected)
+    both_finite = torch.isfinite(g) & torch.isfinite(e)
+    diff = torch.where(both_finite, (g - e).abs(), torch.zeros_like(g))
+    bound = tol.atol + tol.rtol * e.abs()
+    out_of_tolerance = both_finite & (diff > bound)
+    same_nonfinite = (torch.isnan(g) & torch.isnan(e)) | (torch.isinf(g) & (g == e))
+    nonfinite = ~torch.isfinite(g) & torch.isfinite(e)
+    lost_nonfinite = ~torch.isfinite(e) & ~same_nonfinite
+    max_abs = float(diff.max())
+    significant = both_finite & (e.abs() > tol.atol)
+    max_rel = float((diff[significant] / e.abs()[significant]).max()) if bool(significant.any()) else 0.0
+    for kind, mask in (("unwritten", unwritten), ("nonfinite", nonfinite), ("tolerance", out_of_tolerance | lost_nonfinite)):
+        count = int(mask.sum())
+        if count:
+            return Comparison(max_abs, max_rel, _mismatch(kind, mask, g, e, tol, label, output, count, numel))
+    return Comparison(max_abs, max_rel, None)
+
+
+_POISONABLE = (torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int32, torch.int64, torch.int16,
+               torch.int8, torch.uint8, torch.bool)
+
+
+def _mismatch(kind: str, mask: torch.Tensor, g: torch.Tensor, e: torch.Tensor, tol: Tolerance, label: str,
+              output: int, count: int, numel: int) -> Mismatch:
+    flat = int(mask.reshape(-1).nonzero()[0])
+    index = _unravel(flat, list(e.shape))
+    got, expected = _scalar(g.reshape(-1)[flat]), _scalar(e.reshape(-1)[flat])
+    where = f"{label}[{','.join(map(str, index))}]" if index else label
+    if kind == "unwritten":
+        message = (f"{where} was never written (it still holds the poison put there before the call); "
+                   f"{count} of {numel} elements never written")
+    elif kind == "nonfinite":
+        message = (f"{where}: got {_fmt(got)}, expected {_fmt(expected)}; {count} of {numel} elements are NaN or Inf "
+                   "where the reference is finite (never written, or computed so)")
+    else:
+        message = (f"{where}: got {_fmt(got)}, expected {_fmt(expected)}; {count} of {numel} elements out of tolerance "
+                   f"(atol={tol.atol:g}, rtol={tol.rtol:g})")
+    return Mismatch(output, index, got, expected, count, kind, message)
+
+
+def _unravel(flat: int, shape: List[int]) -> List[int]:
+    index = []
+    for size in reversed(shape):
+        index.append(flat % size)
+        flat //= size
+    return list(reversed(index))
+
+
+def _scalar(t: torch.Tensor) -> float:
+    return float(t.item())
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.6g}"
+
+
+def _max(a: Optional[float], b: Optional[float]) -> Optional[float]:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return max(a, b)
+
+
+def structure_problem(got: Sequence[torch.Tensor], expected: Sequence[torch.Tensor]) -> Optional[str]:
+    """Output count, shape, dtype and device; None when they all match the reference's."""
+    if len(got) != len(expected):
+        return f"forward returned {len(got)} output(s), the reference returns {len(expected)}"
+    for i, (g, e) in enumerate(zip(got, expected)):
+        label = output_label(i, len(got))
+        if list(g.shape) != list(e.shape):
+            return f"{label} has shape {list(g.shape)}, the reference's has shape {list(e.shape)}"
+        if g.dtype != e.dtype:
+            return f"{label} has dtype {dtype_name(g.dtype)}, the reference's has dtype {dtype_name(e.dtype)}"
+        if g.device != e.device:
+            return f"{label} is on {g.device}, the reference's is on {e.device}"
+    return None
+
+
+def stride_differences(got: Sequence[torch.Tensor], expected: Sequence[torch.Tensor]) -> List[str]:
+    """Outputs whose strides differ from the reference's (a flag, not a failure)."""
+    return [f"{output_label(i, len(got))} has strides {list(g.stride())}, the reference's {list(e.stride())}"
+            for i, (g, e) in enumerate(zip(got, expected)) if g.numel() > 1 and g.stride() != e.stride()]
+
+
+def aliasing_problem(got: Sequence[torch.Tensor], expected: Sequence[torch.Tensor], arguments: Sequence,
+                     argument_names: Sequence[str], reference_arguments: Sequence) -> Optional[str]:
+    """Outputs that share memory with an argument or with each other, or overlap themselves,
+    when the reference's outputs do not do the same."""
+    for i, g in enumerate(got):
+        label = output_label(i, len(got))
+        if g.numel() > 1 and torch._debug_has_internal_overlap(g) == 1 and torch._debug_has_internal_overlap(expected[i]) != 1:
+            return f"{label} overlaps itself (strides {list(g.stride())}): several elements share one memory location"
+        for name, arg, ref_arg in zip(argument_names, arguments, reference_arguments):
+            if isinstance(arg, torch.Tensor) and _overlap(g, arg) and not _overlap(expected[i], ref_arg):
+                return f"{label} shares memory with the argument {name}: forward must compute its output, not return an input"
+        for j in range(i):
+            if _overlap(g, got[j]) and not _overlap(expected[i], expected[j]):
+                return f"{label} shares memory with {output_label(j, len(got))}"
+    return None
+
+
+def _overlap(a, b) -> bool:
+    if not isinstance(a, torch.Tensor) or not isinstance(b, torch.Tensor) or a.device != b.device:
+        return False
+    if a.numel() == 0 or b.numel() == 0:
+        return False
+    a0, a1 = _extent(a)
+    b0, b1 = _extent(b)
+    return a0 < b1 and b0 < a1
+
+
+def _extent(t: torch.Tensor):
+    start = t.data_ptr()
+    last = sum((s - 1) * abs(st) for s, st in zip(t.shape, t.stride()))
+    return start, start + (last + 1) * t.element_size()

@@ -1,0 +1,256 @@
+"""The correctness stage of a check: several seeds with fresh inputs and weights; the candidate
+runs before the reference on the first trial; outputs are poisoned before every call; inputs
+must be unchanged; structure, values, determinism and fresh inputs in the same buffers are
+checked; weak tasks and constant outputs are flagged."""
+from dataclasses import dataclass, field
+from typing import Callable, List, Optional
+
+import torch
+
+from .candidate import Candidate
+from .compare import (Comparison, Tolerance, aliasing_problem, compare_outputs, stride_differences,
+                      structure_problem, tolerance_for)
+from .devices import Device
+from .faults import CandidateFailure
+from .instance import Instance, build_inputs, build_instance, clone_args, run_reference
+from .poison import fresh_allocations_poisoned, poison_outputs
+from .results import Checks, Flag, Policy, Trial
+from .signature import Signature
+from .task import Task
+
+FRESH_INPUT_SEED_OFFSET = 7919  # the seed of the second input set used in the same buffers
+
+
+@dataclass
+class Correctness:
+    """Result of the correctness stage; `failure` is set when the candidate failed a check."""
+
+    trials: List[Trial]
+    checks: Checks
+    tolerances: List[Tolerance]
+    flags: List[Flag] = field(default_factory=list)
+    failure: Optional[CandidateFailure] = None
+    variability: Optional[dict] = None
+
+    def to_json(self) -> dict:
+        return {
+            "atol": max(t.atol for t in self.tolerances),
+            "rtol": max(t.rtol for t in self.tolerances),
+            "trials": [t.to_json() for t in self.trials],
+            "checks": self.checks.to_json(),
+        }
+
+
+class CandidateCaller:
+    """Calls the candidate with its memory poisoned first: raw-form outputs hold hone's poison,
+    and for the torch form every allocation it can get reads as poison."""
+
+    def __init__(self, candidate: Candidate, signature: Signature, device: Device) -> None:
+        self.candidate = candidate
+        self.device = device
+        self.raw = candidate.form == "raw"
+        self._buffers = [torch.empty(o.shape, dtype=getattr(torch, o.dtype), device=device.torch)
+                         for o in signature.outputs] if self.raw else None
+        self.poison_problems: List[str] = []
+
+    def bind(self, args: list):
+        return self.candidate.bind(args, self._buffers)
+
+    def call(self, bound, label: str) -> List[torch.Tensor]:
+        if self.raw:
+            poison_outputs(bound.outputs)
+            return bound(label)
+        with fresh_allocations_poisoned(self.device, self.poison_problems):
+            return bound(label)
+
+    def keep(self, outputs: List[torch.Tensor]) -> List[torch.Tensor]:
+        """Outputs that survive the next call (raw-form buffers are rewritten by every call)."""
+        return [o.clone() for o in outputs] if self.raw else outputs
+
+
+def run_correctness(task: Task, device: Device, caller: CandidateCaller, signature: Signature, policy: Policy,
+                    progress: Callable[[str], None]) -> Correctness:
+    tolerances = [tolerance_for(getattr(torch, o.dtype), _first(policy.atol, task.atol), _first(policy.rtol, task.rtol))
+                  for o in signature.outputs]
+    result = Correctness([], Checks(), tolerances)
+    spread = _Spread(tolerances)
+    for k, seed in enumerate(policy.seeds):
+        progress(f"trial {k + 1}/{len(policy.seeds)} (seed {seed})")
+        try:
+            trial = _run_trial(task, device, caller, seed, first=(k == 0), result=result, spread=spread)
+        except CandidateFailure as failure:
+            if failure.check:
+                result.checks.failed(failure.check)
+            failure.reason = f"{failure.reason} (trial {k + 1}, seed {seed})"
+            result.failure = failure
+            return result
+        result.trials.append(trial)
+        if not trial.passed:
+            result.failure = CandidateFailure("incorrect", f"{trial.mismatch.message} (trial {k + 1}, seed {seed})",
+                                              check="tolerance")
+            result.checks.failed("tolerance")
+            return result
+    result.flags += spread.flags(len(policy.seeds))
+    result.variability = spread.variability()
+    if caller.poison_problems:
+        result.flags.append(Flag("poison_incomplete", caller.poison_problems[0]))
+    return result
+
+
+def _first(a, b):
+    return a if a is not None else b
+
+
+def _run_trial(task: Task, device: Device, caller: CandidateCaller, seed: int, first: bool, result: Correctness,
+               spread: "_Spread") -> Trial:
+    checks = result.checks
+    instance = build_instance(task, device, seed)
+    # The candidate gets its own copies of the parameters: the reference may update buffers in
+    # place (BatchNorm's running statistics in training mode), the candidate may not.
+    args = instance.inputs + clone_args(instance.params)
+    pristine = clone_args(args)
+    bound = caller.bind(args)
+    if first:
+        got = caller.keep(caller.call(bound, f"trial 1, seed {seed}, before the reference"))
+        reference_args, expected = _reference(instance)
+    else:
+        reference_args, expected = _reference(instance)
+        got = caller.keep(caller.call(bound, f"seed {seed}"))
+    _check_unchanged(args, pristine, instance, checks)
+    problem = structure_problem(got, expected)
+    if problem:
+        raise CandidateFailure("incorrect", problem, check="output_structure")
+    checks.passed("output_structure")
+    if not caller.raw:
+        problem = aliasing_problem(got, expected, args, instance.input_names + instance.param_names,
+                                   reference_args + instance.params)
+        if problem:
+            raise CandidateFailure("incorrect", problem, check="no_aliasing")
+        checks.passed("no_aliasing")
+        for difference in stride_differences(got, expected):
+            _add_flag(result, Flag("strides_differ", difference))
+    comparison = compare_outputs(got, expected, result.tolerances, caller.raw)
+    trial = Trial(seed, comparison.passed, comparison.max_abs_error, comparison.max_rel_error, comparison.mismatch)
+    if not comparison.passed:
+        if comparison.mismatch.kind in ("unwritten", "nonfinite"):
+            checks.failed("unwritten_output" if comparison.mismatch.kind == "unwritten" else "no_nan_inf")
+        return trial
+    checks.passed("tolerance")
+    checks.passed("unwritten_output")
+    checks.passed("no_nan_inf")
+    _check_determinism(caller, bound, got, result, seed)
+    _check_unchanged(args, pristine, instance, checks)
+    _check_fresh_inputs(task, device, caller, bound, instance, got, result, seed)
+    spread.add(expected, got)
+    return trial
+
+
+def _reference(instance: Instance):
+    """The reference's outputs, computed on copies of the inputs (a reference may modify them)."""
+    reference_args = clone_args(instance.inputs)
+    return reference_args, run_reference(instance, reference_args)
+
+
+def _check_unchanged(args: list, pristine: list, instance: Instance, checks: Checks) -> None:
+    names = instance.input_names + instance.param_names
+    for name, now, before in zip(names, args, pristine):
+        if isinstance(now, torch.Tensor) and not _bitwise_equal(now, before):
+            changed = int((_bits(now) != _bits(before)).any(dim=1).sum())
+            what = "input" if name in instance.input_names else "parameter"
+            raise CandidateFailure("incorrect", f"forward modified its {what} {name}: {changed} of {now.numel()} "
+                                   "elements changed (inputs must be read-only)", check="inputs_unchanged")
+    checks.passed("inputs_unchanged")
+
+
+def _bits(t: torch.Tensor) -> torch.Tensor:
+    flat = t.detach().contiguous().reshape(-1)
+    return flat.view(torch.uint8).view(-1, t.element_size()) if t.element_size() > 1 else flat.view(torch.uint8).view(-1, 1)
+
+
+def _bitwise_equal(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return a.shape == b.shape and bool(torch.equal(_bits(a), _bits(b)))
+
+
+def _check_determinism(caller: CandidateCaller, bound, first: List[torch.Tensor], result: Correctness, seed: int) -> None:
+    again = caller.keep(caller.call(bound, f"seed {seed}, second call on the same inputs"))
+    comparison = compare_outputs(again, first, result.tolerances, caller.raw)
+    if not comparison.passed:
+        raise CandidateFailure("incorrect", f"non-deterministic: a second call on the same inputs differs from the "
+                               f"first: {comparison.mismatch.message}", check="determinism")
+    result.checks.passed("determinism")
+    if not all(_bitwise_equal(a, b) for a, b in zip(again, first)):
+        _add_flag(result, Flag("nondeterministic", "two calls on the same inputs agree within tolerance but not "
+                               "bitwise (e.g. atomics in a reduction)"))
+
+
+def _check_fresh_inputs(task: Task, device: Device, caller: CandidateCaller, bound, instance: Instance,
+                        previous: List[torch.Tensor], result: Correctness, seed: int) -> None:
+    """New contents in the same input buffers must give the new answer, not the previous one."""
+    tensors = [i for i, x in enumerate(instance.inputs) if isinstance(x, torch.Tensor)]
+    if not tensors:
+        return
+    other = build_inputs(task, device, seed + FRESH_INPUT_SEED_OFFSET)
+    for i in tensors:
+        if other[i].shape != instance.inputs[i].shape or other[i].dtype != instance.inputs[i].dtype:
+            return  # the task's inputs change shape with the seed; nothing to write in place
+        with torch.no_grad():
+            instance.inputs[i].copy_(other[i])
+    _, expected = _reference(instance)
+    got = caller.keep(caller.call(bound, f"seed {seed}, new input contents in the same buffers"))
+    comparison = compare_outputs(got, expected, result.tolerances, caller.raw)
+    if comparison.passed:
+        result.checks.passed("fresh_inputs")
+        return
+    stale = compare_outputs(got, previous, result.tolerances, caller.raw).passed
+    detail = (" It returned the previous call's result although its inputs changed (a cached or constant output)."
+              if stale else "")
+    raise CandidateFailure("incorrect", f"wrong result after new input contents were written into the same buffers: "
+                           f"{comparison.mismatch.message}.{detail}", check="fresh_inputs")
+
+
+def _add_flag(result: Correctness, flag: Flag) -> None:
+    if all(f.id != flag.id for f in result.flags):
+        result.flags.append(flag)
+
+
+class _Spread:
+    """How much the reference's and the candidate's outputs vary across seeds: a reference that
+    barely varies makes a weak task; a candidate whose output never varies is flagged constant."""
+
+    def __init__(self, tolerances: List[Tolerance]) -> None:
+        self.tolerances = tolerances
+        self.first_expected: Optional[List[torch.Tensor]] = None
+        self.first_got: Optional[List[torch.Tensor]] = None
+        self.max_abs_diff = 0.0
+        self.reference_within_tolerance = True
+        self.candidate_constant = True
+        self.reference_constant = True
+        self.count = 0
+
+    def add(self, expected: List[torch.Tensor], got: List[torch.Tensor]) -> None:
+        self.count += 1
+        if self.first_expected is None:
+            self.first_expected, self.first_got = expected, got
+            return
+        comparison: Comparison = compare_outputs(expected, self.first_expected, self.tolerances, raw_buffers=False)
+        self.max_abs_diff = max(self.max_abs_diff, comparison.max_abs_error or 0.0)
+        self.reference_within_tolerance &= comparison.passed
+        self.candidate_constant &= all(_bitwise_equal(a, b) for a, b in zip(got, self.first_got))
+        self.reference_constant &= all(_bitwise_equal(a, b) for a, b in zip(expected, self.first_expected))
+
+    def variability(self) -> Optional[dict]:
+        if self.count < 2:
+            return None
+        return {"max_abs_diff_across_seeds": self.max_abs_diff, "weak": self.reference_within_tolerance}
+
+    def flags(self, seeds: int) -> List[Flag]:
+        if self.count < 2:
+            return []
+        flags = []
+        if self.reference_within_tolerance:
+            flags.append(Flag("weak_task", f"the reference's output varies by at most {self.max_abs_diff:.3g} across "
+                              f"{seeds} seeds, within the tolerance: a constant output would pass this task"))
+        if self.candidate_constant and not self.reference_constant:
+            flags.append(Flag("constant_output", f"the kernel returned bitwise the same output for {seeds} different "
+                              "seeds (different inputs)"))
+        return flags

@@ -1,0 +1,145 @@
+// tests/cupti/gpu_kernels.cu: the kernels of known work behind gpu_kernels.h.
+#include "gpu_kernels.h"
+
+#include <cuda_runtime.h>
+
+#include <map>
+#include <stdexcept>
+
+namespace hone::cupti_test {
+namespace {
+
+__global__ void vec_add_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, std::int64_t n) {
+  std::int64_t i = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+}
+
+__global__ void fma_loop_kernel(float* out, float a, float b, int iterations) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = out[i];
+#pragma unroll 4
+  for (int k = 0; k < iterations; ++k) acc = fmaf(acc, a, b);
+  out[i] = acc;
+}
+
+__global__ void strided_gather_kernel(const float* __restrict__ in, float* __restrict__ out, std::int64_t n, int stride) {
+  std::int64_t i = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i * stride];
+}
+
+constexpr int kLive = 160;
+
+__global__ void __launch_bounds__(256, 1) register_heavy_kernel(const float* __restrict__ in, float* __restrict__ out) {
+  float acc[kLive];
+#pragma unroll
+  for (int j = 0; j < kLive; ++j) acc[j] = in[(threadIdx.x + j * 37) & 4095];
+  for (int it = 0; it < 32; ++it) {
+#pragma unroll
+    for (int j = 0; j < kLive; ++j) acc[j] = fmaf(acc[j], acc[(j + 1) % kLive], 0.5f);
+  }
+  float s = 0;
+#pragma unroll
+  for (int j = 0; j < kLive; ++j) s += acc[j];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
+__global__ void accumulate_kernel(float* y) { atomicAdd(y, 1.0f); }
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+std::map<std::string, void*>& buffers() {
+  static std::map<std::string, void*> b;
+  return b;
+}
+
+// A zeroed device buffer of at least `bytes`, reused between launches.
+float* buffer(const std::string& name, std::size_t bytes) {
+  auto& b = buffers();
+  auto it = b.find(name + std::to_string(bytes));
+  if (it != b.end()) return static_cast<float*>(it->second);
+  void* p = nullptr;
+  check(cudaMalloc(&p, bytes), "cudaMalloc");
+  check(cudaMemset(p, 0, bytes), "cudaMemset");
+  b[name + std::to_string(bytes)] = p;
+  return static_cast<float*>(p);
+}
+
+unsigned blocks_for(std::int64_t n, int threads) { return static_cast<unsigned>((n + threads - 1) / threads); }
+
+}  // namespace
+
+int gpu_count() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+}
+
+DeviceProps device_props() {
+  cudaDeviceProp p{};
+  DeviceProps d;
+  check(cudaGetDevice(&d.index), "cudaGetDevice");
+  check(cudaGetDeviceProperties(&p, d.index), "cudaGetDeviceProperties");
+  cudaDeviceGetAttribute(&d.memory_clock_khz, cudaDevAttrMemoryClockRate, d.index);
+  cudaDeviceGetAttribute(&d.memory_bus_bits, cudaDevAttrGlobalMemoryBusWidth, d.index);
+  cudaDeviceGetAttribute(&d.sm_clock_khz, cudaDevAttrClockRate, d.index);
+  d.name = p.name;
+  d.arch = "sm_" + std::to_string(p.major) + std::to_string(p.minor);
+  d.sm_count = p.multiProcessorCount;
+  d.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
+  d.registers_per_sm = p.regsPerMultiprocessor;
+  d.l2_bytes = p.l2CacheSize;
+  d.memory_bytes = static_cast<std::int64_t>(p.totalGlobalMem);
+  d.shared_bytes_per_sm = static_cast<std::int64_t>(p.sharedMemPerMultiprocessor);
+  return d;
+}
+
+void vec_add(std::int64_t n) {
+  std::size_t bytes = static_cast<std::size_t>(n) * sizeof(float);
+  vec_add_kernel<<<blocks_for(n, 256), 256>>>(buffer("a", bytes), buffer("b", bytes), buffer("c", bytes), n);
+  check(cudaGetLastError(), "vec_add launch");
+  check(cudaDeviceSynchronize(), "vec_add");
+}
+
+void fma_loop(int threads, int iterations) {
+  float* out = buffer("fma", static_cast<std::size_t>(threads) * sizeof(float));
+  fma_loop_kernel<<<blocks_for(threads, 256), 256>>>(out, 0.999f, 0.001f, iterations);
+  check(cudaGetLastError(), "fma_loop launch");
+  check(cudaDeviceSynchronize(), "fma_loop");
+}
+
+void strided_gather(std::int64_t n, int stride) {
+  float* in = buffer("gather_in", static_cast<std::size_t>(n) * stride * sizeof(float));
+  float* out = buffer("gather_out", static_cast<std::size_t>(n) * sizeof(float));
+  strided_gather_kernel<<<blocks_for(n, 256), 256>>>(in, out, n, stride);
+  check(cudaGetLastError(), "strided_gather launch");
+  check(cudaDeviceSynchronize(), "strided_gather");
+}
+
+int register_heavy(int blocks) {
+  float* in = buffer("heavy_in", 4096 * sizeof(float));
+  float* out = buffer("heavy_out", static_cast<std::size_t>(blocks) * 256 * sizeof(float));
+  register_heavy_kernel<<<blocks, 256>>>(in, out);
+  check(cudaGetLastError(), "register_heavy launch");
+  check(cudaDeviceSynchronize(), "register_heavy");
+  cudaFuncAttributes attr{};
+  check(cudaFuncGetAttributes(&attr, register_heavy_kernel), "cudaFuncGetAttributes");
+  return attr.numRegs;
+}
+
+float accumulate_once() {
+  float* y = buffer("acc", sizeof(float));
+  check(cudaMemset(y, 0, sizeof(float)), "cudaMemset");
+  accumulate_kernel<<<1, 1>>>(y);
+  check(cudaGetLastError(), "accumulate launch");
+  float host = -1;
+  check(cudaMemcpy(&host, y, sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  return host;
+}
+
+void release_buffers() {
+  for (auto& [name, p] : buffers()) cudaFree(p);
+  buffers().clear();
+}
+
+}  // namespace hone::cupti_test

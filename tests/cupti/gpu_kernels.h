@@ -1,0 +1,29 @@
+// tests/cupti/gpu_kernels.h: CUDA kernels of known work for the CUPTI tests on a GPU (vector add,
+// FMA loop, strided gather, register-heavy, accumulate), launched through plain C++ functions.
+// Each launcher allocates what it needs once, launches on the default stream and synchronises.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace hone::cupti_test {
+
+// Number of CUDA devices; 0 when there is no GPU or driver (never throws).
+int gpu_count();
+// The current device's properties, named as the eval worker's hello names them.
+struct DeviceProps {
+  int index = 0;
+  std::string name, arch;
+  int sm_count = 0, max_threads_per_sm = 0, registers_per_sm = 0, memory_clock_khz = 0, memory_bus_bits = 0, sm_clock_khz = 0;
+  std::int64_t l2_bytes = 0, memory_bytes = 0, shared_bytes_per_sm = 0;
+};
+DeviceProps device_props();
+
+void vec_add(std::int64_t n);                   // c = a + b over n floats: 12 n compulsory DRAM bytes
+void fma_loop(int threads, int iterations);     // exactly threads x iterations FFMA
+void strided_gather(std::int64_t n, int stride);  // out[i] = in[i * stride]: one float per 32-byte sector at stride 8
+int register_heavy(int blocks);                 // 256-thread blocks, many live registers; returns registers/thread
+float accumulate_once();                        // y += 1 on a zeroed y, returns y after the launch
+void release_buffers();
+
+}  // namespace hone::cupti_test

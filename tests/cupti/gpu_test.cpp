@@ -1,0 +1,223 @@
+// tests/cupti/gpu_test.cpp: libhone_cupti on a real GPU against known answers (../shared/gpu/
+// CUPTI.md): vector add DRAM bytes ~1.01x the compulsory 12n, FP32 FLOPs of an FMA loop exact,
+// 12.5% coalescing for a strided gather, kernel replay keeping side effects single, and the
+// report's suggestions for the gather and a register-heavy kernel. Skips without a GPU. With
+// HONE_PROFILE_OUT set, writes the raw results there as recorded fixtures (scripts/gpu/profile.sh).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "gpu_kernels.h"
+#include "hone_cupti.h"
+#include "profile/report.h"
+
+namespace hone::cupti_test {
+namespace {
+
+using nlohmann::json;
+
+#define REQUIRE_GPU() \
+  if (gpu_count() == 0) GTEST_SKIP() << "no CUDA GPU here: scripts/gpu/profile.sh runs this on the H200"
+
+json device_json() {
+  DeviceProps d = device_props();
+  return {{"index", d.index},
+          {"name", d.name},
+          {"arch", d.arch},
+          {"sm_count", d.sm_count},
+          {"l2_bytes", d.l2_bytes},
+          {"memory_bytes", d.memory_bytes},
+          {"max_threads_per_sm", d.max_threads_per_sm},
+          {"shared_bytes_per_sm", d.shared_bytes_per_sm},
+          {"registers_per_sm", d.registers_per_sm},
+          {"memory_clock_khz", d.memory_clock_khz},
+          {"memory_bus_bits", d.memory_bus_bits},
+          {"sm_clock_khz", d.sm_clock_khz}};
+}
+
+double seconds_of(const std::function<void()>& f) {
+  auto t = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// begin(request); work(); end() -> the end answer (asserting both succeeded).
+json record(const json& request, const std::function<void()>& work) {
+  json begin = json::parse(hone_cupti_begin(request.dump().c_str()));
+  EXPECT_TRUE(begin["ok"].get<bool>()) << begin.dump();
+  if (!begin["ok"].get<bool>()) return begin;
+  work();
+  json end = json::parse(hone_cupti_end());
+  EXPECT_TRUE(end["ok"].get<bool>()) << end.dump();
+  return end;
+}
+
+json metrics_of(const std::function<void()>& work, const char* dtype = "fp32") {
+  return record({{"metrics", "default"}, {"dtype", dtype}}, work);
+}
+
+double value(const json& end, const std::string& metric, std::size_t range = 0) {
+  return end["metrics"]["ranges"][range]["values"].value(metric, -1.0);
+}
+
+// The worker-result shape of one traced + counted call (a recorded fixture).
+json worker_side(const std::function<void()>& work, const char* dtype) {
+  json side = {{"source", "cupti"}, {"counters_error", nullptr}};
+  json activity, metrics;
+  double ta = seconds_of([&] { activity = record({{"activity", true}}, work); });
+  double tm = seconds_of([&] { metrics = metrics_of(work, dtype); });
+  side["activity"] = activity["activity"];
+  side["metrics"] = metrics["metrics"];
+  side["seconds"] = {{"activity", ta}, {"metrics", tm}};
+  return side;
+}
+
+void save(const std::string& name, const json& j) {
+  const char* dir = std::getenv("HONE_PROFILE_OUT");
+  if (!dir) return;
+  std::filesystem::create_directories(dir);
+  std::ofstream(std::filesystem::path(dir) / (name + ".json")) << j.dump(1);
+}
+
+json fixture(const std::string& what, const json& side, double io_bytes, const std::vector<std::string>& own) {
+  std::time_t now = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return {{"fixture", {{"recorded", true}, {"date", date}, {"command", "build-gpu/bin/cupti_gpu_tests (scripts/gpu/profile.sh)"}, {"what", what}}},
+          {"device", device_json()},
+          {"dtype", "float32"},
+          {"io_bytes", io_bytes},
+          {"own_kernels", own},
+          {"candidate", side},
+          {"reference", nullptr},
+          {"seconds", {{"total", side["seconds"]["activity"].get<double>() + side["seconds"]["metrics"].get<double>()}}}};
+}
+
+std::multiset<std::string> suggestions_for(const json& fix) {
+  profile::ProfileInputs in;
+  in.worker_result = fix;
+  in.own_kernels = fix["own_kernels"].get<std::vector<std::string>>();
+  in.device = profile::device_facts_from_json(fix["device"]);
+  in.compulsory_bytes = fix["io_bytes"].get<double>();
+  in.task_dtype = "float32";
+  json report = profile::build_profile_report(in).json;
+  std::multiset<std::string> ids;
+  for (const json& s : report["suggestions"]) ids.insert(s["id"].get<std::string>());
+  return ids;
+}
+
+TEST(Activity, RecordsKernelsWithLaunchConfiguration) {
+  REQUIRE_GPU();
+  vec_add(1 << 20);  // warm-up: module load, allocations
+  json end = record({{"activity", true}}, [] { vec_add(1 << 20); });
+  const json& kernels = end["activity"]["kernels"];
+  ASSERT_EQ(kernels.size(), 1u) << end.dump();
+  EXPECT_NE(kernels[0]["name"].get<std::string>().find("vec_add_kernel"), std::string::npos);
+  EXPECT_EQ(kernels[0]["grid"][0], 4096);
+  EXPECT_EQ(kernels[0]["block"][0], 256);
+  EXPECT_GT(kernels[0]["registers_per_thread"].get<int>(), 0);
+  EXPECT_GT(kernels[0]["duration_ns"].get<double>(), 0);
+}
+
+TEST(Metrics, VecAddMovesAboutTheCompulsoryDramBytes) {
+  REQUIRE_GPU();
+  const std::int64_t n = std::int64_t{1} << 26;
+  vec_add(n);
+  json end = metrics_of([&] { vec_add(n); });
+  ASSERT_EQ(end["metrics"]["ranges"].size(), 1u) << end.dump();
+  EXPECT_LE(end["metrics"]["passes"].get<int>(), 2);
+  double bytes = value(end, "dram__bytes_read.sum") + value(end, "dram__bytes_write.sum");
+  double ratio = bytes / (12.0 * n);
+  EXPECT_GT(ratio, 0.98);
+  EXPECT_LT(ratio, 1.08);
+  EXPECT_NEAR(value(end, "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct"), 100, 1);
+  save("vec_add_counters", {{"dram_bytes", bytes}, {"ratio_to_12n", ratio}, {"answer", end}});
+}
+
+TEST(Metrics, FmaLoopFlopsAreExact) {
+  REQUIRE_GPU();
+  const int threads = 1 << 20, iterations = 4096;
+  fma_loop(threads, 16);
+  json end = metrics_of([&] { fma_loop(threads, iterations); });
+  double flops = value(end, "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum") +
+                 value(end, "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum") +
+                 2 * value(end, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum");
+  double known = 2.0 * threads * iterations;
+  EXPECT_NEAR(flops / known, 1.0, 1e-4) << "counted " << flops << " FLOP, known " << known;
+  save("fma_loop_counters", {{"flops", flops}, {"known_flops", known}, {"answer", end}});
+}
+
+TEST(Metrics, StridedGatherShowsPoorCoalescing) {
+  REQUIRE_GPU();
+  strided_gather(1 << 24, 8);
+  json end = metrics_of([] { strided_gather(1 << 24, 8); });
+  EXPECT_NEAR(value(end, "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct"), 12.5, 0.5) << end.dump();
+}
+
+TEST(Metrics, KernelReplayRunsSideEffectsOnce) {
+  REQUIRE_GPU();
+  accumulate_once();
+  float y = -1;
+  json end = metrics_of([&] { y = accumulate_once(); });
+  EXPECT_GE(end["metrics"]["passes"].get<int>(), 1);
+  EXPECT_EQ(y, 1.0f) << "kernel replay must restore memory between passes";
+}
+
+TEST(Report, GatherGetsTheCoalescingSuggestion) {
+  REQUIRE_GPU();
+  const std::int64_t n = std::int64_t{1} << 24;
+  strided_gather(n, 8);
+  json fix = fixture("strided gather, stride 8 floats, 2^24 outputs", worker_side([&] { strided_gather(n, 8); }, "fp32"),
+                     8.0 * n, {"strided_gather_kernel"});
+  save("strided_gather", fix);
+  EXPECT_TRUE(suggestions_for(fix).count("uncoalesced_loads")) << fix.dump();
+}
+
+TEST(Report, RegisterHeavyKernelGetsTheOccupancySuggestion) {
+  REQUIRE_GPU();
+  int blocks = 4 * device_props().sm_count;
+  int regs = register_heavy(blocks);
+  EXPECT_GE(regs, 128);
+  json fix = fixture("register-heavy kernel, 256-thread blocks", worker_side([&] { register_heavy(blocks); }, "fp32"),
+                     4096.0 * 4 + blocks * 256.0 * 4, {"register_heavy_kernel"});
+  save("register_heavy", fix);
+  EXPECT_TRUE(suggestions_for(fix).count("occupancy_registers")) << fix.dump();
+}
+
+TEST(Report, VecAddAndFmaFixturesAndOverhead) {
+  REQUIRE_GPU();
+  const std::int64_t n = std::int64_t{1} << 26;
+  vec_add(n);
+  double plain = seconds_of([&] { vec_add(n); });
+  json side = worker_side([&] { vec_add(n); }, "fp32");
+  json vec = fixture("vector add of 2^26 floats", side, 12.0 * n, {"vec_add_kernel"});
+  save("vec_add_2p26", vec);
+  std::multiset<std::string> vec_ids = suggestions_for(vec);
+  EXPECT_FALSE(vec_ids.count("uncoalesced_loads") || vec_ids.count("low_bandwidth")) << vec.dump();
+  save("overhead", {{"plain_call_seconds", plain},
+                    {"activity_call_seconds", side["seconds"]["activity"]},
+                    {"metrics_call_seconds", side["seconds"]["metrics"]},
+                    {"passes", side["metrics"]["passes"]}});
+  json fma = fixture("FMA loop: 2^20 threads x 4096 FFMA", worker_side([] { fma_loop(1 << 20, 4096); }, "fp32"),
+                     8.0 * (1 << 20), {"fma_loop_kernel"});
+  save("fma_loop", fma);
+  EXPECT_FALSE(suggestions_for(fma).count("uncoalesced_loads")) << fma.dump();
+}
+
+// Not a test of its own: the workload `ncu` measures for the comparison in scripts/gpu/profile.sh.
+TEST(NcuWorkload, VecAdd) {
+  if (!std::getenv("HONE_NCU_WORKLOAD")) GTEST_SKIP() << "runs only under ncu (HONE_NCU_WORKLOAD=1)";
+  REQUIRE_GPU();
+  vec_add(std::int64_t{1} << 26);
+}
+
+}  // namespace
+}  // namespace hone::cupti_test

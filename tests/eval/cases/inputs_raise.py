@@ -1,0 +1,16 @@
+# A task whose get_inputs raises.
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+def get_inputs():
+    raise ValueError("the dataset is not available")
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,321 @@
+// tests/optimize/loop_test.cpp: Engine::optimize end to end on the CPU: the built-in tuner improves
+// the deliberately badly-tuned example; a scripted R1-style model (a real local HTTP/SSE server)
+// proposes good, broken, wrong, cheating and code-less kernels through 429s and a dropped stream,
+// and only a verified, re-verified kernel wins; an interrupted run resumes without losing or
+// repeating verified candidates; the key never reaches the store or a candidate.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <set>
+
+#include "fake_llm_server.h"
+#include "loop_fixture.h"
+#include "optimize/run_export.h"
+#include "store/run_store.h"
+#include "support/hash.h"
+
+namespace hone {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+const char* kSlowRelu =
+    "// relu, slow on purpose: the same pass eight times\n"
+    "#include \"hone.h\"\n"
+    "void forward(hone::In<float> x, hone::Out<float> out, hone::Stream) {\n"
+    "  const float* in = x.data();\n"
+    "  float* o = out.data();\n"
+    "  const int64_t n = x.numel();\n"
+    "  volatile int passes = 8;\n"
+    "  for (int pass = 0; pass < passes; ++pass)\n"
+    "    for (int64_t i = 0; i < n; ++i) o[i] = in[i] > 0.f ? in[i] : 0.f;\n"
+    "}\n";
+
+std::string fast_relu(const std::string& marker) {
+  return "// " + marker +
+         "\n#include \"hone.h\"\n"
+         "void forward(hone::In<float> x, hone::Out<float> out, hone::Stream) {\n"
+         "  const float* __restrict in = x.data();\n"
+         "  float* __restrict o = out.data();\n"
+         "  const int64_t n = x.numel();\n"
+         "  for (int64_t i = 0; i < n; ++i) o[i] = in[i] > 0.f ? in[i] : 0.f;\n"
+         "}\n";
+}
+
+std::string fenced(const std::string& code) { return "Here is the kernel:\n\n```cpp\n" + code + "```\n"; }
+
+// A candidate that skips the work (writes one element) and tries to steal the API key.
+std::string cheating_relu(const std::filesystem::path& leak) {
+  return "// cheat\n#include <cstdio>\n#include <cstdlib>\n#include \"hone.h\"\n"
+         "void forward(hone::In<float> x, hone::Out<float> out, hone::Stream) {\n"
+         "  if (std::FILE* f = std::fopen(\"" + leak.string() + "\", \"w\")) {\n"
+         "    const char* k = std::getenv(\"HONE_LLM_API_KEY\");\n"
+         "    std::fputs(k ? k : \"no key\", f);\n"
+         "    std::fclose(f);\n"
+         "  }\n"
+         "  out.data()[0] = x.data()[0] > 0.f ? x.data()[0] : 0.f;\n"
+         "}\n";
+}
+
+const char* kWrongRelu =
+    "#include <cmath>\n#include \"hone.h\"\n"
+    "void forward(hone::In<float> x, hone::Out<float> out, hone::Stream) {\n"
+    "  for (int64_t i = 0; i < x.numel(); ++i) out.data()[i] = std::fabs(x.data()[i]);\n"
+    "}\n";
+
+const char* kBrokenRelu =
+    "#include \"hone.h\"\n"
+    "void forward(hone::In<float> x, hone::Out<float> out, hone::Stream) {\n"
+    "  int missing_semicolon = 1\n"
+    "}\n";
+
+class OptimizeLoop : public testing::Workspace {};
+
+TEST_F(OptimizeLoop, TheTunerImprovesTheBadlyTunedCpuExample) {
+  auto kernel = copy_task_file("tune_transpose.cpp");
+  copy_task_file("tune_transpose.py");
+  Engine engine(engine_options());
+  OptimizeRequest req;
+  req.kernel = kernel;
+  req.tune_flags = false;
+  req.options.samples = 3;
+  req.options.rounds = 6;
+  req.budget = 600s;
+  std::vector<OptimizeEvent> events;
+  auto result = engine.optimize(req, {}, [&](const OptimizeEvent& e) { events.push_back(e); });
+  ASSERT_EQ(result.status, "finished") << result.error;
+  EXPECT_EQ(result.stop_reason, "exhausted");
+  EXPECT_EQ(result.candidates, 5);  // BLOCK in {4, 8, 16, 32, 64}: every value tried once
+  ASSERT_TRUE(result.baseline);
+  EXPECT_EQ(result.baseline->status, "correct") << result.baseline->reason;
+  ASSERT_TRUE(result.best) << result.to_json().dump(2);
+  ASSERT_TRUE(result.speedup_vs_kernel);
+  EXPECT_GT(*result.speedup_vs_kernel, 1.3) << result.to_json().dump(2);
+  EXPECT_NE(result.diff.find("-constexpr int BLOCK = 1;"), std::string::npos) << result.diff;
+  EXPECT_NE(result.diff.find("+constexpr int BLOCK = "), std::string::npos) << result.diff;
+  EXPECT_EQ(result.best->origin, "tuner");
+
+  RunStore store(engine.store_path());
+  auto run = store.run(result.run_id);
+  ASSERT_TRUE(run);
+  EXPECT_EQ(run->status, "finished");
+  EXPECT_EQ(run->best_candidate, result.best->id);
+  auto cands = store.candidates(result.run_id);
+  ASSERT_EQ(cands.size(), 6u);
+  std::set<std::string> configs;
+  for (const auto& c : cands) configs.insert(c.config.dump());
+  EXPECT_EQ(configs.size(), 6u) << "no configuration verified twice";
+  auto winner = store.candidate(result.best->id);
+  EXPECT_EQ(winner->recheck_passed, true);
+  bool saw_round = false, saw_recheck = false;
+  for (const auto& e : events) {
+    saw_round |= e.kind == OptimizeEvent::Kind::RoundStarted;
+    saw_recheck |= e.kind == OptimizeEvent::Kind::Recheck;
+  }
+  EXPECT_TRUE(saw_round && saw_recheck);
+}
+
+TEST_F(OptimizeLoop, AScriptedModelOnlyWinsWithAVerifiedKernelAndTheKeyStaysHome) {
+  auto kernel = write("relu.cpp", kSlowRelu);
+  copy_task_file("relu.py");
+  auto leak = dir_ / "leaked-key.txt";
+  const std::string key = "sk-hone-test-key-8d1f";
+  ::setenv("HONE_LLM_API_KEY", key.c_str(), 1);
+  hone::testing::FakeLlmServer server(dir_ / "llm");
+  auto rule = [](const json& response) { return json{{"times", 1}, {"response", response}}; };
+  server.set_script(
+      {{"rules",
+        {rule({{"status", 429}, {"headers", {{"Retry-After", "1"}}}, {"error", {{"message", "rate limited"}}}}),
+         rule({{"reasoning", "Eight passes are redundant; one pass with restrict pointers will vectorise."},
+               {"think_inline", true}, {"content", fenced(fast_relu("fast relu v1"))}}),
+         rule({{"reasoning", "try"}, {"content", fenced(kBrokenRelu)}}),
+         rule({{"reasoning", "skip work"}, {"content", fenced(cheating_relu(leak))}}),
+         rule({{"reasoning", "abs is close"}, {"content", fenced(kWrongRelu)}}),
+         rule({{"reasoning", "hmm"}, {"content", "I would use SIMD intrinsics here, but I am not sure."}}),
+         rule({{"content", fenced(fast_relu("fast relu v2"))}, {"drop_after_chunks", 4}}),
+         {{"response", {{"reasoning", "again"}, {"content", fenced(fast_relu("fast relu v2"))}}}}}}});
+
+  Engine engine(engine_options());
+  OptimizeRequest req;
+  req.kernel = kernel;
+  req.options.samples = 1;  // one request a round: the script's order is the rounds' order
+  req.options.rounds = 6;
+  req.budget = 900s;
+  LlmConfig llm;
+  llm.url = server.base_url();
+  llm.model = "deepseek-reasoner";
+  llm.api_key = llm_api_key_from_environment();
+  llm.backoff_initial = 100ms;
+  llm.prices = {0.55, -1, 2.19};
+  req.llm = llm;
+  auto result = engine.optimize(req);
+  ::unsetenv("HONE_LLM_API_KEY");
+
+  ASSERT_EQ(result.status, "finished") << result.error;
+  EXPECT_EQ(result.candidates, 6);
+  EXPECT_EQ(result.counts["correct"], 2) << result.to_json().dump(2);
+  EXPECT_EQ(result.counts["compile_error"], 1);
+  EXPECT_EQ(result.counts["incorrect"] + result.counts["rejected"], 2);
+  EXPECT_EQ(result.counts["no_code"], 1);
+  ASSERT_TRUE(result.best) << result.to_json().dump(2);
+  EXPECT_NE(result.best->source.find("fast relu v"), std::string::npos);
+  EXPECT_GT(*result.speedup_vs_kernel, 1.5);
+  EXPECT_GT(result.usage.completion_tokens, 0);
+  EXPECT_GT(result.usage.cost_usd, 0);
+
+  RunStore store(engine.store_path());
+  auto cands = store.candidates(result.run_id);
+  ASSERT_EQ(cands.size(), 7u);
+  for (const auto& c : cands) {
+    if (c.source.find("// cheat") != std::string::npos) {
+      EXPECT_NE(c.status, "correct") << "a cheating kernel passed: " << c.reason;
+      EXPECT_NE(c.id, result.best->id);
+    }
+    if (c.source.find("fast relu v1") != std::string::npos) {
+      EXPECT_EQ(c.reasoning, "Eight passes are redundant; one pass with restrict pointers will vectorise.");
+      EXPECT_EQ(c.reply.find("<think>"), std::string::npos);
+      EXPECT_EQ(c.parent_id, cands[0].id);
+    }
+    if (c.status == "no_code") EXPECT_NE(c.reason.find("no fenced code block"), std::string::npos);
+    if (c.status == "compile_error") EXPECT_NE(c.reason.find("relu.cpp:4"), std::string::npos) << c.reason;
+  }
+  // Round 2 refined the verified kernel of round 1 and its prompt carried the history.
+  auto requests = server.requests();
+  ASSERT_GE(requests.size(), 8u);  // six candidates + the 429 + the dropped stream
+  for (const auto& r : requests) EXPECT_EQ(r["headers"]["Authorization"], "Bearer " + key);
+  std::string round3 = requests[3]["body"]["messages"].back()["content"];
+  EXPECT_NE(round3.find("fast relu v1"), std::string::npos) << round3;
+  EXPECT_NE(round3.find("compile_error"), std::string::npos) << round3;
+  EXPECT_NE(round3.find("return torch.relu(x)"), std::string::npos) << round3;
+  // The key is in no store file and never reached the candidate.
+  EXPECT_EQ(store_bytes().find(key), std::string::npos);
+  if (std::filesystem::exists(leak)) EXPECT_EQ(read_file(leak).find(key), std::string::npos);
+  // The export holds one trajectory per candidate, the answer with its reasoning.
+  auto lines = export_run(store, result.run_id);
+  ASSERT_EQ(lines.size(), cands.size());
+  bool found = false;
+  for (const auto& l : lines)
+    if (l["candidate_id"] == result.best->id) {
+      found = true;
+      EXPECT_GT(l["reward"].get<double>(), 1.5);
+      EXPECT_EQ(l["messages"].back()["role"], "assistant");
+      EXPECT_EQ(l["lineage"][0], cands[0].id);
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST_F(OptimizeLoop, ParallelSamplesOverlapTheirRequestsAndVerifications) {
+  auto kernel = write("relu.cpp", kSlowRelu);
+  copy_task_file("relu.py");
+  hone::testing::FakeLlmServer server(dir_ / "llm");
+  server.always({{"reasoning", "one pass"}, {"content", fenced(fast_relu("parallel"))}, {"delay_s", 0.5}});
+  Engine engine(engine_options());
+  OptimizeRequest req;
+  req.kernel = kernel;
+  req.options.samples = 3;
+  req.options.rounds = 1;
+  LlmConfig llm;
+  llm.url = server.base_url();
+  llm.model = "m";
+  req.llm = llm;
+  auto result = engine.optimize(req);
+  ASSERT_EQ(result.status, "finished") << result.error;
+  EXPECT_EQ(result.counts["correct"], 3) << result.to_json().dump(2);
+  auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 3u);
+  double first = requests[0]["time"], last = requests[2]["time"];
+  EXPECT_LT(last - first, 0.4) << "the three samples' requests were not in flight together";
+  EXPECT_FALSE(requests[0]["headers"].contains("Authorization"));
+}
+
+TEST_F(OptimizeLoop, AnInterruptedRunResumesWithoutLosingOrRepeatingCandidates) {
+  auto kernel = copy_task_file("tune_transpose.cpp");
+  copy_task_file("tune_transpose.py");
+  std::int64_t run_id = 0;
+  std::vector<std::pair<std::int64_t, std::string>> verified_before;
+  {
+    Engine engine(engine_options());
+    OptimizeRequest req;
+    req.kernel = kernel;
+    req.tune_flags = false;
+    req.options.samples = 2;
+    req.options.rounds = 10;
+    std::stop_source stop;
+    std::atomic<int> verified{0};
+    CallContext ctx;
+    ctx.stop = stop.get_token();
+    auto result = engine.optimize(req, ctx, [&](const OptimizeEvent& e) {
+      if (e.kind == OptimizeEvent::Kind::Verified && ++verified == 3) stop.request_stop();  // baseline + 2
+    });
+    EXPECT_EQ(result.status, "interrupted");
+    EXPECT_EQ(result.stop_reason, "cancelled");
+    EXPECT_FALSE(result.best) << "an interrupted run reports no winner";
+    run_id = result.run_id;
+    RunStore store(engine.store_path());
+    for (const auto& c : store.candidates(run_id))
+      if (!c.verdict.is_null()) verified_before.emplace_back(c.id, c.verdict.dump());
+    EXPECT_GE(verified_before.size(), 3u);
+  }
+  Engine engine(engine_options());
+  OptimizeRequest again;
+  again.resume_run = run_id;
+  auto result = engine.optimize(again);
+  ASSERT_EQ(result.status, "finished") << result.error;
+  EXPECT_EQ(result.run_id, run_id);
+  EXPECT_EQ(result.stop_reason, "exhausted");
+  RunStore store(engine.store_path());
+  auto cands = store.candidates(run_id);
+  EXPECT_EQ(cands.size(), 6u);
+  int baselines = 0;
+  std::set<std::string> configs;
+  for (const auto& c : cands) {
+    baselines += c.origin == "baseline";
+    configs.insert(c.config.dump());
+    EXPECT_NE(c.status, "pending");
+  }
+  EXPECT_EQ(baselines, 1);
+  EXPECT_EQ(configs.size(), cands.size());
+  for (const auto& [id, verdict] : verified_before) {
+    auto c = store.candidate(id);
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->verdict.dump(), verdict) << "candidate " << id << " was verified again";
+  }
+  EXPECT_TRUE(result.best);
+}
+
+TEST_F(OptimizeLoop, BadInputGivesClearErrors) {
+  Engine engine(engine_options());
+  OptimizeRequest missing;
+  missing.kernel = dir_ / "nope.cpp";
+  try {
+    engine.optimize(missing);
+    FAIL();
+  } catch (const EngineError& e) {
+    EXPECT_NE(std::string(e.what()).find("nope.cpp"), std::string::npos) << e.what();
+  }
+  OptimizeRequest unknown;
+  unknown.resume_run = 77;
+  try {
+    engine.optimize(unknown);
+    FAIL();
+  } catch (const EngineError& e) {
+    EXPECT_EQ(e.kind(), EngineError::Kind::Usage);
+    EXPECT_NE(std::string(e.what()).find("no run 77"), std::string::npos) << e.what();
+  }
+  auto kernel = write("relu.cpp", kSlowRelu);
+  copy_task_file("relu.py");
+  OptimizeRequest no_model;
+  no_model.kernel = kernel;
+  no_model.llm = LlmConfig{};
+  no_model.llm->url = "http://127.0.0.1:1";
+  try {
+    engine.optimize(no_model);
+    FAIL();
+  } catch (const EngineError& e) {
+    EXPECT_NE(std::string(e.what()).find("--llm-model"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace hone

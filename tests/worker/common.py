@@ -1,0 +1,51 @@
+"""Shared pieces of the worker's test suites: paths, one real worker per test class, and a
+helper that builds a kernel and checks it."""
+import os
+import unittest
+from pathlib import Path
+
+from kernel_build import Built, build
+from worker_client import WorkerClient
+
+REPO = Path(__file__).resolve().parents[2]
+TASKS = REPO / "tasks"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+ADVERSARIAL = REPO / "tests" / "adversarial"
+KERNELBENCH = Path(os.environ.get("HONE_KERNELBENCH", "/work/shared/kernelbench"))
+
+# Short budgets keep the suites fast on a 2-core machine; the policy logic is the same.
+QUICK_TIMING = {"warmup_ms": 5, "rep_ms": 20, "min_reps": 5, "max_reps": 200}
+
+
+class WorkerTestCase(unittest.TestCase):
+    """Starts one worker process for the class and shuts it down afterwards."""
+
+    worker: WorkerClient
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.worker = WorkerClient()
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.worker.close()
+
+    def ensure_worker(self) -> None:
+        """Starts a fresh worker if the last one exited (after a restart_required reply)."""
+        if self.worker.process.poll() is not None:
+            type(self).worker = WorkerClient()
+
+    def check(self, kernel, task, device: str = "cpu", policy=None, timeout: float = 600.0) -> dict:
+        built = kernel if isinstance(kernel, Built) else build(kernel, device)
+        params = {"task": str(task), "device": device, "kernel": built.kernel_params(),
+                  "policy": dict(QUICK_TIMING, **(policy or {}))}
+        self.ensure_worker()
+        return self.worker.call("check", params, timeout)
+
+    def check_result(self, kernel, task, device: str = "cpu", policy=None) -> dict:
+        reply = self.check(kernel, task, device, policy)
+        self.assertIn("result", reply, reply)
+        return reply["result"]
+
+    def flag_ids(self, result: dict) -> list:
+        return [f["id"] for f in result.get("flags", [])]

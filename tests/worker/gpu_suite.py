@@ -1,0 +1,164 @@
+"""The worker's GPU checks, run by scripts/gpu/worker.sh on the H200: every CUDA case of the
+adversarial manifest (cheats caught, honest kernels and flagged cases pass), the restart after a
+sticky CUDA error, and timing stability on ReLU tasks of 2^20, 2^24 and 2^28 floats against the
+numbers in FACTS.md. Prints a summary; writes every verdict as JSON under $OUT/worker/."""
+import argparse
+import concurrent.futures
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from common import ADVERSARIAL, TASKS
+from kernel_build import BuildError, build
+from worker_client import WorkerClient
+
+OUT = Path(os.environ.get("OUT", "/tmp/hone-gpu-out")) / "worker"
+RELU_SIZES = {20: (256, 4096), 24: (4096, 4096), 28: (65536, 4096)}
+FACTS_RELU_P50_US = {20: "6.05/6.18/6.24", 24: "36.13/36.29/36.29", 28: "509.8/509.3/509.4"}
+PEAK_DRAM_BYTES_PER_S = 4.8e12
+
+
+class Session:
+    def __init__(self) -> None:
+        self.worker = WorkerClient()
+        self.failures = []
+
+    def fresh(self) -> WorkerClient:
+        if self.worker.process.poll() is not None:
+            self.worker = WorkerClient()
+        return self.worker
+
+    def save(self, name: str, data) -> None:
+        path = OUT / f"{name}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, indent=1))
+
+
+def run_cases(session: Session, device: str) -> None:
+    cases = [c for c in json.loads((ADVERSARIAL / "cases.json").read_text())["cases"] if c["device"] == device]
+    started = time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        builds = {c["name"]: pool.submit(build, ADVERSARIAL / c["file"], device) for c in cases}
+        concurrent.futures.wait(builds.values())
+    print(f"built {len(cases)} {device} kernels in {time.perf_counter() - started:.0f} s")
+    print(f"{'case':34} {'expected':14} {'got':14} {'p50 us':>9}  verdict")
+    for case in cases:
+        try:
+            built = builds[case["name"]].result()
+        except BuildError as exc:
+            session.failures.append(case["name"])
+            session.save(f"cases/{case['name']}", {"build_error": str(exc)})
+            print(f"{case['name']:34} {case['status']:14} {'build error':14} {'':>9}  FAIL")
+            continue
+        worker = session.fresh()
+        reply = worker.call("check", {"task": os.path.normpath(ADVERSARIAL / case["task"]), "device": device,
+                                      "kernel": built.kernel_params()}, timeout=300)
+        result = reply.get("result", {})
+        exit_code = None
+        if result.get("restart_required"):
+            exit_code = worker.process.wait(timeout=60)
+        session.save(f"cases/{case['name']}", {"case": case, "reply": reply, "worker_exit": exit_code,
+                                               "stderr_tail": worker.stderr[-20:]})
+        flags = [f["id"] for f in result.get("flags", [])]
+        ok = (result.get("status") == case["status"] and (case["status"] == "correct" or case["reason"] in
+                                                          result.get("reason", ""))
+              and all(f in flags for f in case["flags"]))
+        if case["name"] == "illegal_address_cuda":
+            ok = ok and result.get("restart_required") is True and exit_code == 3
+        if not ok:
+            session.failures.append(case["name"])
+        p50 = result.get("timing", {}).get("p50_us")
+        got = result.get("status") or reply.get("error", {}).get("code", "?")
+        print(f"{case['name']:34} {case['status']:14} {got:14} {p50 if p50 is None else round(p50, 2)!s:>9}  "
+              f"{'ok' if ok else 'FAIL'}  {(result.get('reason') or reply.get('error', {}).get('message', ''))[:110]}"
+              f"{'  flags=' + ','.join(flags) if flags else ''}")
+
+
+def relu_task(power: int) -> Path:
+    rows, cols = RELU_SIZES[power]
+    path = OUT / "tasks" / f"relu_2_{power}.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"# ReLU over 2^{power} floats (KernelBench level1/19_ReLU's model, this size).\n"
+                    "import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n"
+                    "    def forward(self, x):\n        return torch.relu(x)\n\n\n"
+                    f"def get_inputs():\n    return [torch.rand({rows}, {cols})]\n\n\n"
+                    "def get_init_inputs():\n    return []\n")
+    return path
+
+
+def run_timing(session: Session, device: str) -> None:
+    relu = build(TASKS / ("relu.cu" if device == "cuda" else "relu.cpp"), device)
+    print("\nReLU timing stability (eager reference: 3 requests in one worker, + 1 in another worker for 2^24; "
+          "hone's relu.cu; FACTS.md's torch.relu p50 with a 256 MB flush)")
+    print(f"{'size':6} {'eager p50 us (runs)':34} {'spread':>7} {'p10..p90 %':>10} {'relu.cu p50':>11} "
+          f"{'floor us':>8} {'FACTS p50 us':>18}")
+    for power in RELU_SIZES if device == "cuda" else [20]:
+        task = relu_task(power)
+        params = {"task": str(task), "device": device, "mode": "eager"}
+        runs = [session.fresh().result("time_reference", params, timeout=300)["timing"] for _ in range(3)]
+        if power == 24:  # and once from another process
+            other = WorkerClient()
+            runs.append(other.result("time_reference", params, timeout=300)["timing"])
+            other.close()
+        check = session.fresh().call("check", {"task": str(task), "device": device, "kernel": relu.kernel_params()},
+                                     timeout=300)
+        session.save(f"timing/relu_2_{power}", {"eager": runs, "relu_cu": check})
+        p50s = [r["p50_us"] for r in runs]
+        spread = (max(p50s) - min(p50s)) / min(p50s)
+        inner = max((r["p90_us"] - r["p10_us"]) / r["p50_us"] for r in runs)
+        result = check.get("result", {})
+        candidate = result.get("timing", {}).get("p50_us")
+        floor = 2 * 4 * (1 << power) / PEAK_DRAM_BYTES_PER_S * 1e6
+        if result.get("status") != "correct" or (device == "cuda" and spread > 0.05):
+            session.failures.append(f"timing 2^{power}")
+        print(f"2^{power:<4} {'/'.join(f'{p:.2f}' for p in p50s):34} {100 * spread:6.1f}% {100 * inner:9.1f}% "
+              f"{candidate if candidate is None else round(candidate, 2)!s:>11} {floor:8.2f} {FACTS_RELU_P50_US[power]:>18}")
+
+
+def run_compile_baseline(session: Session, device: str) -> None:
+    if device != "cuda":
+        return
+    started = time.perf_counter()
+    reply = session.fresh().call("time_reference", {"task": str(TASKS / "relu.py"), "device": "cuda",
+                                                    "mode": "compile"}, timeout=400)
+    session.save("timing/relu_compile", reply)
+    if "result" in reply:
+        print(f"\ntorch.compile baseline of tasks/relu.py: p50 {reply['result']['timing']['p50_us']:.2f} us "
+              f"({time.perf_counter() - started:.0f} s including compilation)")
+    else:
+        session.failures.append("compile baseline")
+        print(f"\ntorch.compile baseline of tasks/relu.py failed: {reply['error']['message'][:300]}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--device", choices=("cuda", "cpu"), default="cuda",
+                        help="cpu: a dry run of the same flow with the CPU cases, for machines without a GPU")
+    device = parser.parse_args().device
+    OUT.mkdir(parents=True, exist_ok=True)
+    session = Session()
+    hello = session.worker.result("hello")
+    session.save("hello", hello)
+    if device == "cuda" and not hello["devices"]:
+        print("worker: no CUDA device visible to the worker")
+        return 1
+    gpu = hello["devices"][0] if hello["devices"] else {"name": "no GPU", "arch": "-"}
+    print(f"worker: {gpu['name']} {gpu['arch']}, torch {hello['torch']} (CUDA {hello['torch_cuda']}), "
+          f"python {hello['python']}, device {device}")
+    for stage in (run_cases, run_timing, run_compile_baseline):
+        started = time.perf_counter()
+        try:
+            stage(session, device)
+        except Exception as exc:  # noqa: BLE001 - report and go on with the next stage
+            session.failures.append(f"{stage.__name__}: {type(exc).__name__}: {exc}")
+            print(f"{stage.__name__} stopped: {type(exc).__name__}: {exc}")
+        print(f"({stage.__name__}: {time.perf_counter() - started:.0f} s)")
+    session.worker.close()
+    print(f"\nworker GPU checks: {'all passed' if not session.failures else 'FAILED: ' + ', '.join(session.failures)}")
+    return 0 if not session.failures else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

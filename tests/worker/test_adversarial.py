@@ -1,0 +1,75 @@
+"""The adversarial manifest (tests/adversarial/cases.json) through the real worker: every cheat
+gets its verdict and reason, flagged cases pass with their flags, honest kernels pass. Cases for
+a device this machine lacks are skipped, visibly, one by one."""
+import json
+import os
+import unittest
+
+from common import ADVERSARIAL, WorkerTestCase
+from kernel_build import build
+
+MANIFEST = ADVERSARIAL / "cases.json"
+
+
+def load_cases() -> list:
+    return json.loads(MANIFEST.read_text())["cases"]
+
+
+class ManifestTest(unittest.TestCase):
+    def test_manifest_is_complete(self):
+        cases = load_cases()
+        names = [c["name"] for c in cases]
+        self.assertEqual(len(names), len(set(names)))
+        cheats = [c for c in cases if not c["name"].startswith("example_")]
+        self.assertGreaterEqual(len([c for c in cheats if c["status"] != "correct"]), 12)
+        self.assertGreaterEqual(len([c for c in cheats if c["status"] == "correct" and c["flags"]]), 2)
+        for c in cases:
+            self.assertIn(c["device"], ("cpu", "cuda"), c["name"])
+            self.assertIn(c["status"], ("correct", "incorrect", "runtime_error", "rejected", "timeout"), c["name"])
+            self.assertTrue((ADVERSARIAL / c["file"]).is_file(), c["file"])
+            self.assertTrue((ADVERSARIAL / c["task"]).is_file(), c["task"])
+            self.assertTrue(c["status"] == "correct" or c["reason"], c["name"])
+            self.assertEqual(c["file"].endswith(".cu"), c["device"] == "cuda", c["name"])
+
+    def test_kernels_name_their_task(self):
+        for c in load_cases():
+            kernel = ADVERSARIAL / c["file"]
+            if c["name"].startswith("example_") and "torch" not in c["name"]:
+                continue  # examples pair with their task by stem
+            text = kernel.read_text()
+            directive = next(line for line in text.splitlines() if "// hone: task=" in line)
+            paired = (kernel.parent / directive.split("task=", 1)[1].strip()).resolve()
+            self.assertEqual(paired, (ADVERSARIAL / c["task"]).resolve(), c["name"])
+
+
+class AdversarialTest(WorkerTestCase):
+    def run_case(self, case: dict) -> None:
+        devices = [d.get("index") for d in self.worker.result("hello")["devices"]]
+        if case["device"] == "cuda" and not devices:
+            self.skipTest(f"{case['name']}: no CUDA device here (runs in scripts/gpu/worker.sh)")
+        built = build(ADVERSARIAL / case["file"], case["device"])
+        reply = self.check(built, os.path.normpath(ADVERSARIAL / case["task"]), case["device"])
+        self.assertIn("result", reply, reply)
+        result = reply["result"]
+        self.assertEqual(result["status"], case["status"], f"{case['name']}: {result.get('reason')}")
+        if case["status"] != "correct":
+            self.assertIn(case["reason"], result["reason"], case["name"])
+        flags = self.flag_ids(result)
+        for flag in case["flags"]:
+            self.assertIn(flag, flags, case["name"])
+        if case["status"] == "correct" and not case["flags"]:
+            self.assertFalse({"library_ops", "constant_output", "weak_task"} & set(flags), case["name"])
+
+
+def _add_case_tests() -> None:
+    for case in load_cases():
+        def test(self, case=case):
+            self.run_case(case)
+        test.__doc__ = f"{case['name']} ({case['device']}): {case['cheat']}"
+        setattr(AdversarialTest, f"test_{case['name']}", test)
+
+
+_add_case_tests()
+
+if __name__ == "__main__":
+    unittest.main()
