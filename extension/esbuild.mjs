@@ -67,9 +67,12 @@ function stagePackage() {
   const build = path.resolve(here, '..', process.env.HONE_BUILD);
   const bin = path.join(build, 'bin/hone-server');
   if (!fs.existsSync(bin)) throw new Error(`package: HONE_BUILD=${process.env.HONE_BUILD} but ${bin} does not exist`);
+  // The server and the helpers it runs from its own folder (hone-confine, the sandbox helper).
   fs.mkdirSync(path.join(staged, 'bin'), { recursive: true });
-  fs.copyFileSync(bin, path.join(staged, 'bin/hone-server'));
-  fs.chmodSync(path.join(staged, 'bin/hone-server'), 0o755);
+  for (const name of fs.readdirSync(path.dirname(bin)).filter((n) => n.startsWith('hone-'))) {
+    fs.copyFileSync(path.join(path.dirname(bin), name), path.join(staged, 'bin', name));
+    fs.chmodSync(path.join(staged, 'bin', name), 0o755);
+  }
   const share = path.join(build, 'share/hone');
   if (fs.existsSync(share)) {
     fs.cpSync(share, path.join(staged, 'share/hone'), {
@@ -78,7 +81,7 @@ function stagePackage() {
       filter: (src) => !src.includes('__pycache__'),
     });
   }
-  console.log(`package: bundling ${bin}`);
+  console.log(`package: bundling ${fs.readdirSync(path.join(staged, 'bin')).join(', ')} and share/hone from ${build}`);
 }
 
 if (args.has('--tests')) {

@@ -5,7 +5,8 @@
 # screenshots replace docs/screenshots/. code-server is cached outside the repo (HONE_E2E_CACHE,
 # default ~/.cache/hone-e2e). Usage: scripts/e2e-vscode.sh [KERNEL] (default tasks/tune_transpose.cpp
 # with its task beside it). Env: HONE_E2E_BUILD (build folder, default build-e2e),
-# HONE_E2E_KEEP=1 (keep the temp folder), HONE_E2E_PORT (default: a free port).
+# HONE_E2E_KEEP=1 (keep the temp folder), HONE_E2E_PORT (default: a free port), HONE_E2E_TRACE=1
+# (log the LSP traffic into the hone output log, kept with the other logs on failure).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -69,6 +70,7 @@ cat > "$TMP/user/User/settings.json" <<JSON
   "hone.optimize.budgetMinutes": 3,
   "hone.optimize.samples": 2,
   "hone.optimize.rounds": 2,
+  "hone.trace.server": "verbose",
   "workbench.startupEditor": "none",
   "workbench.tips.enabled": false,
   "workbench.enableExperiments": false,
@@ -87,7 +89,8 @@ CS_ARGS=(--config "$TMP/config.yaml" --user-data-dir "$TMP/user" --extensions-di
 "$CODE_SERVER" "${CS_ARGS[@]}" --install-extension "$VSIX" > "$TMP/install.log" 2>&1 || { cat "$TMP/install.log"; die "installing $VSIX failed"; }
 
 # 4. Serve and drive. HONE_SERVER_PATH is unset so the extension uses the bundled server.
-env -u HONE_SERVER_PATH "$CODE_SERVER" "${CS_ARGS[@]}" --disable-telemetry --disable-update-check \
+LOG_ARGS=(); [ "${HONE_E2E_TRACE:-0}" = 1 ] && LOG_ARGS=(--log trace)
+env -u HONE_SERVER_PATH "$CODE_SERVER" "${CS_ARGS[@]}" "${LOG_ARGS[@]}" --disable-telemetry --disable-update-check \
   --disable-workspace-trust "$WS" > "$TMP/code-server.log" 2>&1 &
 CS_PID=$!
 for _ in $(seq 1 100); do

@@ -5,10 +5,11 @@ set -euo pipefail
 PKGS=(
   build-essential cmake ninja-build ccache pkg-config git
   libboost1.81-dev nlohmann-json3-dev libcurl4-openssl-dev libsqlite3-dev libcli11-dev
-  libgtest-dev libgmock-dev
-  libtorch-dev python3-torch python3-numpy
+  libgtest-dev libgmock-dev libtomlplusplus-dev
+  libtorch-dev python3-torch python3-numpy python3-jsonschema
   bubblewrap libseccomp-dev
   libdtl-dev libkainjow-mustache-dev
+  clang libclang-rt-14-dev
 )
 
 missing=()
@@ -46,4 +47,11 @@ else
   else
     echo "install-deps: npm packages up to date"
   fi
+  # The protocol's TypeScript generator/checks and the language server's end-to-end client.
+  for dir in protocol/ts tests/lsp/e2e; do
+    if [ ! -f "$ROOT/$dir/node_modules/.package-lock.json" ] || [ "$ROOT/$dir/package-lock.json" -nt "$ROOT/$dir/node_modules/.package-lock.json" ]; then
+      echo "install-deps: npm ci ($dir)"
+      (cd "$ROOT/$dir" && npm ci --no-audit --no-fund)
+    fi
+  done
 fi

@@ -59,7 +59,7 @@ async function openFile(page, name) {
   await input.fill(name);
   await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 15_000 });
   await input.press('Enter');
-  await page.locator('.tabs-container .tab.active', { hasText: name }).waitFor({ timeout: 15_000 });
+  await page.locator('.tabs-container .tab.active', { hasText: name }).first().waitFor({ timeout: 15_000 });
 }
 
 /** The hone status bar item's text and its accessible label (which names the server's state). */
@@ -115,8 +115,7 @@ try {
   });
 
   await step('an injected error shows as a diagnostic', async () => {
-    const editor = page.locator('.editor-instance .monaco-editor').first();
-    await editor.click();
+    await page.locator('.editor-instance .monaco-editor:visible .view-lines').first().click();
     await page.keyboard.press('Control+End');
     await page.keyboard.press('Enter');
     await page.keyboard.type('static int hone_e2e_injected = undeclared_name;');
@@ -137,7 +136,7 @@ try {
   });
 
   await step('Optimize (Ctrl+Alt+O, built-in proposer) shows progress and opens the diff', async () => {
-    await page.locator('.editor-instance .monaco-editor').first().click();
+    await page.locator('.editor-instance .monaco-editor:visible .view-lines').first().click();
     await page.keyboard.press('Control+Alt+O');
     const running = await waitForStatus(page, /round \d+\/\d+|optimizing/, MIN);
     assert.ok(running.length > 0);
@@ -153,13 +152,15 @@ try {
 
   await step('Apply replaces the kernel as one undoable edit that verifies', async () => {
     await palette(page, 'hone: Apply proposal');
-    await page.locator('.tabs-container .tab.active', { hasText: kernel }).waitFor({ timeout: 30_000 });
+    await page.locator('.tabs-container .tab.active', { hasText: kernel }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.notifications-toasts', { hasText: 'applied proposal' }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.editor-instance .monaco-editor:visible .view-lines').first().click();
     await page.keyboard.press('Control+S');
     await page.waitForTimeout(1000);
     const applied = fs.readFileSync(kernelPath, 'utf8');
     assert.notEqual(applied, original, 'Apply changed nothing');
     await shot(page, '6-applied.png');
-    await page.locator('.editor-instance .monaco-editor').first().click();
+    await page.locator('.editor-instance .monaco-editor:visible .view-lines').first().click();
     await page.keyboard.press('Control+Z');
     await page.keyboard.press('Control+S');
     await page.waitForTimeout(1000);
@@ -168,8 +169,9 @@ try {
     await page.keyboard.press('Control+S');
     await page.waitForTimeout(1000);
     assert.equal(fs.readFileSync(kernelPath, 'utf8'), applied);
+    await palette(page, 'Notifications: Clear All Notifications');
     await palette(page, 'hone: Check this kernel');
-    await page.locator('.monaco-editor .codelens-decoration', { hasText: '✓ correct' }).first().waitFor({ timeout: 5 * MIN });
+    await page.locator('.notifications-toasts', { hasText: `${kernel}: ✓ correct` }).first().waitFor({ timeout: 5 * MIN });
   });
 
   await step('the report draws the curve and the candidate table', async () => {
@@ -179,6 +181,33 @@ try {
     await frame.locator('#curve-time').waitFor({ state: 'visible', timeout: 30_000 }).catch(() => undefined);
     await page.waitForTimeout(1000);
     await shot(page, '7-report.png');
+  });
+
+  await step('Stop cancels a running Optimize and the server keeps serving', async () => {
+    await palette(page, 'View: Close All Editors');
+    await openFile(page, kernel);
+    await palette(page, 'Notifications: Clear All Notifications');
+    await palette(page, 'hone: Optimize this kernel');
+    await waitForStatus(page, /hone: (optimizing|round)/, MIN);
+    await palette(page, 'hone: Stop');
+    await page.locator('.notifications-toasts', { hasText: 'Stopped optimizing' }).first().waitFor({ timeout: 2 * MIN });
+    await waitForStatus(page, /hone-server is running/, MIN);
+  });
+
+  await step('Select task writes the pairing line into the kernel', async () => {
+    await palette(page, 'hone: Select task (reference)');
+    const task = kernel.replace(/\.[^.]+$/, '.py');
+    const input = page.locator('.quick-input-widget input');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: task }).first().waitFor({ timeout: 30_000 });
+    await input.fill(task);
+    await input.press('Enter');
+    await page.locator('.notifications-toasts', { hasText: `is now checked against ${task}` }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.editor-instance .monaco-editor:visible .view-lines').first().click();
+    await page.keyboard.press('Control+S');
+    await page.waitForTimeout(1000);
+    const firstLine = fs.readFileSync(kernelPath, 'utf8').split('\n')[0];
+    assert.equal(firstLine, `// hone: task=${task}`);
+    await shot(page, '8-select-task.png');
   });
 } catch (e) {
   failed = true;

@@ -23,6 +23,8 @@ export const DOCUMENT_SELECTOR = [
 /** One per extension activation; every method runs on the extension host thread. */
 export class HoneContext implements vscode.Disposable {
   readonly output: vscode.LogOutputChannel;
+  /** The LSP traffic, written when this channel's log level is Trace (hone.trace.server picks the detail). */
+  private readonly trace: vscode.LogOutputChannel;
   readonly store = new ProposalStore();
   readonly jobs = new JobTracker();
   private clientInstance: LanguageClient | undefined;
@@ -37,8 +39,10 @@ export class HoneContext implements vscode.Disposable {
 
   constructor(readonly extension: vscode.ExtensionContext) {
     this.output = vscode.window.createOutputChannel('hone', { log: true });
+    this.trace = vscode.window.createOutputChannel('hone LSP trace', { log: true });
     this.disposables.push(
       this.output,
+      this.trace,
       this.stateEmitter,
       vscode.workspace.onDidChangeConfiguration((e) => this.onConfigurationChanged(e)),
       extension.secrets.onDidChange((e) => {
@@ -121,6 +125,7 @@ export class HoneContext implements vscode.Disposable {
     const clientOptions: LanguageClientOptions = {
       documentSelector: DOCUMENT_SELECTOR,
       outputChannel: this.output,
+      traceOutputChannel: this.trace,
       initializationOptions: serverSettings(reading.settings),
       synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher('**/{hone.toml,*.py}') },
       errorHandler: {

@@ -35,6 +35,8 @@ export interface OptimizeProgress {
   candidates: number;
   /** Best verified speedup over eager so far (null before the first verified candidate). */
   bestSpeedup: number | null;
+  /** That best candidate's median time. */
+  bestP50Us: number | null;
   elapsedS: number;
   message?: string;
 }

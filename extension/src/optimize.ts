@@ -13,7 +13,7 @@ import { rankingSpeedup } from './proposal_store';
 import { describeOptimizeSettings, optimizeJobOptions } from './settings';
 import { formatSpeedup, optimizeNotificationText, optimizeStatusText } from './status_text';
 import { errorText, fileName, kernelDocument } from './target';
-import { candidateFromProgress, latestVerdict, optimizeOutcome, optimizeProgressFrom, proposalFrom, type OptimizeResult } from './wire';
+import { candidateFromProgress, latestVerdict, optimizeOutcome, optimizeProgressFrom, proposalFrom, runFacts, type OptimizeResult } from './wire';
 
 let runCounter = 0;
 
@@ -112,6 +112,9 @@ async function optimize(ctx: HoneContext, arg: unknown): Promise<void> {
   cts.dispose();
   if (result) {
     ctx.output.info(`optimize ${doc.uri.fsPath}: run ${result.runId} ${result.status} (${result.stopReason}): ${result.summary}`);
+    const facts = runFacts(result);
+    run.baseP50Us = facts.baseP50Us ?? run.baseP50Us;
+    run.counts = facts.counts;
     for (const w of result.proposals.filter((p) => p.runId === result?.runId)) ctx.store.upsert({ ...proposalFrom(uri, w, run.baseP50Us), runId });
   }
   // The best verified candidate survives a Stop when the server kept it: ask for it either way.

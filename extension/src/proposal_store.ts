@@ -13,6 +13,8 @@ export interface RunRecord {
   baseP50Us: number | null;
   /** Progress reports in arrival order: the report's optimization curve. */
   progress: OptimizeProgress[];
+  /** The run's candidates by verdict status, as the optimizer counted them (null until it ends). */
+  counts: Record<string, number> | null;
   proposals: Map<string, Proposal>;
 }
 
@@ -54,7 +56,7 @@ export class ProposalStore {
   startRun(kernelUri: string, runId: string, baseSource: string, now = Date.now()): RunRecord {
     const existing = this.run(runId);
     if (existing) return existing;
-    const run: RunRecord = { runId, kernelUri, baseSource, startedAt: now, finished: false, baseP50Us: null, progress: [], proposals: new Map() };
+    const run: RunRecord = { runId, kernelUri, baseSource, startedAt: now, finished: false, baseP50Us: null, progress: [], counts: null, proposals: new Map() };
     this.runs.push(run);
     this.changed();
     return run;

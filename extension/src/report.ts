@@ -108,6 +108,8 @@ class ReportPanel {
       device: this.verdict?.device?.name,
       roofline: this.verdict ? rooflineInput(this.verdict, best) : undefined,
       history: latest?.progress ?? [],
+      baseP50Us: latest?.baseP50Us ?? null,
+      counts: latest?.counts ?? null,
       candidates: this.ctx.store.list(uri),
     };
   }
@@ -141,6 +143,7 @@ class ReportPanel {
   .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(340px, 1fr)); gap: 16px; }
   .chart { position: relative; height: 300px; }
   .missing { opacity: 0.75; font-style: italic; }
+  .note { opacity: 0.75; font-size: 0.9em; }
   table { border-collapse: collapse; width: 100%; font-size: 0.92em; }
   th, td { text-align: left; padding: 3px 8px; border-bottom: 1px solid var(--vscode-panel-border); }
   td.num { text-align: right; font-variant-numeric: tabular-nums; }
@@ -152,7 +155,8 @@ class ReportPanel {
 <div id="summary"></div>
 <div class="charts">
   <section><h2>Roofline</h2><div class="chart"><canvas id="roofline"></canvas></div><p id="roofline-missing" class="missing"></p></section>
-  <section><h2>Best verified speedup over time</h2><div class="chart"><canvas id="curve-time"></canvas></div><p id="curve-missing" class="missing"></p></section>
+  <section><h2>Best verified speedup over time</h2><div class="chart"><canvas id="curve-time"></canvas></div><p id="curve-missing" class="missing"></p>
+    <p class="note">The optimizer's best verified candidate as it reported it during the run; re-verification on fresh seeds can lower it.</p></section>
   <section><h2>Best verified speedup over candidates</h2><div class="chart"><canvas id="curve-candidates"></canvas></div></section>
 </div>
 <h2>Candidates</h2>

@@ -27,6 +27,10 @@ export interface ReportInput {
   roofline?: RooflineInput;
   /** Progress reports in arrival order (the curve). */
   history: OptimizeProgress[];
+  /** The starting kernel's verified median time, when known: the curve's second series. */
+  baseP50Us: number | null;
+  /** Candidates by status as the optimizer counted them (all of them, verified or not); null: count the table. */
+  counts?: Record<string, number> | null;
   candidates: Proposal[];
 }
 
@@ -50,6 +54,13 @@ export interface RooflineData {
   precision?: string;
 }
 
+/** One line of the optimization curve, as a step function of elapsed seconds and of candidates tried. */
+export interface CurveSeries {
+  label: string;
+  byTime: XY[];
+  byCandidates: XY[];
+}
+
 export interface CandidateRow {
   id: string;
   run: string;
@@ -65,9 +76,9 @@ export interface ReportData {
   title: string;
   device?: string;
   roofline: RooflineData | { missing: string };
-  curve: { byTime: XY[]; byCandidates: XY[] } | { missing: string };
+  curve: { series: CurveSeries[] } | { missing: string };
   table: CandidateRow[];
-  counts: Partial<Record<VerdictStatus, number>>;
+  counts: Record<string, number>;
 }
 
 const positive = (x: number | null | undefined): x is number => typeof x === 'number' && Number.isFinite(x) && x > 0;
@@ -106,30 +117,42 @@ export function shapeRoofline(r: RooflineInput | undefined): RooflineData | { mi
   };
 }
 
-/**
- * The best verified speedup as a step curve over elapsed seconds and over candidates tried. A
- * report whose best is null (nothing verified yet) adds no point; a later report never lowers it.
- */
-export function shapeCurve(history: OptimizeProgress[]): ReportData['curve'] {
+/** `value` over the reports as steps (a point where it changes, and one at the last report); undefined when it never has one. */
+function stepSeries(label: string, history: OptimizeProgress[], value: (h: OptimizeProgress) => number | null): CurveSeries | undefined {
   const byTime: XY[] = [];
   const byCandidates: XY[] = [];
-  let best = 0;
+  let current: number | null = null;
   for (const h of history) {
-    if (!positive(h.bestSpeedup)) continue;
-    const y = Math.max(best, h.bestSpeedup);
-    if (y !== best || byTime.length === 0) {
-      byTime.push({ x: h.elapsedS, y });
-      byCandidates.push({ x: h.candidates, y });
-      best = y;
-    }
+    const v = value(h);
+    if (!positive(v) || v === current) continue;
+    current = v;
+    byTime.push({ x: h.elapsedS, y: v });
+    byCandidates.push({ x: h.candidates, y: v });
   }
-  if (byTime.length === 0) {
+  if (current === null) return undefined;
+  const last = history[history.length - 1];
+  if (last.elapsedS > byTime[byTime.length - 1].x) byTime.push({ x: last.elapsedS, y: current });
+  if (last.candidates > byCandidates[byCandidates.length - 1].x) byCandidates.push({ x: last.candidates, y: current });
+  return { label, byTime, byCandidates };
+}
+
+/**
+ * The optimizer's best verified candidate over time and candidates: its speedup over eager
+ * PyTorch, and over the starting kernel when that kernel's time is known. Drawn as reported, not
+ * as a running maximum: re-verification on fresh seeds can lower the best, and the curve shows it.
+ */
+export function shapeCurve(history: OptimizeProgress[], baseP50Us: number | null): ReportData['curve'] {
+  const series: CurveSeries[] = [];
+  const eager = stepSeries('over eager PyTorch', history, (h) => h.bestSpeedup);
+  if (eager) series.push(eager);
+  if (positive(baseP50Us)) {
+    const kernel = stepSeries('over the starting kernel', history, (h) => (positive(h.bestP50Us) ? baseP50Us / h.bestP50Us : null));
+    if (kernel) series.push(kernel);
+  }
+  if (series.length === 0) {
     return { missing: history.length ? 'No candidate has been verified yet.' : 'No optimize run yet: run "hone: Optimize this kernel".' };
   }
-  const last = history[history.length - 1];
-  if (last.elapsedS > byTime[byTime.length - 1].x) byTime.push({ x: last.elapsedS, y: best });
-  if (last.candidates > byCandidates[byCandidates.length - 1].x) byCandidates.push({ x: last.candidates, y: best });
-  return { byTime, byCandidates };
+  return { series };
 }
 
 /** One row per candidate, verified fastest first (the store's order is kept). */
@@ -147,13 +170,14 @@ export function shapeTable(candidates: Proposal[]): CandidateRow[] {
 }
 
 export function shapeReport(input: ReportInput): ReportData {
-  const counts: ReportData['counts'] = {};
-  for (const c of input.candidates) counts[c.status] = (counts[c.status] ?? 0) + 1;
+  let counts: ReportData['counts'] = {};
+  if (input.counts) counts = { ...input.counts };
+  else for (const c of input.candidates) counts[c.status] = (counts[c.status] ?? 0) + 1;
   return {
     title: `hone report: ${input.kernelName}`,
     device: input.device,
     roofline: shapeRoofline(input.roofline),
-    curve: shapeCurve(input.history),
+    curve: shapeCurve(input.history, input.baseP50Us),
     table: shapeTable(input.candidates),
     counts,
   };

@@ -58,6 +58,20 @@ export function optimizeOutcome(f: JobFinished | null | undefined): OptimizeResu
   return r && typeof r === 'object' && r.optimize ? r.optimize : undefined;
 }
 
+/**
+ * What the optimizer's own run record (OptimizeResult.run, `hone optimize --json`) adds: the
+ * starting kernel's verified time and the run's candidates counted by status.
+ */
+export function runFacts(o: OptimizeResult): { baseP50Us: number | null; counts: Record<string, number> | null } {
+  const run = o.run as { baseline?: { status?: unknown; p50_us?: unknown }; counts?: unknown } | undefined;
+  const baseP50Us = run?.baseline?.status === 'correct' ? num(run.baseline.p50_us) : null;
+  let counts: Record<string, number> | null = null;
+  if (run?.counts && typeof run.counts === 'object') {
+    counts = Object.fromEntries(Object.entries(run.counts as Record<string, unknown>).filter(([, v]) => typeof v === 'number')) as Record<string, number>;
+  }
+  return { baseP50Us, counts };
+}
+
 /** The newest verdict the server holds for a kernel: a profile's (it has counters) over a check's. */
 export function latestVerdict(r: KernelResult | null | undefined): Verdict | undefined {
   return r?.profile ?? r?.check;
@@ -85,7 +99,7 @@ export function proposalFrom(kernelUri: string, w: WireProposal | ProposalReply,
   };
 }
 
-/** Optimize progress from a hone/jobProgress notification; undefined when it names no round. */
+/** Optimize progress from a hone/jobProgress notification (its note as the message); undefined when it names no round. */
 export function optimizeProgressFrom(n: JobProgress, elapsedS: number): OptimizeProgress | undefined {
   if (n.kind !== 'optimize' || typeof n.round !== 'number') return undefined;
   return {
@@ -93,8 +107,9 @@ export function optimizeProgressFrom(n: JobProgress, elapsedS: number): Optimize
     rounds: num(n.rounds) ?? 0,
     candidates: num(n.candidates) ?? 0,
     bestSpeedup: num(n.bestSpeedupEager),
+    bestP50Us: num(n.bestP50Us),
     elapsedS: num(n.elapsedSeconds) ?? elapsedS,
-    message: n.message || undefined,
+    message: n.note || undefined,
   };
 }
 

@@ -36,28 +36,46 @@ describe('report data', () => {
     assert.match(noPts.missing, /no FLOP and DRAM-byte counts/);
   });
 
-  it('draws the best verified speedup as a non-decreasing step curve', () => {
-    const c = shapeCurve([
-      { round: 1, rounds: 3, candidates: 2, bestSpeedup: null, elapsedS: 1 },
-      { round: 1, rounds: 3, candidates: 4, bestSpeedup: 1.2, elapsedS: 5 },
-      { round: 2, rounds: 3, candidates: 8, bestSpeedup: 1.2, elapsedS: 9 },
-      { round: 2, rounds: 3, candidates: 10, bestSpeedup: 1.1, elapsedS: 10 },
-      { round: 3, rounds: 3, candidates: 12, bestSpeedup: 1.9, elapsedS: 14 },
-      { round: 3, rounds: 3, candidates: 15, bestSpeedup: 1.9, elapsedS: 20 },
-    ]);
+  it('draws the optimizer\'s best verified speedups as steps over time and candidates, drops included', () => {
+    const h = (round: number, candidates: number, best: number | null, p50: number | null, t: number) => ({
+      round,
+      rounds: 3,
+      candidates,
+      bestSpeedup: best,
+      bestP50Us: p50,
+      elapsedS: t,
+    });
+    const c = shapeCurve(
+      [h(1, 2, null, null, 1), h(1, 4, 1.2, 50, 5), h(2, 8, 1.2, 50, 9), h(2, 10, 1.1, 55, 10), h(3, 12, 1.9, 30, 14), h(3, 15, 1.9, 30, 20)],
+      60,
+    );
     assert.ok(!('missing' in c));
-    assert.deepEqual(c.byTime, [
+    assert.equal(c.series.length, 2);
+    const [eager, kernel] = c.series;
+    assert.equal(eager.label, 'over eager PyTorch');
+    assert.deepEqual(eager.byTime, [
       { x: 5, y: 1.2 },
+      { x: 10, y: 1.1 },
       { x: 14, y: 1.9 },
       { x: 20, y: 1.9 },
     ]);
-    assert.deepEqual(c.byCandidates, [
+    assert.deepEqual(eager.byCandidates, [
       { x: 4, y: 1.2 },
+      { x: 10, y: 1.1 },
       { x: 12, y: 1.9 },
       { x: 15, y: 1.9 },
     ]);
-    assert.match((shapeCurve([]) as { missing: string }).missing, /No optimize run/);
-    assert.match((shapeCurve([{ round: 1, rounds: 1, candidates: 3, bestSpeedup: null, elapsedS: 2 }]) as { missing: string }).missing, /verified/);
+    assert.equal(kernel.label, 'over the starting kernel');
+    assert.deepEqual(kernel.byTime, [
+      { x: 5, y: 1.2 },
+      { x: 10, y: 60 / 55 },
+      { x: 14, y: 2 },
+      { x: 20, y: 2 },
+    ]);
+    const noBase = shapeCurve([h(1, 4, 1.2, 50, 5)], null);
+    assert.ok(!('missing' in noBase) && noBase.series.length === 1, 'no starting time: only the eager series');
+    assert.match((shapeCurve([], null) as { missing: string }).missing, /No optimize run/);
+    assert.match((shapeCurve([h(1, 3, null, null, 2)], 10) as { missing: string }).missing, /verified/);
   });
 
   it('tabulates candidates without showing speed for unverified ones, and counts statuses', () => {
@@ -68,8 +86,10 @@ describe('report data', () => {
     const rows = shapeTable(cands);
     assert.deepEqual(rows[0], { id: '1', run: 'r', round: 1, status: 'correct', speedup: 2, speedupVsCurrent: 1.5, p50Us: 5, reason: '' });
     assert.deepEqual(rows[1], { id: '2', run: 'r', round: null, status: 'rejected', speedup: null, speedupVsCurrent: null, p50Us: null, reason: 'below the physical floor' });
-    const rep = shapeReport({ kernelName: 'softmax.cu', history: [], candidates: cands });
+    const rep = shapeReport({ kernelName: 'softmax.cu', history: [], baseP50Us: null, candidates: cands });
     assert.deepEqual(rep.counts, { correct: 1, rejected: 1 });
+    const counted = shapeReport({ kernelName: 'k', history: [], baseP50Us: null, candidates: cands, counts: { correct: 4, incorrect: 2 } });
+    assert.deepEqual(counted.counts, { correct: 4, incorrect: 2 }, 'the optimizer\'s counts cover candidates the table does not list');
     assert.equal(rep.title, 'hone report: softmax.cu');
   });
 });

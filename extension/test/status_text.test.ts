@@ -21,13 +21,13 @@ describe('status text', () => {
   });
 
   it('renders the optimize status like the issue says', () => {
-    assert.equal(optimizeStatusText({ round: 3, rounds: 8, bestSpeedup: 2.1, candidates: 41, elapsedS: 10 }), 'round 3/8 · best 2.1× · 41 candidates');
+    assert.equal(optimizeStatusText({ round: 3, rounds: 8, bestSpeedup: 2.1, bestP50Us: 5, candidates: 41, elapsedS: 10 }), 'round 3/8 · best 2.1× · 41 candidates');
     assert.equal(
-      optimizeStatusText({ round: 1, rounds: 8, bestSpeedup: null, candidates: 1, elapsedS: 0 }),
+      optimizeStatusText({ round: 1, rounds: 8, bestSpeedup: null, bestP50Us: null, candidates: 1, elapsedS: 0 }),
       'round 1/8 · no verified candidate yet · 1 candidate',
     );
     assert.equal(
-      optimizeNotificationText({ round: 2, rounds: 2, bestSpeedup: 1.04, candidates: 9, elapsedS: 75.4, message: 'verifying' }),
+      optimizeNotificationText({ round: 2, rounds: 2, bestSpeedup: 1.04, bestP50Us: 7, candidates: 9, elapsedS: 75.4, message: 'verifying' }),
       'round 2/2 · best 1.0× · 9 candidates · 1 min 15 s · verifying',
     );
   });

@@ -9,6 +9,7 @@ import {
   optimizeProgressFrom,
   proposalFrom,
   rooflineInput,
+  runFacts,
   verdictSummary,
   type JobProgress,
   type Verdict,
@@ -54,6 +55,16 @@ describe('wire adapters', () => {
     assert.equal(optimizeOutcome({ jobId: 2, kind: 'optimize', uri: 'u', status: 'done', result: { summary: 's', verdict: v } }), undefined);
   });
 
+  it('reads the starting kernel\'s time and the status counts from the optimizer\'s run record', () => {
+    const base = { runId: 1, status: 'finished' as const, stopReason: 'rounds', candidates: 5, rounds: 2, elapsedSeconds: 9, proposals: [], best: null, summary: '' };
+    assert.deepEqual(runFacts({ ...base, run: { baseline: { status: 'correct', p50_us: 17285 }, counts: { correct: 3, incorrect: 1, compile_error: 1, bogus: 'x' } } }), {
+      baseP50Us: 17285,
+      counts: { correct: 3, incorrect: 1, compile_error: 1 },
+    });
+    assert.deepEqual(runFacts({ ...base, run: { baseline: { status: 'incorrect', p50_us: 10 } } }), { baseP50Us: null, counts: null });
+    assert.deepEqual(runFacts(base), { baseP50Us: null, counts: null });
+  });
+
   it('prefers the profile verdict (it has counters) from hone/result', () => {
     const check = verdict({ status: 'incorrect', reason: 'x' });
     const prof = verdict();
@@ -87,8 +98,11 @@ describe('wire adapters', () => {
 
   it('reads optimize progress from hone/jobProgress round fields only', () => {
     assert.deepEqual(
-      optimizeProgressFrom(progress({ message: 'verifying', round: 3, rounds: 8, candidates: 41, bestSpeedupEager: 2.1, elapsedSeconds: 95 }), 100),
-      { round: 3, rounds: 8, candidates: 41, bestSpeedup: 2.1, elapsedS: 95, message: 'verifying' },
+      optimizeProgressFrom(
+        progress({ message: 'round 3/8 · best 2.1× · 41 candidates', note: 'verifying', round: 3, rounds: 8, candidates: 41, bestSpeedupEager: 2.1, bestP50Us: 12.5, elapsedSeconds: 95 }),
+        100,
+      ),
+      { round: 3, rounds: 8, candidates: 41, bestSpeedup: 2.1, bestP50Us: 12.5, elapsedS: 95, message: 'verifying' },
     );
     assert.equal(optimizeProgressFrom(progress({ round: 1 }), 7)?.elapsedS, 7);
     assert.equal(optimizeProgressFrom(progress({ round: 1 }), 7)?.bestSpeedup, null);

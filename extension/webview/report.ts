@@ -83,11 +83,20 @@ function rooflineChart(r: RooflineData): Config {
   };
 }
 
-function curveChart(points: XY[], xTitle: string): Config {
+const SERIES_COLORS = [COLORS.proposal, COLORS.kernel];
+
+function curveChart(series: Array<{ label: string; points: XY[] }>, xTitle: string): Config {
   return {
     type: 'scatter',
     data: {
-      datasets: [{ label: 'best verified speedup over eager', data: points, showLine: true, stepped: 'before', borderColor: COLORS.proposal, backgroundColor: COLORS.proposal }],
+      datasets: series.map((s, i) => ({
+        label: `best verified speedup ${s.label}`,
+        data: s.points,
+        showLine: true,
+        stepped: 'before' as const,
+        borderColor: SERIES_COLORS[i % SERIES_COLORS.length],
+        backgroundColor: SERIES_COLORS[i % SERIES_COLORS.length],
+      })),
     },
     options: {
       maintainAspectRatio: false,
@@ -95,7 +104,7 @@ function curveChart(points: XY[], xTitle: string): Config {
         x: { type: 'linear', min: 0, title: { display: true, text: xTitle } },
         y: { type: 'linear', beginAtZero: true, title: { display: true, text: 'speedup (×)' } },
       },
-      plugins: { legend: { display: false } },
+      plugins: { legend: { position: 'bottom' } },
     },
   };
 }
@@ -137,8 +146,8 @@ function render(d: ReportData): void {
     draw('curve-candidates', null, d.curve.missing);
   } else {
     const c = d.curve;
-    draw('curve-time', 'curve-missing', () => curveChart(c.byTime, 'elapsed (s)'));
-    draw('curve-candidates', null, () => curveChart(c.byCandidates, 'candidates tried'));
+    draw('curve-time', 'curve-missing', () => curveChart(c.series.map((s) => ({ label: s.label, points: s.byTime })), 'elapsed (s)'));
+    draw('curve-candidates', null, () => curveChart(c.series.map((s) => ({ label: s.label, points: s.byCandidates })), 'candidates tried'));
   }
   table(d.table);
 }

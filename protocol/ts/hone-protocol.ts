@@ -186,6 +186,143 @@ export type Verdict = {
   created_at?: string;
   [k: string]: unknown;
 };
+/**
+ * One immutable result of checking a kernel against its reference: hone check --json, hone/result, the store. Units live in field names.
+ */
+export type Verdict1 = {
+  schema_version: 1;
+  status: 'correct' | 'incorrect' | 'compile_error' | 'runtime_error' | 'timeout' | 'rejected';
+  /**
+   * Why the verdict is not correct, in words a user can act on.
+   */
+  reason?: string;
+  kernel: {
+    path: string;
+    /**
+     * sha256 of the source and its local headers
+     */
+    hash: string;
+    form: 'raw' | 'torch' | 'unknown';
+    language: 'cuda' | 'cpp';
+    [k: string]: unknown;
+  };
+  task: {
+    path: string;
+    hash: string;
+    name?: string;
+    [k: string]: unknown;
+  };
+  device: {
+    kind: 'cuda' | 'cpu';
+    name: string;
+    index?: number;
+    /**
+     * e.g. sm_90
+     */
+    arch?: string;
+    [k: string]: unknown;
+  };
+  toolchain?: {
+    nvcc?: string;
+    host_compiler?: string;
+    torch?: string;
+    python?: string;
+    [k: string]: unknown;
+  };
+  sandbox: {
+    mode: 'bwrap' | 'namespaces' | 'none';
+    explicitly_disabled?: boolean;
+    warning?: string;
+    [k: string]: unknown;
+  };
+  compile: Compile;
+  signature?: Signature;
+  correctness?: {
+    atol: number;
+    rtol: number;
+    trials: Trial[];
+    /**
+     * Each named policy check and whether it passed (inputs_unchanged, unwritten_output, determinism, fresh_inputs, ...)
+     */
+    checks?: {
+      [k: string]: boolean;
+    };
+    [k: string]: unknown;
+  };
+  timing?: Timing;
+  baselines?: {
+    eager?: Timing;
+    compile?: Timing | null;
+    [k: string]: unknown;
+  };
+  speedup?: {
+    eager?: number | null;
+    compile?: number | null;
+    [k: string]: unknown;
+  };
+  /**
+   * The physical floor: compulsory bytes over peak DRAM bandwidth.
+   */
+  floor?: {
+    bytes?: number;
+    peak_dram_bytes_per_s?: number;
+    floor_us?: number;
+    [k: string]: unknown;
+  };
+  /**
+   * GPU time of one candidate call split by who launched it (CUPTI or profiler kernel records).
+   */
+  kernel_time?: {
+    own_us?: number;
+    library_us?: number;
+    own_share?: number;
+    kernels?: {
+      name: string;
+      duration_us: number;
+      own: boolean;
+      stream?: number;
+      grid?: number[];
+      block?: number[];
+      registers?: number;
+      shared_bytes?: number;
+      [k: string]: unknown;
+    }[];
+    [k: string]: unknown;
+  };
+  flags: {
+    /**
+     * weak_task, constant_output, library_ops, speedup_over_10x, strides_differ, timing_noisy, no_sandbox, weak_sandbox, ...
+     */
+    id: string;
+    message: string;
+    [k: string]: unknown;
+  }[];
+  /**
+   * For runtime_error and timeout: what was seen.
+   */
+  evidence?: {
+    signal?: string;
+    exit_code?: number;
+    cuda_error?: string;
+    stderr_tail?: string[];
+    traceback?: string;
+    [k: string]: unknown;
+  };
+  /**
+   * hone profile's counters, roofline and suggestions (profile.schema.json)
+   */
+  profile?: {
+    [k: string]: unknown;
+  };
+  /**
+   * Wall time of each stage of this check.
+   */
+  seconds?: {
+    [k: string]: number;
+  };
+  created_at?: string;
+  [k: string]: unknown;
+};
 
 /**
  * hone's additions to LSP 3.17, spoken by hone-server (server/lsp) and the VS Code extension: every custom request, notification, their params and results, the settings, and the commands carried by code lenses and code actions. protocol/PROTOCOL.md shows each with an example; protocol/ts/ holds the TypeScript generated from this file.
@@ -257,7 +394,7 @@ export interface DocumentParams {
   [k: string]: unknown;
 }
 /**
- * Per-request options. check/profile: device, seeds, atol, rtol, timing, baselines. optimize: device, samples, rounds, budgetSeconds, tokenBudget, tuner (true: the built-in tuner even when an LLM is configured).
+ * Per-request options. check: device, seeds, atol, rtol, timing, baselines. profile: metrics. optimize: device, samples, rounds, budgetSeconds, tokenBudget, tuner (true: the built-in tuner even when an LLM is configured).
  *
  * This interface was referenced by `HoneLspProtocol`'s JSON-Schema
  * via the `definition` "JobOptions".
@@ -274,6 +411,10 @@ export interface JobOptions {
   budgetSeconds?: number;
   tokenBudget?: number;
   tuner?: boolean;
+  /**
+   * profile: the counter set (default: at most 2 replay passes on sm_90)
+   */
+  metrics?: 'default' | 'full';
 }
 /**
  * Starts a job on the document's current buffer (saved or not). The request is answered when the job ends; $/cancelRequest or window/workDoneProgress/cancel stop it (answer: -32800).
@@ -306,6 +447,9 @@ export interface CheckOutcome {
 /**
  * This interface was referenced by `undefined`'s JSON-Schema
  * via the `definition` "compile".
+ *
+ * This interface was referenced by `undefined`'s JSON-Schema
+ * via the `definition` "compile".
  */
 export interface Compile {
   ok: boolean;
@@ -325,6 +469,9 @@ export interface Compile {
 /**
  * This interface was referenced by `undefined`'s JSON-Schema
  * via the `definition` "diagnostic".
+ *
+ * This interface was referenced by `undefined`'s JSON-Schema
+ * via the `definition` "diagnostic".
  */
 export interface Diagnostic {
   file: string;
@@ -342,6 +489,9 @@ export interface Diagnostic {
   [k: string]: unknown;
 }
 /**
+ * This interface was referenced by `undefined`'s JSON-Schema
+ * via the `definition` "kernel_static".
+ *
  * This interface was referenced by `undefined`'s JSON-Schema
  * via the `definition` "kernel_static".
  */
@@ -393,6 +543,9 @@ export interface KernelStatic {
  *
  * This interface was referenced by `undefined`'s JSON-Schema
  * via the `definition` "width_counts".
+ *
+ * This interface was referenced by `undefined`'s JSON-Schema
+ * via the `definition` "width_counts".
  */
 export interface WidthCounts {
   '8'?: number;
@@ -403,6 +556,9 @@ export interface WidthCounts {
   '256'?: number;
 }
 /**
+ * This interface was referenced by `undefined`'s JSON-Schema
+ * via the `definition` "signature".
+ *
  * This interface was referenced by `undefined`'s JSON-Schema
  * via the `definition` "signature".
  */
@@ -423,6 +579,9 @@ export interface Signature {
 /**
  * This interface was referenced by `undefined`'s JSON-Schema
  * via the `definition` "tensor_spec".
+ *
+ * This interface was referenced by `undefined`'s JSON-Schema
+ * via the `definition` "tensor_spec".
  */
 export interface TensorSpec {
   name: string;
@@ -432,6 +591,9 @@ export interface TensorSpec {
   [k: string]: unknown;
 }
 /**
+ * This interface was referenced by `undefined`'s JSON-Schema
+ * via the `definition` "trial".
+ *
  * This interface was referenced by `undefined`'s JSON-Schema
  * via the `definition` "trial".
  */
@@ -456,6 +618,9 @@ export interface Trial {
 /**
  * This interface was referenced by `undefined`'s JSON-Schema
  * via the `definition` "timing".
+ *
+ * This interface was referenced by `undefined`'s JSON-Schema
+ * via the `definition` "timing".
  */
 export interface Timing {
   p50_us: number;
@@ -474,6 +639,23 @@ export interface Timing {
    * timed calls whose output was verified
    */
   spot_checks?: number;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `HoneLspProtocol`'s JSON-Schema
+ * via the `definition` "ProfileOutcome".
+ */
+export interface ProfileOutcome {
+  summary: string;
+  verdict: Verdict1;
+  /**
+   * the SVG roofline plot written
+   */
+  plot?: string;
+  /**
+   * why the kernel was not profiled
+   */
+  skipped?: string;
   [k: string]: unknown;
 }
 /**
@@ -561,7 +743,7 @@ export interface JobFinished {
   kind: JobKind;
   uri: DocumentUri;
   status: JobStatus;
-  result?: CheckOutcome | OptimizeOutcome;
+  result?: CheckOutcome | ProfileOutcome | OptimizeOutcome;
   error?: string;
   [k: string]: unknown;
 }

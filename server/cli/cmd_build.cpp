@@ -48,6 +48,16 @@ void print_instructions(std::ostream& os, const char* label, const InstructionFa
   os << ")\n";
 }
 
+const char* block_size_origin(protocol::BlockSizeSource source) {
+  switch (source) {
+    case protocol::BlockSizeSource::LaunchBounds: return "from __launch_bounds__";
+    case protocol::BlockSizeSource::LaunchSite: return "from the launch site";
+    case protocol::BlockSizeSource::Measured: return "as launched";
+    case protocol::BlockSizeSource::Assumed: break;
+  }
+  return "assumed (no constant launch bounds or launch site)";
+}
+
 void print_kernel(std::ostream& os, const KernelStatic& k) {
   os << "  " << k.name;
   if (k.line) os << "  (line " << *k.line << ")";
@@ -62,8 +72,8 @@ void print_kernel(std::ostream& os, const KernelStatic& k) {
     std::ostringstream pct;
     pct << std::fixed << std::setprecision(o.occupancy_pct == static_cast<int>(o.occupancy_pct) ? 0 : 1) << o.occupancy_pct;
     os << "    occupancy " << pct.str() << "% (" << o.active_warps_per_sm << "/" << o.max_warps_per_sm << " warps, "
-       << o.active_blocks_per_sm << " blocks of " << o.block_size << " threads per SM; block size from "
-       << protocol::to_string(o.block_size_source) << "; limited by " << protocol::to_string(o.limited_by) << ")\n";
+       << o.active_blocks_per_sm << " blocks of " << o.block_size << " threads per SM; block size "
+       << block_size_origin(o.block_size_source) << "; limited by " << protocol::to_string(o.limited_by) << ")\n";
   }
 }
 

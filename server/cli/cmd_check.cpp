@@ -120,14 +120,22 @@ std::string spec_line(const protocol::TensorSpec& s) {
   return text + "\n";
 }
 
-int run_task(const std::string& task, const EngineFlags& flags, bool as_json) {
+int run_task(const std::string& task, const EngineFlags& flags, const std::vector<std::string>& time_modes,
+             bool as_json) {
   try {
     Engine engine(engine_options(flags));
-    TaskInfo info = engine.task_info(task, *parse_device_kind(flags.device));
+    const DeviceKind device = *parse_device_kind(flags.device);
+    TaskInfo info = engine.task_info(task, device);
+    std::vector<std::pair<std::string, Engine::ReferenceTiming>> timings;
+    for (const auto& mode : time_modes) timings.emplace_back(mode, engine.time_reference(task, device, mode));
     if (as_json) {
       json j{{"task", info.path.string()}, {"hash", info.hash}, {"name", info.name}, {"signature", info.signature},
              {"input_bytes", info.input_bytes}, {"output_bytes", info.output_bytes},
              {"weak", info.weak}, {"max_abs_diff_across_seeds", info.max_abs_diff_across_seeds}};
+      for (const auto& [mode, t] : timings) {
+        j["reference"][mode] = t.timing ? json(*t.timing) : json(nullptr);
+        if (!t.unavailable.empty()) j["reference_unavailable"][mode] = t.unavailable;
+      }
       std::cout << j.dump() << std::endl;
       return 0;
     }
@@ -140,6 +148,12 @@ int run_task(const std::string& task, const EngineFlags& flags, bool as_json) {
     for (const auto& s : info.signature.outputs) std::cout << spec_line(s);
     std::cout << "forward:\n" << signature_text(info.signature);
     if (info.weak) std::cout << "⚑ weak task: the reference output barely depends on its inputs\n";
+    for (const auto& [mode, t] : timings) {
+      if (t.timing)
+        std::cout << "reference " << mode << ": " << timing_text(*t.timing) << "\n";
+      else
+        std::cout << "reference " << mode << ": unavailable (" << t.unavailable << ")\n";
+    }
     return 0;
   } catch (const EngineError& e) {
     return report_error(e, as_json, "");
@@ -176,6 +190,7 @@ void add_task_command(CLI::App& app, CommandRegistry& registry) {
   struct State {
     std::string task;
     EngineFlags flags;
+    std::vector<std::string> time_modes;
     bool json = false;
   };
   auto state = std::make_shared<State>();
@@ -183,8 +198,12 @@ void add_task_command(CLI::App& app, CommandRegistry& registry) {
   cmd->alias("signature");
   cmd->add_option("task", state->task, "Reference task (KernelBench format)")->required();
   add_engine_flags(cmd, state->flags);
+  cmd->add_option("--time", state->time_modes, "Also time the reference: eager and/or compile (torch.compile)")
+      ->check(CLI::IsMember({"eager", "compile"}));
   cmd->add_flag("--json", state->json, "Print one JSON object");
-  cmd->callback([state, &registry] { registry.set_exit_code(run_task(state->task, state->flags, state->json)); });
+  cmd->callback([state, &registry] {
+    registry.set_exit_code(run_task(state->task, state->flags, state->time_modes, state->json));
+  });
 }
 
 }  // namespace hone::cli

@@ -86,7 +86,7 @@ void add_profile_command(CLI::App& app, CommandRegistry& registry) {
   cmd->add_option("--metrics", f->metrics, "default (<= 2 replay passes on sm_90) or full (every counter hone knows)")
       ->check(CLI::IsMember({"default", "full"}));
   cmd->add_option("--plot", f->plot, "Where to write the SVG roofline plot (default: .hone/profiles/ in the workspace)");
-  cmd->add_flag("--no-baseline", f->no_baseline, "Do not profile the reference (no baseline point)");
+  cmd->add_flag("--no-baseline", f->no_baseline, "Neither profile nor time the reference (no baseline point, no speedups)");
   cmd->add_option("--python", f->python, "Python interpreter that imports torch (default: $HONE_PYTHON, then search)");
   cmd->add_option("--timeout", f->timeout_s, "Seconds the profiling request may take (default 600)")->check(CLI::PositiveNumber);
   cmd->add_flag("--no-sandbox", f->no_sandbox, "Run the kernel unconfined (recorded in the verdict)");

@@ -26,10 +26,14 @@ std::string best_column(const RunRecord& r) {
     return std::nullopt;
   };
   std::string text;
-  if (auto w = number("winner_speedup_vs_kernel")) text = format_number(*w) + "× the original";
-  else if (auto b = number("best_vs_kernel")) text = format_number(*b) + "× (not re-verified)";
+  if (r.summary.contains("winner")) {
+    if (auto w = number("winner_speedup_vs_kernel")) text = format_number(*w) + "× the original";
+    if (auto e = number("winner_speedup_eager")) text += (text.empty() ? "" : ", ") + format_number(*e) + "× eager";
+    return "#" + r.summary["winner"].dump() + " re-verified" + (text.empty() ? "" : ": " + text);
+  }
+  if (auto b = number("best_vs_kernel")) text = format_number(*b) + "× the original";
   if (auto e = number("best_speedup_eager")) text += (text.empty() ? "" : ", ") + format_number(*e) + "× eager";
-  return text.empty() ? "-" : text;
+  return text.empty() ? "none" : text + " (not re-verified)";
 }
 
 int run_runs(const RunsFlags& f) {

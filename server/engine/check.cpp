@@ -144,6 +144,8 @@ protocol::Verdict Engine::check(const CheckRequest& request, const CallContext& 
     rethrow_as_engine_error();
   }
   if (v.reason) v.reason = unstage(*v.reason, staged.string(), task.string());
+  if (v.evidence)
+    for (auto& line : v.evidence->stderr_tail) line = unstage(line, staged.string(), task.string());
 
   if (facts.kernel_mismatch) {
     // Point at forward in the editor, and show what it should be.

@@ -74,6 +74,11 @@ std::string verdict_headline(const protocol::Verdict& v) {
   return line;
 }
 
+std::string timing_text(const protocol::Timing& t) {
+  return "p50 " + eval::format_us(t.p50_us) + " (p10 " + eval::format_us(t.p10_us) + ", p90 " + eval::format_us(t.p90_us) +
+         ", " + std::to_string(t.reps) + " reps, " + t.method + ")";
+}
+
 std::string signature_text(const protocol::Signature& s) {
   std::string text;
   if (!s.raw.empty()) text += "  raw form:   " + s.raw + "\n";
@@ -88,8 +93,11 @@ std::string verdict_details(const protocol::Verdict& v) {
     out += "  " + *v.reason + "\n";
   if (v.status == protocol::Status::CompileError) {
     for (const auto& d : v.compile.diagnostics) {
-      if (d.severity != protocol::Severity::Error) continue;
-      out += "  " + d.file + ":" + std::to_string(d.line) + ":" + std::to_string(d.column) + ": error: " + d.message + "\n";
+      if (d.severity != protocol::Severity::Error || (v.reason && d.message == *v.reason)) continue;
+      std::string where = d.file;
+      if (d.line > 0) where += ":" + std::to_string(d.line);
+      if (d.line > 0 && d.column > 0) where += ":" + std::to_string(d.column);
+      out += "  " + where + ": error: " + d.message + "\n";
     }
     if (v.signature && v.reason && v.reason->find("does not fit the task") != std::string::npos)
       out += "  expected forward:\n" + signature_text(*v.signature);
@@ -103,11 +111,7 @@ std::string verdict_details(const protocol::Verdict& v) {
       for (std::size_t i = from; i < e.stderr_tail.size(); ++i) out += "    " + e.stderr_tail[i] + "\n";
     }
   }
-  if (correct && v.timing) {
-    const auto& t = *v.timing;
-    out += "  timing: p50 " + eval::format_us(t.p50_us) + " (p10 " + eval::format_us(t.p10_us) + ", p90 " +
-           eval::format_us(t.p90_us) + ", " + std::to_string(t.reps) + " reps, " + t.method + ")\n";
-  }
+  if (correct && v.timing) out += "  timing: " + timing_text(*v.timing) + "\n";
   if (v.baselines) {
     if (v.baselines->eager) out += "  reference eager: " + eval::format_us(v.baselines->eager->p50_us) + "\n";
     if (v.baselines->compile_measured && v.baselines->compile)

@@ -20,6 +20,9 @@ std::string verdict_details(const protocol::Verdict& verdict);
 // 12 elements out of tolerance", or "" when the verdict has none.
 std::string mismatch_text(const protocol::Verdict& verdict);
 
+// "p50 41.2 µs (p10 40.9 µs, p90 42.0 µs, 812 reps, cuda_events_l2_flush)".
+std::string timing_text(const protocol::Timing& timing);
+
 // The expected forward declarations, indented, for a kernel whose signature does not fit.
 std::string signature_text(const protocol::Signature& signature);
 

@@ -312,6 +312,36 @@ TaskInfo Engine::task_info(const std::filesystem::path& task, DeviceKind device,
   return info;
 }
 
+Engine::ReferenceTiming Engine::time_reference(const std::filesystem::path& task, DeviceKind device,
+                                               const std::string& mode, const CallContext& ctx) {
+  if (mode != "eager" && mode != "compile")
+    throw EngineError(EngineError::Kind::Usage, "unknown timing mode '" + mode + "' (eager or compile)");
+  auto path = impl_->absolute(task);
+  std::string text;
+  try {
+    text = read_file(path);
+  } catch (const std::exception& e) {
+    throw EngineError(EngineError::Kind::Usage, e.what());
+  }
+  if (device == DeviceKind::Auto) device = impl_->default_device(ctx);
+  eval::EvalRequest er;
+  er.task_hash = sha256_hex(text);
+  er.task = impl_->stage_task(path, er.task_hash);
+  er.device = impl_->device_string(device);
+  er.deadline = impl_->options.check_timeout;
+  ReferenceTiming out;
+  try {
+    eval::DeviceContext dc = impl_->device_context(device, ctx);
+    out.timing = eval::reference_timing(impl_->slot(device), impl_->baselines, er, dc, mode, out.unavailable, ctx.stop,
+                                        impl_->progress_sink(ctx));
+  } catch (const eval::TaskError& e) {
+    throw EngineError(EngineError::Kind::Task, e.what(), e.traceback());
+  } catch (...) {
+    rethrow_as_engine_error();
+  }
+  return out;
+}
+
 WorkerEnvironment Engine::environment(DeviceKind device, const CallContext& ctx) {
   if (device == DeviceKind::Auto) device = impl_->default_device(ctx);
   json h = impl_->hello(device, ctx);

@@ -143,7 +143,7 @@ struct ProfileRequest {
   KernelSource kernel;
   std::optional<std::filesystem::path> task;    // nullopt: paired with the kernel
   std::string metrics = "default";              // "default" (<= 2 replay passes on sm_90) or "full"
-  bool baseline = true;                         // also profile the reference (the plot's baseline)
+  bool baseline = true;                         // profile the reference (the plot's baseline) and time its baselines
   std::optional<std::filesystem::path> plot;    // the SVG's path; nullopt: .hone/profiles/ in the workspace
   std::optional<std::chrono::seconds> deadline; // the profile request to the worker; nullopt: 600 s
 };
@@ -183,6 +183,17 @@ class Engine {
   // hang, cheat) is a verdict, never an exception; bad input and environment problems throw
   // EngineError. Any thread: checks of one device are serialised on its worker.
   protocol::Verdict check(const CheckRequest& request, const CallContext& ctx = {});
+
+  // The reference's own time in one mode ("eager" | "compile"), measured by the worker with the
+  // candidates' timing code and cached on disk per (task, device, torch version). `timing` is
+  // absent and `unavailable` says why when the mode cannot run here (torch.compile on torch < 2).
+  // Throws EngineError(Task) when the task cannot run. Any thread.
+  struct ReferenceTiming {
+    std::optional<protocol::Timing> timing;
+    std::string unavailable;
+  };
+  ReferenceTiming time_reference(const std::filesystem::path& task, DeviceKind device, const std::string& mode,
+                                 const CallContext& ctx = {});
 
   // The worker's hello for a device (starts the worker if needed). Any thread.
   WorkerEnvironment environment(DeviceKind device, const CallContext& ctx = {});

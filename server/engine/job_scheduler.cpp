@@ -190,8 +190,13 @@ void JobScheduler::worker_loop(Lane& lane) {
   while (auto job = take_ready(lane, lock)) {
     lock.unlock();
     std::stop_token token = job->stop.get_token();
-    if (!token.stop_requested() && job->spec.run) job->spec.run(token);
-    JobOutcome outcome = token.stop_requested() ? JobOutcome::cancelled : JobOutcome::finished;
+    bool threw = false;
+    try {
+      if (!token.stop_requested() && job->spec.run) job->spec.run(token);
+    } catch (...) {
+      threw = true;
+    }
+    JobOutcome outcome = threw ? JobOutcome::failed : token.stop_requested() ? JobOutcome::cancelled : JobOutcome::finished;
     if (job->spec.done) job->spec.done(outcome);
     lock.lock();
     finish(job, outcome, lock);

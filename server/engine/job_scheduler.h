@@ -31,7 +31,8 @@ struct JobQueue {
   static JobQueue session() { return {Kind::session, 0}; }
 };
 
-enum class JobOutcome { finished, cancelled, superseded };
+// failed: `run` threw (a bug in the job; the scheduler keeps serving).
+enum class JobOutcome { finished, cancelled, superseded, failed };
 
 struct JobSpec {
   // Jobs share a name when they do the same work for the same thing ("build:file:///a.cu").

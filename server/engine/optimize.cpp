@@ -98,12 +98,15 @@ std::filesystem::path Engine::store_path() const { return RunStore::default_path
 OptimizeResult Engine::optimize(const OptimizeRequest& request, const CallContext& ctx,
                                 std::function<void(const OptimizeEvent&)> on_event) {
   Impl& impl = *impl_;
+  // Opened once the request is known to be good (a resumed run's settings live in it).
   std::unique_ptr<RunStore> store;
-  try {
-    store = std::make_unique<RunStore>(store_path());
-  } catch (const std::exception& e) {
-    throw EngineError(EngineError::Kind::Environment, e.what());
-  }
+  auto open_store = [&] {
+    try {
+      store = std::make_unique<RunStore>(store_path());
+    } catch (const std::exception& e) {
+      throw EngineError(EngineError::Kind::Environment, e.what());
+    }
+  };
 
   OptimizeTarget target;
   OptimizeOptions options = request.options;
@@ -113,6 +116,7 @@ OptimizeResult Engine::optimize(const OptimizeRequest& request, const CallContex
   bool tune_flags = request.tune_flags;
   std::optional<RunRecord> resumed;
   if (request.resume_run) {
+    open_store();
     resumed = store->run(*request.resume_run);
     if (!resumed)
       throw EngineError(EngineError::Kind::Usage, "no run " + std::to_string(*request.resume_run) + " in " +
@@ -194,6 +198,7 @@ OptimizeResult Engine::optimize(const OptimizeRequest& request, const CallContex
   }
   for (const auto& n : notes) notify(n);
 
+  if (!store) open_store();
   EngineVerifier verifier(*this, target.kernel_path, target.task_path, device,
                           std::max(2 * impl.options.seeds, 6));
   Optimizer optimizer(*store, verifier, *proposer, target, options);

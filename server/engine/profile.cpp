@@ -68,6 +68,7 @@ ProfileResult Engine::profile(const ProfileRequest& request, const CallContext& 
   check_request.kernel = kernel;
   check_request.task = request.task;
   check_request.device = DeviceKind::Cuda;
+  check_request.baselines = request.baseline;
   out.verdict = check(check_request, ctx);
   const protocol::Status status = out.verdict.status;
   if (status != protocol::Status::Correct && status != protocol::Status::Incorrect) {

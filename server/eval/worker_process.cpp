@@ -50,8 +50,9 @@ struct WorkerSetup {
     return {};
   }
   template <class Launcher>
-  bp::error_code on_exec_setup(Launcher&, const bp::filesystem::path&, const char* const*&) {
+  bp::error_code on_exec_setup(Launcher& launcher, const bp::filesystem::path&, const char* const*&) {
     if (::setpgid(0, 0) != 0) return bp::error_code(errno, bp::system_category());
+    close_descriptors_except(launcher.fd_whitelist.data(), launcher.fd_whitelist.size());
     if (address_space_bytes > 0) {
       struct rlimit lim {static_cast<rlim_t>(address_space_bytes), static_cast<rlim_t>(address_space_bytes)};
       if (::setrlimit(RLIMIT_AS, &lim) != 0) return bp::error_code(errno, bp::system_category());
@@ -134,6 +135,7 @@ WorkerProcess::WorkerProcess(const ProcessSpec& spec, const WorkerProcessOptions
           if (!self->stderr_partial_.empty()) {
             self->stderr_lines_.push_back(std::move(self->stderr_partial_));
             self->stderr_partial_.clear();
+            ++self->stderr_total_;
             if (self->stderr_lines_.size() > kStderrLines) self->stderr_lines_.pop_front();
           }
           self->stderr_closed_ = true;
@@ -193,6 +195,7 @@ void WorkerProcess::on_stderr_bytes(std::string_view bytes) {
     if (c == '\n') {
       stderr_lines_.push_back(std::move(stderr_partial_));
       stderr_partial_.clear();
+      ++stderr_total_;
       if (stderr_lines_.size() > kStderrLines) stderr_lines_.pop_front();
     } else if (stderr_partial_.size() < kMaxStderrLineBytes) {
       stderr_partial_ += c;
@@ -247,7 +250,8 @@ protocol::Evidence WorkerProcess::exit_evidence(std::unique_lock<std::mutex>&) {
         ev.exit_code = code;
     }
   }
-  std::size_t n = std::min(kEvidenceLines, stderr_lines_.size());
+  const std::uint64_t since_request = stderr_total_ - std::min(stderr_total_, request_first_line_);
+  std::size_t n = std::min<std::size_t>({kEvidenceLines, stderr_lines_.size(), static_cast<std::size_t>(since_request)});
   ev.stderr_tail.assign(stderr_lines_.end() - static_cast<std::ptrdiff_t>(n), stderr_lines_.end());
   if (!stderr_partial_.empty()) ev.stderr_tail.push_back(stderr_partial_);
   return ev;
@@ -275,6 +279,7 @@ WorkerReply WorkerProcess::request(std::string_view method, const json& params, 
   {
     std::unique_lock lock(mutex_);
     inbox_.clear();  // stray notifications of an earlier request
+    request_first_line_ = stderr_total_;
     if (exited_) {
       wait_for_exit(lock, std::chrono::milliseconds(300));
       return finish(WorkerReply::Kind::Died, lock);

@@ -89,6 +89,7 @@ class WorkerProcess {
   void on_stderr_bytes(std::string_view bytes);
   void on_exit(int native_status);
   void wait_for_exit(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds limit);
+  // Exit status and the stderr lines written since the current request was sent.
   protocol::Evidence exit_evidence(std::unique_lock<std::mutex>& lock);
 
   std::unique_ptr<Io> io_;
@@ -100,6 +101,8 @@ class WorkerProcess {
   std::condition_variable_any changed_;
   std::deque<nlohmann::json> inbox_;
   std::deque<std::string> stderr_lines_;
+  std::uint64_t stderr_total_ = 0;         // lines ever received (the ring keeps the last ones)
+  std::uint64_t request_first_line_ = 0;   // stderr_total_ when the current request was sent
   std::string stderr_partial_;
   bool exited_ = false;
   bool stdout_closed_ = false;

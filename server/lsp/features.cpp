@@ -147,7 +147,9 @@ void HoneLspServer::on_code_action(const json& params, Reply reply) {
   }
   KernelResults r = results_.get(doc->uri);
   for (const json& s : suggestions_of(r.profile)) {
-    int line = s.value("line", 0) - 1;
+    std::optional<int> at = suggestion_line(s);
+    if (!at) continue;
+    int line = *at - 1;
     if (line < parsed.range.start.line || line > parsed.range.end.line) continue;
     std::string title = s.value("title", s.value("message", std::string("suggestion")));
     actions.push_back({{"title", "hone: optimize — " + title},

@@ -49,6 +49,9 @@ std::optional<std::string> validate_job_options(const std::string&, const json& 
     if (options.contains(key) && options[key].get<long long>() < 1) return std::string("'") + key + "' must be at least 1";
   }
   if (auto e = check_type(options, "tuner", &json::is_boolean, "true or false")) return e;
+  if (options.contains("metrics") && options["metrics"] != "default" && options["metrics"] != "full") {
+    return "'metrics' must be \"default\" or \"full\"";
+  }
   return std::nullopt;
 }
 
@@ -56,8 +59,16 @@ protocol::Verdict run_check(const JobInput& input, const CallContext& ctx) {
   return input.engine.check(check_request(input), ctx);
 }
 
-json run_profile(const JobInput&, const CallContext&) {
-  throw EngineError(EngineError::Kind::Environment, "profiling is not part of this build of hone's engine yet");
+json run_profile(const JobInput& input, const CallContext& ctx) {
+  ProfileRequest request;
+  request.kernel = {input.doc.path, input.doc.text};
+  if (input.params.task) request.task = std::filesystem::path(*input.params.task);
+  request.metrics = input.params.options.value("metrics", std::string("default"));
+  ProfileResult result = input.engine.profile(request, ctx);
+  json out = {{"verdict", result.verdict}};
+  if (result.plot) out["plot"] = result.plot->string();
+  if (!result.skipped.empty()) out["skipped"] = result.skipped;
+  return out;
 }
 
 json run_optimize(const JobInput& input, const CallContext& ctx, const json& previous) {

@@ -29,7 +29,8 @@ std::optional<std::string> validate_job_options(const std::string& kind, const n
 
 // Job threads. Each throws EngineError for problems that are not a kernel's result.
 protocol::Verdict run_check(const JobInput& input, const CallContext& ctx);
-nlohmann::json run_profile(const JobInput& input, const CallContext& ctx);   // a verdict with `profile`
+// {verdict (with `profile`), plot?, skipped?}: lsp.schema.json ProfileOutcome without its summary.
+nlohmann::json run_profile(const JobInput& input, const CallContext& ctx);
 // lsp.schema.json OptimizeResult; `previous` (the last result for this kernel, or null) keeps
 // earlier proposals browsable.
 nlohmann::json run_optimize(const JobInput& input, const CallContext& ctx, const nlohmann::json& previous);

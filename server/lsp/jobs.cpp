@@ -116,13 +116,19 @@ json HoneLspServer::run_job(Job& job, const CallContext& ctx) {
     return {{"summary", verdict_summary(v)}, {"verdict", v}};
   }
   if (job.kind == "profile") {
-    json v = run_profile(input, ctx);
+    json out = run_profile(input, ctx);
+    const json& v = out["verdict"];
     results_.update(job.doc.uri, [&](KernelResults& r) {
       r.profile = v;
       r.check = v;
     });
     publish_diagnostics(job.doc.uri);
-    return {{"summary", verdict_summary(v)}, {"verdict", v}};
+    std::string summary = verdict_summary(v);
+    std::size_t suggestions = suggestions_of(v).size();
+    if (suggestions > 0) summary += " · " + std::to_string(suggestions) + " suggestion" + (suggestions > 1 ? "s" : "");
+    if (out.contains("skipped")) summary += " · not profiled: " + out["skipped"].get<std::string>();
+    out["summary"] = summary;
+    return out;
   }
   json optimize = run_optimize(input, ctx, results_.get(job.doc.uri).optimize);
   results_.update(job.doc.uri, [&](KernelResults& r) { r.optimize = optimize; });
@@ -131,6 +137,7 @@ json HoneLspServer::run_job(Job& job, const CallContext& ctx) {
 
 void HoneLspServer::finish_job(const std::shared_ptr<Job>& job, JobOutcome outcome) {
   std::string status = "done";
+  if (outcome == JobOutcome::failed && !job->error) job->error = "internal error: the job stopped with an unknown exception";
   if (outcome == JobOutcome::superseded) {
     status = "superseded";
   } else if (outcome == JobOutcome::cancelled || job->cancelled) {

@@ -180,26 +180,36 @@ std::string kernel_hover_markdown(const json& k, const json& profile) {
     }
   }
   if (!profile.is_object()) return md;
-  if (profile.contains("kernels") && profile["kernels"].is_array()) {
-    for (const json& pk : profile["kernels"]) {
-      std::string pname = pk.value("name", "");
-      if (pname.rfind(name, 0) != 0 && pname.find(" " + name + "(") == std::string::npos &&
-          pname.find(name + "(") == std::string::npos) {
-        continue;
-      }
-      md += "\n**Counters**\n\n| metric | value |\n|---|---|\n";
-      const json& metrics = pk.contains("metrics") && pk["metrics"].is_object() ? pk["metrics"] : pk;
-      for (const auto& [key, value] : metrics.items()) {
+  const json candidate = profile.value("candidate", json::object());
+  const json kernels = candidate.is_object() ? candidate.value("kernels", json::array()) : json::array();
+  for (const json& pk : kernels) {
+    std::string pname = pk.value("name", "");
+    if (pname != name && pname.rfind(name + "(", 0) != 0 && pname.find(" " + name + "(") == std::string::npos &&
+        pname.find("::" + name + "(") == std::string::npos) {
+      continue;
+    }
+    md += "\n**Profile**: " + format_number(pk.value("duration_us", 0.0)) + " µs";
+    if (pk.contains("grid") && pk.contains("block")) md += ", grid " + pk["grid"].dump() + " × block " + pk["block"].dump();
+    md += "\n\n";
+    const json derived = pk.value("derived", json::object());
+    if (derived.is_object() && !derived.empty()) {
+      md += "| counter | value |\n|---|---|\n";
+      for (const auto& [key, value] : derived.items()) {
         if (value.is_number()) md += "| " + key + " | " + format_number(value.get<double>()) + " |\n";
       }
-      break;
     }
+    const json roofline = pk.value("roofline", json());
+    if (roofline.is_object()) {
+      md += "\n**Roofline**: " + roofline.value("bound", std::string("?")) + "-bound, " +
+            format_number(roofline.value("pct_of_roofline", 0.0)) + "% of the roofline (memory " +
+            format_number(roofline.value("memory_pct", 0.0)) + "%, compute " + format_number(roofline.value("compute_pct", 0.0)) +
+            "%), " + format_number(roofline.value("arithmetic_intensity", 0.0)) + " FLOP/byte\n";
+    }
+    break;
   }
-  if (profile.contains("roofline") && profile["roofline"].is_object()) {
-    md += "\n**Roofline**\n\n";
-    for (const auto& [key, value] : profile["roofline"].items()) {
-      if (value.is_number() || value.is_string()) md += "- " + key + ": " + value_text(value) + "\n";
-    }
+  const json counters = candidate.is_object() ? candidate.value("counters", json()) : json();
+  if (counters.is_object() && !counters.value("available", true)) {
+    md += "\ncounters unavailable: " + counters.value("message", std::string("not collected")) + "\n";
   }
   return md;
 }
@@ -222,7 +232,8 @@ json to_lsp_diagnostic(const json& d, std::string_view text, PositionEncoding en
   }
   std::string sev = d.value("severity", "error");
   int severity = sev == "error" ? severity::kError : sev == "warning" ? severity::kWarning : severity::kInformation;
-  json out = {{"range", range}, {"severity", severity}, {"source", "hone " + d.value("source", std::string("build"))},
+  std::string source = d.value("source", std::string("build"));
+  json out = {{"range", range}, {"severity", severity}, {"source", source == "hone" ? source : "hone " + source},
               {"message", d.value("message", std::string())}};
   return out;
 }
@@ -272,25 +283,31 @@ std::vector<json> suggestions_of(const json& result) {
   return out;
 }
 
+std::optional<int> suggestion_line(const json& s) {
+  if (s.contains("/location/line"_json_pointer) && s.at("/location/line"_json_pointer).is_number_integer()) {
+    return s.at("/location/line"_json_pointer).get<int>();
+  }
+  if (s.contains("line") && s["line"].is_number_integer()) return s["line"].get<int>();
+  return std::nullopt;
+}
+
 std::string suggestion_text(const json& s) {
   std::string text = s.value("title", s.value("message", std::string("suggestion")));
-  if (s.contains("evidence")) {
-    const json& e = s["evidence"];
-    if (e.is_string()) {
-      text += " (" + e.get<std::string>() + ")";
-    } else if (e.is_array() || e.is_object()) {
-      std::string parts;
-      for (const auto& item : e.items()) {
-        const json& v = item.value();
-        std::string piece = v.is_object() ? v.value("metric", item.key()) + " = " + value_text(v.value("value", json()))
-                                          : (e.is_object() ? item.key() + " = " : "") + value_text(v);
-        parts += (parts.empty() ? "" : ", ") + piece;
-      }
-      if (!parts.empty()) text += " (" + parts + ")";
+  if (s.contains("evidence") && s["evidence"].is_array()) {
+    std::string parts;
+    for (const json& e : s["evidence"]) {
+      if (!e.is_object()) continue;
+      std::string piece = e.value("metric", std::string("?")) + " = " + value_text(e.value("value", json()));
+      std::string unit = e.value("unit", std::string());
+      if (!unit.empty()) piece += " " + unit;
+      std::string comparison = e.value("comparison", std::string());
+      if (!comparison.empty() && e.contains("threshold")) piece += " " + comparison + " " + value_text(e["threshold"]);
+      parts += (parts.empty() ? "" : ", ") + piece;
     }
+    if (!parts.empty()) text += " (" + parts + ")";
   }
-  if (s.contains("estimated_gain") && s["estimated_gain"].is_number()) {
-    text += " — est. " + format_number(s["estimated_gain"].get<double>()) + "× faster";
+  if (s.contains("/gain/speedup"_json_pointer) && s.at("/gain/speedup"_json_pointer).is_number()) {
+    text += " — est. up to " + format_number(s.at("/gain/speedup"_json_pointer).get<double>()) + "× faster";
   }
   return text;
 }

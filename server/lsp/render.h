@@ -25,8 +25,8 @@ std::string kernel_hint_label(const nlohmann::json& kernel_static);
 // the device and the flags.
 std::string verdict_hover_markdown(const nlohmann::json& verdict);
 
-// Markdown for a hover on a kernel: static facts, then the profile's counters and roofline
-// position for that kernel when `profile` (verdict.profile) has them.
+// Markdown for a hover on a kernel: static facts, then the profile's derived counters and
+// roofline position for that kernel when `profile` (verdict.profile, profile.schema.json) has them.
 std::string kernel_hover_markdown(const nlohmann::json& kernel_static, const nlohmann::json& profile);
 
 // One toolchain diagnostic (1-based line/column; 0 = unknown) as an LSP Diagnostic in `text`:
@@ -40,10 +40,12 @@ nlohmann::json to_lsp_diagnostic(const nlohmann::json& diagnostic, std::string_v
 std::vector<nlohmann::json> verdict_diagnostics(const nlohmann::json& verdict, std::string_view text,
                                                 int forward_line, PositionEncoding encoding);
 
-// The profiler's suggestions in a result (verdict.profile.suggestions, or a profile's own
-// suggestions): objects with a title (or message), optional line, evidence and gain.
+// The profiler's suggestions in a result (verdict.profile.suggestions, profile.schema.json
+// #/$defs/suggestion: title, detail, evidence[], gain, location), or a profile's own.
 std::vector<nlohmann::json> suggestions_of(const nlohmann::json& result);
-// "Loads are 4 bytes wide (evidence) — est. 1.5× faster".
+// Its 1-based source line (location.line), when the profiler could place it.
+std::optional<int> suggestion_line(const nlohmann::json& suggestion);
+// "Use 16-byte loads (bytes_per_sector = 8 B < 32) — est. up to 1.5× faster".
 std::string suggestion_text(const nlohmann::json& suggestion);
 
 // Formats a number the way the lenses do: 3 significant digits ("41.2", "0.91", "1234").

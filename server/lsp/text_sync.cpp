@@ -66,6 +66,11 @@ void HoneLspServer::run_build(const std::string& uri, std::stop_token stop) {
   auto doc = documents_.get(uri);
   if (!doc) return;
   json compile;
+  auto failure = [&](const std::string& message) {
+    return json{{"ok", false},
+                {"diagnostics", json::array({{{"file", doc->path.string()}, {"line", 0}, {"column", 0},
+                                              {"severity", "error"}, {"message", message}, {"source", "hone"}}})}};
+  };
   try {
     BuildRequest request;
     request.kernel = {doc->path, doc->text};
@@ -75,9 +80,10 @@ void HoneLspServer::run_build(const std::string& uri, std::stop_token stop) {
     if (e.kind() == EngineError::Kind::Cancelled) return;
     std::string message = e.what();
     if (!e.detail().empty()) message += "\n" + e.detail();
-    compile = {{"ok", false},
-               {"diagnostics", json::array({{{"file", doc->path.string()}, {"line", 0}, {"column", 0},
-                                             {"severity", "error"}, {"message", message}, {"source", "hone"}}})}};
+    compile = failure(message);
+  } catch (const std::exception& e) {
+    log(std::string("build of ") + uri + " failed: " + e.what());
+    compile = failure(std::string("hone could not build this kernel (internal error): ") + e.what());
   }
   if (stop.stop_requested()) return;
   auto current = documents_.get(uri);
@@ -119,12 +125,13 @@ void HoneLspServer::publish_diagnostics(const std::string& uri) {
     for (json& d : verdict_diagnostics(r.check, doc->text, forward_line, encoding_)) by_uri[uri].push_back(std::move(d));
   }
   for (const json& s : suggestions_of(r.profile)) {
-    int line = s.value("line", 0);
-    if (line <= 0) continue;
-    json d = to_lsp_diagnostic({{"line", line}, {"column", 0}, {"severity", "note"},
+    std::optional<int> line = suggestion_line(s);
+    if (!line || *line <= 0) continue;
+    json d = to_lsp_diagnostic({{"line", *line}, {"column", 0}, {"severity", "note"},
                                 {"message", suggestion_text(s)}, {"source", "profile"}},
                                doc->text, encoding_);
     d["severity"] = severity::kInformation;
+    d["code"] = s.value("id", std::string("suggestion"));
     by_uri[uri].push_back(std::move(d));
   }
   std::set<std::string> published;

@@ -153,11 +153,14 @@ OptimizeEvent Optimizer::progress_event(OptimizeEvent::Kind kind) const {
   e.candidates += new_candidates_;
   SearchState state{&candidates_, std::nullopt};
   auto ranked = state.ranked_correct();
-  if (!ranked.empty()) {
-    e.best_p50_us = ranked.front()->p50_us;
-    e.best_speedup_eager = ranked.front()->speedup_eager;
-    if (const auto* b = baseline(); b && b->status == "correct" && b->p50_us && *ranked.front()->p50_us > 0)
-      e.best_vs_kernel = *b->p50_us / *ranked.front()->p50_us;
+  const CandidateRecord* best = ranked.empty() ? nullptr : ranked.front();
+  for (const auto& c : round_correct_)
+    if (!best || *c.p50_us < *best->p50_us) best = &c;
+  if (best) {
+    e.best_p50_us = best->p50_us;
+    e.best_speedup_eager = best->speedup_eager;
+    if (const auto* b = baseline(); b && b->status == "correct" && b->p50_us && *best->p50_us > 0)
+      e.best_vs_kernel = *b->p50_us / *best->p50_us;
   }
   e.elapsed_s = elapsed_before_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - session_start_).count();
   return e;
@@ -242,22 +245,15 @@ void Optimizer::run_round(int round, std::vector<ProposalRequest> requests, std:
           proposed.message = p.source ? "verifying" : c.reason;
           emit(proposed);
           if (p.source && verify_candidate(c, stop)) {
+            {
+              std::lock_guard lock(state_mutex_);
+              made[i] = c;
+              if (c.status == "correct" && c.p50_us) round_correct_.push_back(c);
+            }
             auto verified = progress_event(OptimizeEvent::Kind::Verified);
             verified.candidate_id = c.id;
             verified.status = c.status;
             verified.message = c.reason;
-            {
-              std::lock_guard lock(state_mutex_);
-              made[i] = c;
-            }
-            // Counted with the best only once merged; report it against the current best too.
-            if (c.status == "correct" && c.p50_us &&
-                (!verified.best_p50_us || *c.p50_us < *verified.best_p50_us)) {
-              verified.best_p50_us = c.p50_us;
-              verified.best_speedup_eager = c.speedup_eager;
-              if (const auto* b = baseline(); b && b->status == "correct" && b->p50_us && *c.p50_us > 0)
-                verified.best_vs_kernel = *b->p50_us / *c.p50_us;
-            }
             emit(verified);
           } else {
             std::lock_guard lock(state_mutex_);
@@ -273,6 +269,7 @@ void Optimizer::run_round(int round, std::vector<ProposalRequest> requests, std:
   for (auto& m : made)
     if (m) candidates_.push_back(std::move(*m));
   new_candidates_ = 0;
+  round_correct_.clear();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
 }
@@ -387,6 +384,8 @@ OptimizeResult Optimizer::execute(RunRecord run, std::stop_token external) {
     run.best_candidate = result.best->id;
     run.summary["winner"] = result.best->id;
     run.summary["winner_speedup_vs_kernel"] = optional_number(result.speedup_vs_kernel);
+    run.summary["winner_speedup_eager"] = optional_number(result.speedup_eager);
+    run.summary["winner_p50_us"] = optional_number(result.best_p50_us);
     store_.update_run(run);
   }
   result.status = run.status;

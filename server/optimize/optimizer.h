@@ -119,6 +119,7 @@ class Optimizer {
   double elapsed_before_ = 0;
   std::chrono::steady_clock::time_point session_start_;
   int new_candidates_ = 0;  // made during the current round (for progress counts)
+  std::vector<CandidateRecord> round_correct_;  // verified correct during the current round
 };
 
 }  // namespace hone

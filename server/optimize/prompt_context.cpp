@@ -186,13 +186,17 @@ json gpu_prompt_facts(const json& spec) {
 
 json prompt_context(const PromptInputs& in) {
   bool cuda = in.device == "cuda";
+  auto rstrip = [](std::string s) {
+    s.erase(s.find_last_not_of(" \t\r\n") + 1);
+    return s;
+  };
   json ctx = {{"language", cuda ? "CUDA C++" : "C++"},
               {"fence", cuda ? "cuda" : "cpp"},
               {"is_cuda", cuda},
               {"is_cpu", !cuda},
               {"round", in.round},
-              {"task", {{"name", in.task_name}, {"path", in.task_path}, {"source", in.task_source}}},
-              {"kernel", {{"path", in.kernel_path}, {"source", in.kernel_source}}}};
+              {"task", {{"name", in.task_name}, {"path", in.task_path}, {"source", rstrip(in.task_source)}}},
+              {"kernel", {{"path", in.kernel_path}, {"source", rstrip(in.kernel_source)}}}};
   json sig = {{"raw", string_at(in.signature, "raw")}, {"torch", string_at(in.signature, "torch")}};
   for (const char* key : {"inputs", "params", "outputs"})
     sig[key] = tensor_specs(in.signature.is_object() && in.signature.contains(key) ? in.signature[key] : json());

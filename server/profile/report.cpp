@@ -170,7 +170,10 @@ ProfileReport build_profile_report(const ProfileInputs& in) {
   std::vector<PlotPoint> plot;
   if (cand.point) plot.push_back({*cand.point, false});
   if (ref && ref->point) plot.push_back({ref->point.value(), true});
-  if (!plot.empty()) out.svg = roofline_svg(plot, ceilings, "Roofline on " + in.device.name);
+  std::vector<Precision> tensor_roof;
+  if (in.task_dtype == "float16") tensor_roof.push_back(Precision::fp16_tensor);
+  if (in.task_dtype == "bfloat16") tensor_roof.push_back(Precision::bf16_tensor);
+  if (!plot.empty()) out.svg = roofline_svg(plot, ceilings, "Roofline on " + in.device.name, tensor_roof);
   return out;
 }
 

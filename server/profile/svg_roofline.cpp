@@ -99,10 +99,13 @@ void roofs(std::ostringstream& svg, const Axes& a, const Ceilings& c, const std:
 
 }  // namespace
 
-std::string roofline_svg(const std::vector<PlotPoint>& points, const Ceilings& ceilings, const std::string& title) {
+std::string roofline_svg(const std::vector<PlotPoint>& points, const Ceilings& ceilings, const std::string& title,
+                         const std::vector<Precision>& also_show) {
   std::set<Precision> shown;
   for (const PlotPoint& pp : points)
     if (pp.point.precision) shown.insert(*pp.point.precision);
+  for (Precision p : also_show)
+    if (ceilings.flops_for(p)) shown.insert(p);
   if (shown.empty()) shown.insert(Precision::fp32);
   Axes a = make_axes(points, ceilings, shown);
   std::ostringstream svg;

@@ -17,6 +17,9 @@ struct PlotPoint {
   bool baseline = false;  // drawn hollow
 };
 
-std::string roofline_svg(const std::vector<PlotPoint>& points, const Ceilings& ceilings, const std::string& title);
+// `also_show`: compute roofs to draw besides the points' own precisions (e.g. the tensor-core
+// roof of the task's dtype, the ceiling a suggestion points at).
+std::string roofline_svg(const std::vector<PlotPoint>& points, const Ceilings& ceilings, const std::string& title,
+                         const std::vector<Precision>& also_show = {});
 
 }  // namespace hone::profile

@@ -2,6 +2,8 @@
 // confined form (bwrap + hone-confine, or hone-confine alone).
 #include "sandbox/sandbox.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -79,6 +81,23 @@ void check_scratch(const fs::path& scratch) {
     if (is_within(p, real)) refuse(p);
 }
 
+// Hands the folder open at `dir` and everything below it to uid:gid without ever following a
+// symbolic link: a candidate still running in the same scratch cannot redirect the walk.
+void hand_over_tree(int dir, unsigned uid, unsigned gid, const fs::path& shown) {
+  DIR* d = ::fdopendir(dir);
+  if (!d) {
+    ::close(dir);
+    throw std::invalid_argument("sandbox: cannot list " + shown.string() + ": " + std::strerror(errno));
+  }
+  while (struct dirent* e = ::readdir(d)) {
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    if (::fchownat(::dirfd(d), e->d_name, uid, gid, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    int child = ::openat(::dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (child >= 0) hand_over_tree(child, uid, gid, shown / e->d_name);
+  }
+  ::closedir(d);
+}
+
 // Makes the scratch folder and, when candidates run as another user, hands it to that user.
 void prepare_scratch(const fs::path& scratch, const std::optional<std::pair<unsigned, unsigned>>& user) {
   check_scratch(scratch);
@@ -86,14 +105,12 @@ void prepare_scratch(const fs::path& scratch, const std::optional<std::pair<unsi
   fs::create_directories(scratch, ec);
   if (ec) throw std::invalid_argument("sandbox: cannot create the scratch folder " + scratch.string() + ": " + ec.message());
   if (!user) return;
-  auto hand_over = [&](const fs::path& p) {
-    if (::lchown(p.c_str(), user->first, user->second) != 0)
-      throw std::invalid_argument("sandbox: cannot hand " + p.string() + " to the sandbox user: " + std::strerror(errno));
-  };
-  hand_over(scratch);
-  for (auto it = fs::recursive_directory_iterator(scratch, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec))
-    hand_over(it->path());
+  int dir = ::open(scratch.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dir < 0 || ::fchown(dir, user->first, user->second) != 0) {
+    if (dir >= 0) ::close(dir);
+    throw std::invalid_argument("sandbox: cannot hand " + scratch.string() + " to the sandbox user: " + std::strerror(errno));
+  }
+  hand_over_tree(dir, user->first, user->second, scratch);
 }
 
 std::vector<std::string> limit_arguments(const SandboxLimits& limits) {

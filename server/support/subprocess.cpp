@@ -41,8 +41,9 @@ namespace bp = boost::process::v2;
 // Puts the child in a new process group, so the whole tree can be signalled at once.
 struct NewProcessGroup {
   template <class Launcher>
-  bp::error_code on_exec_setup(Launcher&, const bp::filesystem::path&, const char* const*&) {
+  bp::error_code on_exec_setup(Launcher& launcher, const bp::filesystem::path&, const char* const*&) {
     if (::setpgid(0, 0) != 0) return bp::error_code(errno, bp::system_category());
+    close_descriptors_except(launcher.fd_whitelist.data(), launcher.fd_whitelist.size());
     return {};
   }
 };
@@ -78,6 +79,22 @@ std::string signal_name(int sig) {
 }
 
 }  // namespace
+
+void close_descriptors_except(const int* keep, std::size_t count) {
+  unsigned lo = 3;
+  while (true) {
+    unsigned next = ~0U;  // the lowest kept descriptor at or above lo
+    for (std::size_t i = 0; i < count; ++i)
+      if (keep[i] >= 0 && static_cast<unsigned>(keep[i]) >= lo && static_cast<unsigned>(keep[i]) < next)
+        next = static_cast<unsigned>(keep[i]);
+    if (next == ~0U) {
+      ::close_range(lo, ~0U, 0);
+      return;
+    }
+    if (next > lo) ::close_range(lo, next - 1, 0);
+    lo = next + 1;
+  }
+}
 
 std::string ProcessResult::describe() const {
   if (!started) return "could not start: " + start_error;

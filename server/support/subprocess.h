@@ -47,6 +47,12 @@ ProcessResult run_process(const ProcessSpec& spec);
 // Resolve a program name on PATH (or return it unchanged if it holds a '/'); nullopt if absent.
 std::optional<std::filesystem::path> find_program(const std::string& name);
 
+// For a child between fork and exec (async-signal-safe, no allocation): closes every descriptor
+// from 3 up except those in keep[0, count). Boost 1.81's launcher skips the gaps between the
+// descriptors it keeps, so without this a child inherits the pipes of any other child started at
+// the same moment by another thread, and holds them open (its reader never sees end of file).
+void close_descriptors_except(const int* keep, std::size_t count);
+
 // The current environment as a map (for building a child's environment from it).
 std::map<std::string, std::string> current_environment();
 

@@ -56,13 +56,14 @@ class Parser {
       std::smatch m;
       if (std::regex_match(line, m, edg_re)) {
         Diagnostic d = located(m[1].str(), std::stoi(m[2].str()), 0, severity_of(m[3].str()), m[4].str(), DiagnosticSource::Nvcc);
+        const bool relocated = d.file != resolve(m[1].str()).string();
         std::string source_echo;
         // Follow-on lines: the source echo, the caret, "detected during ..." context.
         while (i + 1 < lines.size() && !lines[i + 1].empty() && !std::regex_match(lines[i + 1], edg_re)) {
           const std::string& next = lines[i + 1];
           std::size_t caret = next.find('^');
           if (caret != std::string::npos && trim(next) == "^") {
-            if (d.column == 0 && caret >= 2) d.column = static_cast<int>(caret - 2 + 1);
+            if (d.column == 0 && caret >= 2 && !relocated) d.column = edg_column(d, source_echo, caret - 2);
           } else if (source_echo.empty() && next.rfind("  ", 0) == 0 && d.column == 0 &&
                      next.find("detected during") == std::string::npos) {
             source_echo = next;
@@ -145,6 +146,30 @@ class Parser {
       d.column = 0;
     }
     return d;
+  }
+
+  // The 1-based column in the line as written of EDG's caret at `at` in its echo of the line.
+  int edg_column(const Diagnostic& d, const std::string& echo_line, std::size_t at) const {
+    const std::string echo = echo_line.size() >= 2 ? echo_line.substr(2) : std::string();
+    auto text = c_.user_texts.find(fs::path(d.file));
+    if (text == c_.user_texts.end() || d.line <= 0 || at > echo.size()) return static_cast<int>(at + 1);
+    std::istringstream in(text->second);
+    std::string src;
+    for (int i = 0; i < d.line && std::getline(in, src); ++i) {
+    }
+    if (!src.empty() && src.back() == '\r') src.pop_back();
+    if (src == echo) return static_cast<int>(at + 1);
+    // The rest of the line after the caret is usually unexpanded: match it at the end.
+    const std::string rest = echo.substr(at);
+    if (!rest.empty() && src.size() >= rest.size() && src.compare(src.size() - rest.size(), rest.size(), rest) == 0)
+      return static_cast<int>(src.size() - rest.size() + 1);
+    // Else the token under the caret, when the line has it once.
+    std::size_t end = at;
+    while (end < echo.size() && is_ident_char(echo[end])) ++end;
+    const std::string token = echo.substr(at, std::max<std::size_t>(end - at, 1));
+    const std::size_t first = src.find(token);
+    if (first != std::string::npos && src.find(token, first + 1) == std::string::npos) return static_cast<int>(first + 1);
+    return static_cast<int>(std::min(at, src.size()) + 1);
   }
 
   // EDG: "detected during instantiation of ... at line 12 of /path/kernel.cu" moves an error

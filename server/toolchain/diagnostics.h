@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +28,9 @@ struct DiagnosticContext {
   std::filesystem::path share_include;  // hone's headers: diagnostics there point at `forward`
   std::optional<SourceLocation> forward;
   std::vector<std::filesystem::path> user_files;  // the kernel and its local headers
+  // Their texts (the kernel's unsaved buffer when there is one), to place EDG's carets: EDG echoes
+  // the macro-expanded line, so its caret column is found again in the line as written.
+  std::map<std::filesystem::path, std::string> user_texts;
   // The line of a kernel (by mangled name) in the user's file, for ptxas messages.
   std::function<std::optional<int>(const std::string& mangled)> kernel_line;
 };

@@ -44,7 +44,13 @@ class Build {
   Build(const KernelBuilder& builder, const BuildRequest& request) : b_(builder), req_(request), start_(Clock::now()) {}
 
   BuildResult run() {
-    prepare();
+    try {
+      prepare();
+    } catch (const std::exception& e) {
+      // The file system or the cache folder failed under us (full disk, permissions): an
+      // environment problem, reported, never thrown at the caller.
+      fail(BuildOutcome::MissingTool, std::string("hone could not build ") + kernel_.string() + ": " + e.what());
+    }
     res_.seconds = since(start_);
     res_.report.seconds = res_.seconds;
     return std::move(res_);
@@ -242,7 +248,11 @@ class Build {
     dc.share_include = b_.share_dir() / "include";
     dc.forward = facts_.forward;
     dc.user_files.push_back(kernel_);
-    for (const auto& h : facts_.headers) dc.user_files.push_back(h.path);
+    dc.user_texts[kernel_] = source_;
+    for (const auto& h : facts_.headers) {
+      dc.user_files.push_back(h.path);
+      dc.user_texts[h.path] = h.contents;
+    }
     dc.kernel_line = [this](const std::string& mangled) { return kernel_line_in_file(facts_, kernel_, mangled); };
     res_.report.diagnostics = parse_compiler_output(output, dc);
 

@@ -44,7 +44,8 @@ enum class BuildOutcome {
   TimedOut,      // a compiler command ran past the timeout
   Cancelled,     // the stop token fired
   BadInput,      // missing file, unknown extension, invalid arch, language/device mismatch
-  MissingTool,   // no nvcc, no host compiler, no Python with torch for the torch form
+  MissingTool,   // no nvcc, no host compiler, no Python with torch for the torch form; or the
+                 // environment failed (an unwritable cache folder, a full disk)
 };
 std::string_view to_string(BuildOutcome outcome);
 

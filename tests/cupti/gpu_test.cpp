@@ -212,12 +212,5 @@ TEST(Report, VecAddAndFmaFixturesAndOverhead) {
   EXPECT_FALSE(suggestions_for(fma).count("uncoalesced_loads")) << fma.dump();
 }
 
-// Not a test of its own: the workload `ncu` measures for the comparison in scripts/gpu/profile.sh.
-TEST(NcuWorkload, VecAdd) {
-  if (!std::getenv("HONE_NCU_WORKLOAD")) GTEST_SKIP() << "runs only under ncu (HONE_NCU_WORKLOAD=1)";
-  REQUIRE_GPU();
-  vec_add(std::int64_t{1} << 26);
-}
-
 }  // namespace
 }  // namespace hone::cupti_test

@@ -1,6 +1,7 @@
 // tests/eval/worker_process_test.cpp: the worker supervisor over real processes and pipes, driven
 // by a scripted process that speaks the worker protocol and crashes, hangs or floods on request.
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <thread>
@@ -150,6 +151,22 @@ TEST(WorkerProcess, ProtocolErrorsCarryCodeMessageAndTraceback) {
   EXPECT_EQ(r.error_code, "task_error");
   EXPECT_EQ(r.error_message, "task has no class Model");
   EXPECT_EQ(r.traceback, "Traceback: ...");
+}
+
+TEST(WorkerProcess, InheritsNoOtherDescriptorsOfThisProcess) {
+  // A stray pipe end in a long-lived worker would keep another child's pipe open (and its
+  // reader waiting for an end of file that never comes).
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const std::string stray = std::filesystem::read_symlink("/proc/self/fd/" + std::to_string(fds[1])).string();
+  WorkerProcess p(scripted_spec(), {});
+  WorkerReply r = p.request("fds", json::object(), 10s, {}, nullptr);
+  ::close(fds[0]);
+  ::close(fds[1]);
+  ASSERT_EQ(r.kind, WorkerReply::Kind::Result);
+  for (const auto& link : r.result["fds"]) EXPECT_NE(link, stray) << "the worker inherited a pipe: " << r.result.dump();
+  // stdin, stdout, stderr and the worker's private copies of the protocol pipes.
+  EXPECT_LE(r.result["fds"].size(), 5u) << r.result.dump();
 }
 
 TEST(WorkerProcess, MissingInterpreterIsAClearError) {

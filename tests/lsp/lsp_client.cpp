@@ -133,6 +133,16 @@ std::vector<json> LspClient::take(const std::string& method) {
   return out;
 }
 
+bool LspClient::wait_for(const std::string& method, const std::function<bool(const json&)>& match) {
+  std::unique_lock lock(mutex_);
+  return changed_.wait_for(lock, kTimeout, [&] {
+    for (const json& n : notifications_) {
+      if (n["method"] == method && match(n)) return true;
+    }
+    return server_closed_;
+  }) && !server_closed_;
+}
+
 std::vector<json> LspClient::take_null_id_responses() {
   std::lock_guard lock(mutex_);
   return std::exchange(null_id_responses_, {});

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -34,6 +35,9 @@ class LspClient {
   void sync();
   // Notifications (and server->client requests) received so far with that method; removes them.
   std::vector<nlohmann::json> take(const std::string& method);
+  // Waits until a notification (or server request) with that method satisfying `match` has
+  // arrived (it stays queued for take()); false after the timeout.
+  bool wait_for(const std::string& method, const std::function<bool(const nlohmann::json&)>& match);
   // Responses that arrived with a null id (answers to unparseable input).
   std::vector<nlohmann::json> take_null_id_responses();
   // shutdown + exit; returns the server's exit code.

@@ -35,13 +35,21 @@ TEST(Render, HintLabelAndHover) {
             {"occupancy", {{"occupancy_pct", 75.0}, {"block_size", 256}, {"block_size_source", "launch_site"}, {"limited_by", "registers"}}}};
   EXPECT_EQ(kernel_hint_label(k), "32 regs · 4 KiB smem · 75% occ");
   EXPECT_EQ(kernel_hint_label({{"name", "k"}}), "");
-  json profile = {{"kernels", {{{"name", "relu_kernel(const float*, float*, int)"}, {"metrics", {{"dram_bytes", 8.0e8}}}}}},
-                  {"roofline", {{"bound", "memory"}, {"sol_pct", 81.5}}}};
+  // profile.schema.json: candidate.kernels[] with derived counters and a roofline point.
+  json profile = {{"candidate", {{"kernels", {{{"name", "relu_kernel(const float*, float*, int)"}, {"own", true}, {"duration_us", 41.2},
+                                               {"grid", {64, 1, 1}}, {"block", {256, 1, 1}},
+                                               {"derived", {{"dram_bytes", 8.0e8}, {"achieved_occupancy_pct", 71.5}}},
+                                               {"roofline", {{"bound", "memory"}, {"pct_of_roofline", 81.5}, {"memory_pct", 81.5},
+                                                             {"compute_pct", 3.0}, {"arithmetic_intensity", 0.25}}}}}},
+                                  {"counters", {{"available", true}}}}}};
   std::string md = kernel_hover_markdown(k, profile);
   EXPECT_NE(md.find("limited by registers"), std::string::npos);
+  EXPECT_NE(md.find("**Profile**: 41.2 µs, grid [64,1,1] × block [256,1,1]"), std::string::npos);
   EXPECT_NE(md.find("| dram_bytes | 800000000 |"), std::string::npos);
-  EXPECT_NE(md.find("- bound: memory"), std::string::npos);
-  EXPECT_NE(md.find("- sol_pct: 81.5"), std::string::npos);
+  EXPECT_NE(md.find("| achieved_occupancy_pct | 71.5 |"), std::string::npos);
+  EXPECT_NE(md.find("memory-bound, 81.5% of the roofline (memory 81.5%, compute 3%), 0.25 FLOP/byte"), std::string::npos);
+  json no_counters = {{"candidate", {{"kernels", json::array()}, {"counters", {{"available", false}, {"message", "insufficient privileges"}}}}}};
+  EXPECT_NE(kernel_hover_markdown(k, no_counters).find("counters unavailable: insufficient privileges"), std::string::npos);
 }
 
 TEST(Render, DiagnosticRangesAreZeroBased) {
@@ -75,10 +83,19 @@ TEST(Render, VerdictProblemsSitOnForward) {
 }
 
 TEST(Render, Suggestions) {
-  json result = {{"profile", {{"suggestions", {{{"title", "Use 16-byte loads"}, {"line", 12}, {"evidence", {{{"metric", "bytes_per_sector"}, {"value", 8}}}}, {"estimated_gain", 1.5}}}}}}};
+  // profile.schema.json#/$defs/suggestion
+  json result = {{"profile", {{"suggestions", {{{"id", "narrow_loads"}, {"title", "Use 16-byte loads"}, {"detail", "d"}, {"kernel", "k"},
+                                                {"location", {{"file", "k.cu"}, {"line", 12}, {"scope", "line"}}},
+                                                {"evidence", {{{"metric", "bytes_per_sector"}, {"value", 8}, {"comparison", "<"}, {"threshold", 32}, {"unit", "B"}}}},
+                                                {"gain", {{"speedup", 1.5}, {"basis", "b"}}}, {"saved_us", 3.0}},
+                                               {{"id", "small_grid"}, {"title", "Grid too small"}, {"evidence", json::array()},
+                                                {"location", nullptr}, {"gain", nullptr}}}}}}};
   auto s = suggestions_of(result);
-  ASSERT_EQ(s.size(), 1u);
-  EXPECT_EQ(suggestion_text(s[0]), "Use 16-byte loads (bytes_per_sector = 8) — est. 1.5× faster");
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(suggestion_line(s[0]), 12);
+  EXPECT_FALSE(suggestion_line(s[1]));
+  EXPECT_EQ(suggestion_text(s[0]), "Use 16-byte loads (bytes_per_sector = 8 B < 32) — est. up to 1.5× faster");
+  EXPECT_EQ(suggestion_text(s[1]), "Grid too small");
 }
 
 }  // namespace

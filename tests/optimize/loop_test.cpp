@@ -177,8 +177,12 @@ TEST_F(OptimizeLoop, AScriptedModelOnlyWinsWithAVerifiedKernelAndTheKeyStaysHome
       EXPECT_EQ(c.reply.find("<think>"), std::string::npos);
       EXPECT_EQ(c.parent_id, cands[0].id);
     }
-    if (c.status == "no_code") EXPECT_NE(c.reason.find("no fenced code block"), std::string::npos);
-    if (c.status == "compile_error") EXPECT_NE(c.reason.find("relu.cpp:4"), std::string::npos) << c.reason;
+    if (c.status == "no_code") {
+      EXPECT_NE(c.reason.find("no fenced code block"), std::string::npos);
+    }
+    if (c.status == "compile_error") {
+      EXPECT_NE(c.reason.find("relu.cpp:4"), std::string::npos) << c.reason;
+    }
   }
   // Round 2 refined the verified kernel of round 1 and its prompt carried the history.
   auto requests = server.requests();
@@ -190,7 +194,9 @@ TEST_F(OptimizeLoop, AScriptedModelOnlyWinsWithAVerifiedKernelAndTheKeyStaysHome
   EXPECT_NE(round3.find("return torch.relu(x)"), std::string::npos) << round3;
   // The key is in no store file and never reached the candidate.
   EXPECT_EQ(store_bytes().find(key), std::string::npos);
-  if (std::filesystem::exists(leak)) EXPECT_EQ(read_file(leak).find(key), std::string::npos);
+  if (std::filesystem::exists(leak)) {
+    EXPECT_EQ(read_file(leak).find(key), std::string::npos);
+  }
   // The export holds one trajectory per candidate, the answer with its reasoning.
   auto lines = export_run(store, result.run_id);
   ASSERT_EQ(lines.size(), cands.size());

@@ -79,6 +79,8 @@ TEST(PromptTemplates, HonesTemplatesRenderEverySectionWithoutEscaping) {
   ASSERT_EQ(messages.size(), 1u) << "R1 advice: no system message";
   EXPECT_EQ(messages[0].role, "user");
   const auto& u = messages[0].content;
+  EXPECT_EQ(u.rfind("You are an expert CUDA C++ performance engineer", 0), 0u) << "template comments render nothing";
+  EXPECT_NE(u.find("return torch.relu(x)\n```"), std::string::npos) << "no blank line closing a block";
   for (const char* expected :
        {"return torch.relu(x)", "void forward(hone::In<float> x, hone::Out<float> out0, hone::Stream stream)",
         "torch::Tensor forward(torch::Tensor x)", "if (a < b && c > d) { x = y; }", "## Its verdict: incorrect",

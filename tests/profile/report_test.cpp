@@ -94,7 +94,7 @@ TEST(ProfileReport, SvgIsWellFormedWithBothPoints) {
       "ns='{http://www.w3.org/2000/svg}'; print(len(t.findall(ns+'circle')), len(t.findall(ns+'polyline')))\"",
       r.svg, out);
   ASSERT_EQ(rc, 0) << out;
-  EXPECT_EQ(out, "2 1\n") << "two points (candidate, reference) and one roof (fp32)";
+  EXPECT_EQ(out, "2 2\n") << "two points (candidate, reference); the fp32 roof and the task's bf16 tensor roof";
   EXPECT_NE(r.svg.find("DRAM 4.80 TB/s (spec)"), std::string::npos);
 }
 

@@ -1,14 +1,14 @@
 // Detection and reporting: what this machine supports, the verdict's sandbox facts and warnings,
-// forced modes, policy errors, and hone-confine's own refusals.
+// forced modes, and wrap()'s refusals of bad policies.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <stdexcept>
 
 #include "sandbox/sandbox.h"
 #include "sandbox_fixture.h"
-#include "support/paths.h"
 
 namespace hone::sandbox {
 namespace {
@@ -123,6 +123,32 @@ TEST(Wrap, RefusesScratchFoldersThatExposeSystemOrSharedFolders) {
   EXPECT_TRUE(std::filesystem::is_directory(t.scratch / "job-1"));
 }
 
+TEST(Wrap, AsRootScratchIsHandedToTheSandboxUserWithoutFollowingLinks) {
+  if (::geteuid() != 0) GTEST_SKIP() << "only meaningful when hone runs as root (candidates run as nobody)";
+  if (!detected_support().usable(SandboxMode::namespaces)) GTEST_SKIP() << "namespaces mode is not usable here";
+  namespace fs = std::filesystem;
+  Tree t;
+  testing::write_text(t.scratch / "sub" / "generated.cu", "x");
+  testing::write_text(t.outside / "victim", "x");
+  fs::create_symlink(t.outside, t.scratch / "sub" / "link-to-outside");
+  Sandbox sb(SandboxMode::namespaces, false, detected_support());
+  SandboxPolicy p;
+  p.scratch = t.scratch;
+  ProcessSpec spec;
+  spec.argv = {"true"};
+  sb.wrap(spec, p);
+  auto owner = [](const fs::path& path) {
+    struct stat st {};
+    ::lstat(path.c_str(), &st);
+    return st.st_uid;
+  };
+  EXPECT_EQ(owner(t.scratch), 65534u);
+  EXPECT_EQ(owner(t.scratch / "sub" / "generated.cu"), 65534u);
+  EXPECT_EQ(owner(t.scratch / "sub" / "link-to-outside"), 65534u);
+  EXPECT_EQ(owner(t.outside), 0u);
+  EXPECT_EQ(owner(t.outside / "victim"), 0u);
+}
+
 TEST(Wrap, UnconfinedModeKeepsTheCommandAndResults) {
   Sandbox none(SandboxMode::none, true, detected_support());
   SandboxPolicy p;
@@ -134,39 +160,6 @@ TEST(Wrap, UnconfinedModeKeepsTheCommandAndResults) {
   r.started = true;
   r.exit_code = 139;
   EXPECT_EQ(none.unwrap_result(r).exit_code, 139);
-}
-
-ProcessResult run_confine(const std::vector<std::string>& args) {
-  ProcessSpec spec;
-  spec.argv = {(executable_path().parent_path() / "hone-confine").string()};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  spec.timeout = std::chrono::seconds(10);
-  return run_process(spec);
-}
-
-TEST(Confine, RefusesBadCommandLinesWithAClearMessage) {
-  auto r = run_confine({"--frobnicate", "--", "true"});
-  EXPECT_EQ(r.exit_code, 125);
-  EXPECT_NE(r.err.find("unknown option '--frobnicate'"), std::string::npos) << r.err;
-  r = run_confine({"--rlimit", "stack=1", "--", "true"});
-  EXPECT_EQ(r.exit_code, 125);
-  EXPECT_NE(r.err.find("--rlimit"), std::string::npos) << r.err;
-  r = run_confine({"--ro-bind", "/usr", "/usr"});
-  EXPECT_EQ(r.exit_code, 125);
-  EXPECT_NE(r.err.find("no command"), std::string::npos) << r.err;
-}
-
-TEST(Confine, NeverRunsACandidateAsRoot) {
-  if (::geteuid() != 0) GTEST_SKIP() << "only meaningful when the tests run as root";
-  auto r = run_confine({"--unshare", "--proc", "/proc", "--", "/usr/bin/id", "-u"});
-  EXPECT_EQ(r.exit_code, 125);
-  EXPECT_NE(r.err.find("--user"), std::string::npos) << r.err;
-}
-
-TEST(Confine, ReportsAMissingCommand) {
-  auto r = run_confine({"--", "/nonexistent/program"});
-  EXPECT_EQ(r.exit_code, 127);
-  EXPECT_NE(r.err.find("cannot run /nonexistent/program"), std::string::npos) << r.err;
 }
 
 }  // namespace

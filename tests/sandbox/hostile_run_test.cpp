@@ -2,7 +2,6 @@
 // worker, run through each confinement mode the machine offers. Each must fail to do harm and end
 // with a clear outcome; the unconfined controls prove each probe would see the harm.
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -239,17 +238,22 @@ TEST_P(HostileRun, CpuTimeLimitEndsASpinner) {
   EXPECT_LT(r.seconds, 10.0);
 }
 
+// Runs `spec` from a launcher that leaves descriptor 9 open on `file` (as a careless parent
+// holding the store or an API connection without close-on-exec would).
+ProcessResult run_with_leaked_descriptor(ProcessSpec spec, const fs::path& file) {
+  std::vector<std::string> argv{"sh", "-c", "exec 9<\"$0\"; exec \"$@\"", file.string()};
+  argv.insert(argv.end(), spec.argv.begin(), spec.argv.end());
+  spec.argv = argv;
+  return run_process(spec);
+}
+
+const char* kListDescriptors = "import os; print(sorted(int(f) for f in os.listdir('/proc/self/fd')))";
+
 TEST_P(HostileRun, InheritsNoDescriptorButStdio) {
   Tree t;
-  // A descriptor hone might hold without close-on-exec (the store, a connection to the LLM API).
-  int leaked = ::open((t.ws / "secret.txt").c_str(), O_RDONLY);
-  ASSERT_GE(leaked, 0);
-  ASSERT_EQ(::dup2(leaked, 100), 100);
   ProcessSpec spec;
-  spec.argv = {kPython, "-c", "import os; print(sorted(int(f) for f in os.listdir('/proc/self/fd')))"};
-  auto r = run_process(sandbox().wrap(spec, hostile_policy(t)));
-  ::close(100);
-  ::close(leaked);
+  spec.argv = {kPython, "-c", kListDescriptors};
+  auto r = run_with_leaked_descriptor(sandbox().wrap(spec, hostile_policy(t)), t.ws / "secret.txt");
   EXPECT_EQ(r.out, "[0, 1, 2, 3]\n") << r.describe() << r.err;
 }
 
@@ -277,6 +281,14 @@ TEST(UnconfinedControl, ProbesSeeTheHarmWithoutASandbox) {
   EXPECT_TRUE(contains(read.out, "CANARY-HOME-ID-RSA")) << read.out;
   auto write = run_hostile(none, hostile_policy(t), "write_outside", {(t.outside / "pwned").string()});
   EXPECT_TRUE(fs::exists(t.outside / "pwned")) << write.out;
+}
+
+TEST(UnconfinedControl, ALeakedDescriptorIsSeenWithoutASandbox) {
+  Tree t;
+  ProcessSpec spec;
+  spec.argv = {kPython, "-c", kListDescriptors};
+  auto r = run_with_leaked_descriptor(spec, t.ws / "secret.txt");
+  EXPECT_NE(r.out.find(", 9]"), std::string::npos) << r.out << r.err;
 }
 
 TEST(UnconfinedControl, SecretsAreRemovedEvenWithoutASandbox) {

@@ -34,8 +34,8 @@ TEST_F(Diagnostics, NvccErrorsAndWarningWithUserLinesAndColumns) {
   auto path = write("bad.cu", R"(#include "hone.h"
 
 __global__ void k(float* y) {
-  int unused = 3;
-  y[0] = nope;
+  int fine = 3;
+  y[0] = nope + fine;
 	int q = "str";
 }
 void forward(hone::Out<float> y, hone::Stream s) {
@@ -64,12 +64,27 @@ void forward(hone::Out<float> y, hone::Stream s) {
   ASSERT_NE(semi, nullptr) << dump(r);
   EXPECT_EQ(semi->line, 10);
 
+  EXPECT_EQ(r.report.count(Severity::Error), 3u) << dump(r);
+}
+
+TEST_F(Diagnostics, WarningsOfASuccessfulBuildAreKept) {
+  HONE_REQUIRE_NVCC();
+  auto path = write("warn.cu", R"(#include "hone.h"
+__global__ void k(float* y) {
+  int unused = 3;
+  y[0] = 1;
+}
+void forward(hone::Out<float> y, hone::Stream s) { k<<<1, 32, 0, s>>>(y.data()); }
+)");
+  BuildResult r = build(path);
+  ASSERT_EQ(r.outcome, BuildOutcome::Built) << dump(r);
   const Diagnostic* warning = find(r, "\"unused\" was declared but never referenced");
   ASSERT_NE(warning, nullptr) << dump(r);
   EXPECT_EQ(warning->severity, Severity::Warning);
-  EXPECT_EQ(warning->line, 4);
+  EXPECT_EQ(warning->file, path.string());
+  EXPECT_EQ(warning->line, 3);
   EXPECT_EQ(warning->column, 7);
-  EXPECT_EQ(r.report.count(Severity::Error), 3u) << dump(r);
+  EXPECT_EQ(r.report.count(Severity::Error), 0u);
 }
 
 TEST_F(Diagnostics, ErrorInLocalHeaderPointsAtTheHeader) {
@@ -83,7 +98,7 @@ TEST_F(Diagnostics, ErrorInLocalHeaderPointsAtTheHeader) {
   ASSERT_NE(d, nullptr) << dump(r);
   EXPECT_EQ(d->file, header.string());
   EXPECT_EQ(d->line, 3);
-  EXPECT_EQ(d->column, 54);
+  EXPECT_EQ(d->column, 53) << "EDG echoes the line with __device__ expanded; the column is in the line as written";
 }
 
 TEST_F(Diagnostics, HostCompilerErrorsAndWarningsForCppKernel) {
@@ -99,7 +114,7 @@ void forward(hone::In<float> x, hone::Out<float> y, hone::Stream) {
   ASSERT_NE(e, nullptr) << dump(r);
   EXPECT_EQ(e->file, path.string());
   EXPECT_EQ(e->line, 4);
-  EXPECT_EQ(e->column, 67);
+  EXPECT_EQ(e->column, 68);
   EXPECT_EQ(e->source, DiagnosticSource::Host);
   const Diagnostic* w = find(r, "control reaches end of non-void function");
   ASSERT_NE(w, nullptr) << dump(r);
@@ -233,6 +248,7 @@ TEST_F(BuildErrors, CompilerTimeoutKillsTheCommandAndIsNotCached) {
   ASSERT_FALSE(slow.report.diagnostics.empty());
 
   r.wrap_command = nullptr;
+  r.timeout = std::chrono::seconds(300);
   BuildResult ok = builder().build(r);
   EXPECT_EQ(ok.outcome, BuildOutcome::Built) << dump(ok);
   EXPECT_FALSE(ok.cached) << "a timed-out build must not be cached";

@@ -3,6 +3,7 @@
 // the block size's origin; SASS facts where cuobjdump exists (the GPU machine).
 #include <gtest/gtest.h>
 
+#include "toolchain/instruction_facts.h"
 #include "toolchain/occupancy.h"
 #include "toolchain_test_support.h"
 
@@ -192,6 +193,39 @@ void forward(hone::In<__half> a, hone::In<__half> b, hone::Out<float> c, hone::S
     ASSERT_TRUE(k.sass);
     EXPECT_TRUE(k.sass->tensor_core) << "HMMA in the SASS";
   }
+}
+
+// The SASS reader's instruction classes, on text laid out as `cuobjdump -sass` prints it (the real
+// tool runs in the tests above on the GPU machine; it does not exist here).
+TEST(SassFacts, ClassifiesWidthsLocalAndTensorCoreInstructions) {
+  const char* sass = R"(
+	code for sm_90
+		Function : _Z4copyPK6float4PS_
+	.headerflags	@"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
+        /*0000*/                   LDC R1, c[0x0][0x28] ;                        /* 0x00000a00ff017b82 */
+        /*0070*/              @!P0 LDG.E.128 R4, desc[UR4][R2.64] ;              /* 0x0000000402048981 */
+        /*0080*/                   LDG.E.U8.CONSTANT R9, desc[UR4][R2.64] ;      /* 0x0000000402097981 */
+        /*0090*/                   STG.E.128 desc[UR4][R6.64], R4 ;              /* 0x0000000406007986 */
+        /*00a0*/                   STL.64 [R1], R4 ;                             /* 0x0000000401007387 */
+        /*00b0*/                   LDL R8, [R1+0x4] ;                            /* 0x0000040001087983 */
+        /*00c0*/                   HMMA.16816.F32 R12, R4, R8, R12 ;            /* 0x000000080404723c */
+        /*00d0*/                   EXIT ;                                        /* 0x000000000000794d */
+		Function : _Z6scalarPfS_
+        /*0000*/                   LDG.E R2, desc[UR4][R2.64] ;                  /* 0x0000000402027981 */
+        /*0010*/                   STG.E desc[UR4][R4.64], R2 ;                  /* 0x0000000204007986 */
+)";
+  auto facts = parse_sass_facts(sass);
+  ASSERT_EQ(facts.size(), 2u);
+  const auto& copy = facts.at("_Z4copyPK6float4PS_");
+  EXPECT_EQ(copy.global_loads, (protocol::WidthCounts{{8, 1}, {128, 1}}));
+  EXPECT_EQ(copy.global_stores, (protocol::WidthCounts{{128, 1}}));
+  EXPECT_EQ(copy.local_loads, 1);
+  EXPECT_EQ(copy.local_stores, 1);
+  EXPECT_TRUE(copy.tensor_core);
+  EXPECT_EQ(copy.tensor_core_instructions, (std::vector<std::string>{"HMMA.16816.F32"}));
+  const auto& scalar = facts.at("_Z6scalarPfS_");
+  EXPECT_EQ(scalar.global_loads, (protocol::WidthCounts{{32, 1}}));
+  EXPECT_FALSE(scalar.tensor_core);
 }
 
 TEST(Occupancy, MatchesTheCalculatorOnKnownCases) {

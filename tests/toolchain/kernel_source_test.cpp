@@ -63,7 +63,7 @@ void forward(hone::In<float> x, hone::Out<float> y, hone::Stream s) {
   ASSERT_TRUE(f.form);
   EXPECT_EQ(*f.form, KernelForm::Raw);
   ASSERT_TRUE(f.forward);
-  EXPECT_EQ(f.forward->line, 21);
+  EXPECT_EQ(f.forward->line, 20);
   EXPECT_EQ(f.forward->file, path);
 
   ASSERT_EQ(f.globals.size(), 4u);
@@ -85,7 +85,7 @@ void forward(hone::In<float> x, hone::Out<float> y, hone::Stream s) {
   // Launch sites (the one inside a string literal is not one).
   ASSERT_EQ(f.launches.size(), 6u);
   EXPECT_EQ(f.launches[0].kernel, "relu_kernel");
-  EXPECT_EQ(f.launches[0].line, 26);
+  EXPECT_EQ(f.launches[0].line, 25);
   EXPECT_EQ(f.launches[0].block_threads, 128);
   EXPECT_EQ(f.launches[1].kernel, "tiled");
   EXPECT_EQ(f.launches[1].block_threads, 256);

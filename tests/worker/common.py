@@ -14,7 +14,7 @@ ADVERSARIAL = REPO / "tests" / "adversarial"
 KERNELBENCH = Path(os.environ.get("HONE_KERNELBENCH", "/work/shared/kernelbench"))
 
 # Short budgets keep the suites fast on a 2-core machine; the policy logic is the same.
-QUICK_TIMING = {"warmup_ms": 5, "rep_ms": 20, "min_reps": 5, "max_reps": 200}
+QUICK_TIMING = {"warmup_ms": 5, "rep_ms": 20, "min_reps": 15, "max_reps": 200}
 
 
 class WorkerTestCase(unittest.TestCase):

@@ -36,6 +36,25 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(mismatch.message, "out[1,3]: got 0.5, expected 0; 2 of 32 elements out of tolerance "
                                            "(atol=0.0001, rtol=0.0001)")
 
+    def test_large_outputs_are_compared_in_chunks(self):
+        original = compare.CHUNK_ELEMENTS
+        compare.CHUNK_ELEMENTS = 1000
+        try:
+            expected = torch.zeros(50, 100)
+            got = expected.clone()
+            got[30, 7] = 1.0
+            got[45, 99] = float("nan")
+            got[12, 0] = 2.0
+            result = compare.compare_outputs([got], [expected], [TOL], raw_buffers=False)
+            self.assertEqual(result.mismatch.kind, "nonfinite")
+            self.assertEqual(result.mismatch.index, [45, 99])
+            got[45, 99] = 0.0
+            result = compare.compare_outputs([got], [expected], [TOL], raw_buffers=False)
+            self.assertEqual((result.mismatch.index, result.mismatch.count), ([12, 0], 2))
+            self.assertEqual(result.max_abs_error, 2.0)
+        finally:
+            compare.CHUNK_ELEMENTS = original
+
     def test_nan_matches_nan_and_inf_matches_inf(self):
         expected = torch.tensor([float("nan"), float("inf"), 1.0])
         self.assertTrue(compare.compare_outputs([expected.clone()], [expected], [TOL], False).passed)

@@ -42,7 +42,9 @@ int exec_confined(const ConfineOptions& o) {
     struct rlimit current {};
     check(::getrlimit(resource, &current) == 0, "getrlimit");
     rlim_t v = current.rlim_max == RLIM_INFINITY ? value : std::min<rlim_t>(value, current.rlim_max);
-    struct rlimit wanted {v, v};
+    // CPU time: SIGXCPU at the limit (a clear outcome), SIGKILL a second later if it is ignored.
+    rlim_t hard = resource == RLIMIT_CPU && v + 1 <= current.rlim_max ? v + 1 : v;
+    struct rlimit wanted {v, hard};
     check(::setrlimit(resource, &wanted) == 0, "cannot set a resource limit");
   }
   check(::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, "cannot set no-new-privileges");

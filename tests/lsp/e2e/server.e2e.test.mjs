@@ -5,12 +5,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import Ajv2020 from 'ajv/dist/2020.js';
-import * as rpc from 'vscode-jsonrpc/node.js';
+import * as rpc from 'vscode-jsonrpc/node';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..', '..', '..');
@@ -78,6 +78,7 @@ function received(method) {
 before(async () => {
   assert.ok(existsSync(serverPath), `no hone-server at ${serverPath} (set HONE_SERVER)`);
   workspace = mkdtempSync(join(tmpdir(), 'hone-e2e-'));
+  chmodSync(workspace, 0o755);  // the sandbox runs candidates as another user when hone runs as root
   writeFileSync(join(workspace, 'relu.py'), RELU_TASK);
   writeFileSync(join(workspace, 'relu.cpp'), RELU_CPU);
   writeFileSync(join(workspace, 'broken.cu'), BROKEN_CU);
@@ -85,6 +86,8 @@ before(async () => {
     env: { ...process.env, HONE_CACHE_DIR: join(workspace, '.cache') } });
   connection = rpc.createMessageConnection(new rpc.StreamMessageReader(child.stdout), new rpc.StreamMessageWriter(child.stdin));
   connection.onNotification((method, params) => notifications.push({ method, params }));
+  // vscode-jsonrpc routes $/progress to per-token handlers; tokens it does not know land here.
+  connection.onUnhandledProgress((params) => notifications.push({ method: '$/progress', params }));
   for (const method of ['window/workDoneProgress/create', 'workspace/codeLens/refresh', 'workspace/inlayHint/refresh']) {
     connection.onRequest(method, (params) => {
       serverRequests.push({ method, params });

@@ -1,6 +1,6 @@
-// The GPU inside the sandbox (runs on the H200 from scripts/gpu/sandbox.sh; skips without a GPU):
-// a tiny CUDA program built and run confined, torch.cuda in a confined Python, and the control
-// that without the device nodes CUDA sees no GPU.
+// Real runtimes inside the sandbox: torch on the CPU (here), and on the H200 (scripts/gpu/sandbox.sh;
+// skipped without a GPU) a tiny CUDA program built and run confined, torch.cuda in a confined
+// Python, and the control that without the device nodes CUDA sees no GPU.
 #include "sandbox_fixture.h"
 
 namespace hone::sandbox::testing {
@@ -15,7 +15,7 @@ std::optional<fs::path> nvcc_path() {
 }
 
 // $HONE_TEST_PYTHON, else python3 on PATH, if it imports torch with CUDA.
-std::optional<fs::path> torch_python() {
+std::optional<fs::path> torch_cuda_python() {
   const char* env = std::getenv("HONE_TEST_PYTHON");
   auto python = env ? std::optional<fs::path>(env) : find_program("python3");
   if (!python) return std::nullopt;
@@ -48,6 +48,34 @@ int main() {
   return 0;
 }
 )";
+
+class ConfinedRuntime : public ModeTest {};
+
+// $HONE_TEST_PYTHON, else /usr/bin/python3.
+fs::path test_python() {
+  const char* env = std::getenv("HONE_TEST_PYTHON");
+  return env ? fs::path(env) : fs::path(kPython);
+}
+
+TEST_P(ConfinedRuntime, TorchRunsOnTheCpu) {
+  const fs::path python = test_python();
+  ProcessSpec probe;
+  probe.argv = {python.string(), "-c", "import torch"};
+  probe.timeout = std::chrono::seconds(120);
+  if (!run_process(probe).ok()) GTEST_SKIP() << python << " does not import torch here (set HONE_TEST_PYTHON)";
+  Tree t;
+  ProcessSpec spec;
+  spec.argv = {python.string(), "-c",
+               "import torch; x = torch.arange(12.0).reshape(3, 4); print('TORCH-CPU', (x @ x.T).trace().item(), "
+               "torch.get_num_threads() > 0)"};
+  spec.timeout = std::chrono::seconds(120);
+  auto r = sandbox().unwrap_result(run_process(sandbox().wrap(spec, run_policy(t.scratch, python_read_paths(python), false))));
+  EXPECT_TRUE(r.ok()) << r.describe() << "\n" << r.err;
+  EXPECT_EQ(r.out, "TORCH-CPU 506.0 True\n") << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, ConfinedRuntime, ::testing::Values(SandboxMode::bwrap, SandboxMode::namespaces),
+                         mode_name);
 
 class GpuSandbox : public ModeTest {
  protected:
@@ -83,7 +111,7 @@ TEST_P(GpuSandbox, CudaProgramBuildsAndRunsConfined) {
 }
 
 TEST_P(GpuSandbox, TorchCudaWorksConfined) {
-  auto python = torch_python();
+  auto python = torch_cuda_python();
   if (!python) GTEST_SKIP() << "no python3 with CUDA torch (set HONE_TEST_PYTHON)";
   Tree t;
   ProcessSpec spec;

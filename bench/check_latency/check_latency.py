@@ -1,0 +1,118 @@
+"""bench/check_latency: how long `hone check` of the ReLU example takes against a KernelBench-style
+evaluation of the same kernel in a fresh process (load_inline, correctness trials, timing trials),
+printing the ratios issue 3 sets goals for (on the H200):
+  A. first check, including hone's start and the eval worker's start-up    (goal: >= 5x faster)
+  B. worker already up, a never-built raw-form kernel                       (goal: >= 20x faster)
+  C. warm check: worker up, build cached                                     (goal: < 1 s)
+Several checks run in one `hone check A B C` process, so the worker stays up between them.
+
+usage: check_latency.py --hone BUILD/bin/hone [--device cpu|cuda] [--python PY] [--json OUT]"""
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TASK = os.path.join(ROOT, "tasks", "relu.py")
+
+
+def fresh_copy(src: str, folder: str, tag: str) -> str:
+    """A copy of the kernel that hone has never built (a unique comment changes its hash)."""
+    name = os.path.join(folder, f"relu_{tag}{os.path.splitext(src)[1]}")
+    with open(src, encoding="utf-8") as f:
+        text = f.read()
+    with open(name, "w", encoding="utf-8") as f:
+        f.write(f"// bench nonce {tag} {random.getrandbits(64):x}\n{text}")
+    return name
+
+
+def hone_check(hone: str, kernels, python: str):
+    """Runs one `hone check --json` process; returns (wall seconds, verdicts)."""
+    cmd = [hone, "check", *kernels, "--task", TASK, "--json"]
+    if python:
+        cmd += ["--python", python]
+    t = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - t
+    verdicts = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    if proc.returncode != 0 or len(verdicts) != len(kernels):
+        sys.exit(f"hone check failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return wall, verdicts
+
+
+def kernelbench_style(python: str, device: str, kernel: str, folder: str):
+    build = tempfile.mkdtemp(prefix="kb-build-", dir=folder)
+    cmd = [python, os.path.join(os.path.dirname(__file__), "kernelbench_style_eval.py"), TASK, kernel, device, build]
+    t = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - t
+    if proc.returncode != 0:
+        return None, (proc.stderr.strip().splitlines() or ["failed"])[-1]
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    result["wall_s"] = wall
+    return result, ""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hone", required=True)
+    ap.add_argument("--device", choices=["cpu", "cuda"], default="cuda")
+    ap.add_argument("--python", default="", help="interpreter with torch (default: hone's search / HONE_PYTHON)")
+    ap.add_argument("--json", default="", help="write the measurements here")
+    args = ap.parse_args()
+    ext = ".cu" if args.device == "cuda" else ".cpp"
+    raw_kernel = os.path.join(ROOT, "tasks", "relu" + ext)
+    torch_kernel = os.path.join(ROOT, "tasks", "relu_torch" + ext)
+    python = args.python or os.environ.get("HONE_PYTHON") or shutil.which("python3")
+    folder = tempfile.mkdtemp(prefix="hone-check-latency-")
+    try:
+        # Reference baselines are cached per task and GPU: measure them once, outside the clock,
+        # as KernelBench's published baselines are measured outside its evaluation.
+        hone_check(args.hone, [fresh_copy(raw_kernel, folder, "prewarm")], args.python)
+        first_wall, first = hone_check(args.hone, [fresh_copy(raw_kernel, folder, "first")], args.python)
+        fresh = fresh_copy(raw_kernel, folder, "fresh")
+        _, trio = hone_check(args.hone, [fresh_copy(raw_kernel, folder, "up"), fresh, fresh], args.python)
+        hone = {
+            "first_check_wall_s": first_wall,
+            "first_check_verdict_s": first[0]["seconds"]["total"],
+            "worker_up_never_built_s": trio[1]["seconds"]["total"],
+            "worker_up_never_built_build_s": trio[1]["seconds"]["build"],
+            "warm_check_s": trio[2]["seconds"]["total"],
+            "warm_check_cached_build": trio[2]["compile"]["cached"],
+            "kernel_p50_us": trio[2]["timing"]["p50_us"],
+        }
+        kb, why = kernelbench_style(python, args.device, torch_kernel, folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+    print(f"hone check, ReLU example ({args.device}):")
+    print(f"  A. first check incl. worker start : {hone['first_check_wall_s']:7.2f} s (process wall)")
+    print(f"  B. worker up, never-built kernel  : {hone['worker_up_never_built_s']:7.2f} s "
+          f"(build {hone['worker_up_never_built_build_s']:.2f} s)")
+    print(f"  C. warm check (build cached)      : {hone['warm_check_s']:7.2f} s  goal < 1 s: "
+          f"{'met' if hone['warm_check_s'] < 1 else 'NOT met'}")
+    out = {"device": args.device, "hone": hone, "kernelbench_style": kb}
+    if kb is None:
+        print(f"KernelBench-style evaluation: unavailable here ({why})")
+    else:
+        print(f"KernelBench-style evaluation in a fresh process: {kb['wall_s']:.2f} s "
+              f"(load_inline {kb['stages_s']['load_inline']:.2f} s)")
+        ratios = {"first_check": kb["wall_s"] / hone["first_check_wall_s"],
+                  "worker_up_never_built": kb["wall_s"] / hone["worker_up_never_built_s"]}
+        out["ratios"] = ratios
+        print(f"  ratio A (goal >= 5x) : {ratios['first_check']:6.1f}x  "
+              f"{'met' if ratios['first_check'] >= 5 else 'NOT met'}")
+        print(f"  ratio B (goal >= 20x): {ratios['worker_up_never_built']:6.1f}x  "
+              f"{'met' if ratios['worker_up_never_built'] >= 20 else 'NOT met'}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(out, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# scripts/gpu/lsp.sh: hone-server on the H200 (section of scripts/gpu-check.sh): the transcript
+# tests through the real binary (nvcc diagnostics, lenses, hints, bad input), then
+# bench/lsp_latency with 50 open CUDA kernels while their builds and a GPU check of relu.cu run:
+# hover/lens/hint percentiles (p99 must stay under 20 ms) and the checked kernel's lens.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+rc=0
+
+if [ -x "$HONE_BIN/lsp_transcript_tests" ]; then
+  "$HONE_BIN/lsp_transcript_tests" --gtest_brief=1 > "$OUT/lsp_transcripts.log" 2>&1 || rc=1
+  tail -n 3 "$OUT/lsp_transcripts.log"
+else
+  echo "lsp: no lsp_transcript_tests in $HONE_BIN (tests not built)"
+fi
+
+python_path=$(command -v "$PY")
+timeout 240 "$PY" bench/lsp_latency/lsp_latency.py --server "$HONE_BIN/hone-server" --device cuda \
+  --python "$python_path" --docs 50 --requests 600 --json "$OUT/lsp_latency.json" > "$OUT/lsp_latency.log" 2>&1 || rc=1
+cat "$OUT/lsp_latency.log" | tail -n 8
+exit $rc

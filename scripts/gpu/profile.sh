@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# The profile section of scripts/gpu-check.sh (issue 4) on the H200: libhone_cupti against known
+# answers (vector add DRAM bytes, exact FMA FLOPs, 12.5% coalescing of a strided gather, kernel
+# replay side effects, the coalescing and occupancy suggestions), the DRAM bytes against ncu, the
+# measured ceilings, `hone profile` end to end, and the profiling overhead. Gets HONE_BUILD,
+# HONE_BIN, PY and OUT from the driver; prints a short summary; full JSON under $OUT/profile
+# (fixtures/ holds recorded worker results to replace the hand-written tests/profile/fixtures).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+P=$OUT/profile
+mkdir -p "$P/fixtures"
+export PYTHONPATH=$HONE_BUILD/share/hone/worker
+export HONE_CUPTI_LIBRARY=$HONE_BUILD/share/hone/lib/libhone_cupti.so
+export HONE_CACHE_DIR=$P/cache
+status=0
+step() { echo "--- $1"; }
+
+step "libhone_cupti: host pass counts (no GPU needed)"
+timeout 120 "$HONE_BIN/cupti_host_tests" --gtest_brief=1 > "$P/cupti_host_tests.log" 2>&1 || status=1
+tail -n 3 "$P/cupti_host_tests.log"
+
+step "libhone_cupti on the GPU: known answers, suggestions, overhead"
+HONE_PROFILE_OUT=$P/fixtures timeout 300 "$HONE_BIN/cupti_gpu_tests" --gtest_output="json:$P/cupti_gpu_tests.json" \
+  > "$P/cupti_gpu_tests.log" 2>&1 || status=1
+grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED  \]" "$P/cupti_gpu_tests.log" | head -n 20
+
+step "DRAM bytes of the 2^26-float vector add: hone vs ncu --clock-control none"
+NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+if [ -x "$NCU" ]; then
+  timeout 240 "$NCU" --clock-control none --csv --page raw --print-units base \
+    --metrics dram__bytes.sum,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum -k regex:vec_add \
+    "$HONE_BIN/cupti_ncu_workload" > "$P/ncu_vec_add.csv" 2> "$P/ncu_vec_add.err" || status=1
+else
+  echo "ncu not found" > "$P/ncu_vec_add.err"
+fi
+$PY - "$P" <<'EOF' || status=1
+import csv, io, json, os, sys
+P = sys.argv[1]
+try:
+    ours = json.load(open(os.path.join(P, "fixtures", "vec_add_counters.json")))["dram_bytes"]
+except Exception as e:
+    print(f"no hone number for the vector add ({e})"); sys.exit(1)
+text = open(os.path.join(P, "ncu_vec_add.csv")).read() if os.path.exists(os.path.join(P, "ncu_vec_add.csv")) else ""
+lines = text.splitlines()
+start = next((i for i, l in enumerate(lines) if l.startswith('"ID"')), None)
+if start is None:
+    print("ncu gave no CSV:", open(os.path.join(P, "ncu_vec_add.err")).read()[-400:]); sys.exit(1)
+rows = list(csv.DictReader(io.StringIO("\n".join(lines[start:]))))
+rows = [r for r in rows if r.get("ID")]
+ncu = float(rows[-1]["dram__bytes.sum"].replace(",", ""))
+ratio = ours / ncu
+compulsory = 12 * (1 << 26)
+print(f"vec_add 2^26: hone {ours/1e6:.1f} MB, ncu {ncu/1e6:.1f} MB, hone/ncu {ratio:.4f}, hone/compulsory {ours/compulsory:.4f}"
+      f" -> {'OK (within 5%)' if abs(ratio - 1) <= 0.05 else 'MISMATCH'}")
+json.dump({"hone_dram_bytes": ours, "ncu_dram_bytes": ncu, "ratio": ratio}, open(os.path.join(P, "ncu_comparison.json"), "w"))
+sys.exit(0 if abs(ratio - 1) <= 0.05 else 1)
+EOF
+
+step "measured ceilings (device-to-device copy, 8192^3 matmuls)"
+timeout 180 $PY -m hone_worker.ceilings > "$P/ceilings.json" 2> "$P/ceilings.err" || status=1
+$PY -c "
+import json,sys
+c=json.load(open('$P/ceilings.json'))
+m=c['matmul_flops_per_s']
+print('copy %.2f TB/s; matmul TFLOP/s: %s' % (c['dram_copy_bytes_per_s']/1e12, ', '.join('%s %.0f' % (k, v/1e12) for k, v in m.items())))
+" 2>&1 || { status=1; tail -n 5 "$P/ceilings.err"; }
+mkdir -p "$P/cache/ceilings" && $PY -c "
+import json; c=json.load(open('$P/ceilings.json'))
+import re; open('$P/cache/ceilings/'+re.sub(r'[^A-Za-z0-9]','_',c['device_name'])+'.json','w').write(json.dumps(c))" 2>/dev/null
+
+step "hone profile end to end (vector add, strided gather)"
+for k in vec_add strided_gather; do
+  start=$(date +%s.%N)
+  # The gather skips the reference (its torch.compile baseline costs a minute here).
+  extra=(); [ "$k" = strided_gather ] && extra=(--no-baseline)
+  timeout 240 "$HONE_BIN/hone" profile "$ROOT/tests/profile/gpu/$k.cu" --python "$(command -v $PY)" --no-sandbox --json \
+    --plot "$P/$k.roofline.svg" "${extra[@]}" > "$P/hone_profile_$k.json" 2> "$P/hone_profile_$k.err"
+  rc=$?
+  end=$(date +%s.%N)
+  $PY - "$P/hone_profile_$k.json" "$rc" "$start" "$end" <<'EOF' || status=1
+import json, sys
+path, rc, start, end = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+try:
+    v = json.loads(open(path).read().strip().splitlines()[-1])
+except Exception as e:
+    print(f"{path}: no JSON (exit {rc}): {e}; see {path[:-5]}.err"); sys.exit(1)
+if "error" in v:
+    print(f"{path.split('hone_profile_')[-1][:-5]}: exit {rc}: {v['error']}"); sys.exit(1)
+p = v.get("profile") or {}
+cand = p.get("candidate") or {}
+own = [k for k in cand.get("kernels", []) if k.get("own")]
+dram = sum(k.get("derived", {}).get("dram_bytes", 0) for k in own)
+sug = [s["id"] for s in p.get("suggestions", [])]
+rl = cand.get("roofline") or {}
+oh = p.get("overhead", {})
+print(f"{path.split('hone_profile_')[-1][:-5]}: exit {rc}, {v.get('status')}, wall {end-start:.1f} s; own DRAM {dram/1e6:.1f} MB, "
+      f"{rl.get('bound')}-bound {rl.get('pct_of_roofline', 0):.1f}% of roofline, counters {cand.get('counters', {}).get('available')} "
+      f"({cand.get('counters', {}).get('message', '')[:80]}); replay {oh.get('replay_seconds', 0):.2f} s; suggestions {sug}")
+sys.exit(0 if rc == 0 and p else 1)
+EOF
+done
+echo "profile section: $([ $status -eq 0 ] && echo OK || echo 'FAILURES (see the logs under '$P')')"
+exit $status

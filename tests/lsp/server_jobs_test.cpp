@@ -1,0 +1,166 @@
+// tests/lsp/server_jobs_test.cpp: jobs through the real server and the real engine (g++ builds,
+// nvcc builds, the Python worker with torch on the CPU): progress with client and server tokens,
+// both ways of cancelling, results as notifications and hone/result, debounced rebuilds, refresh
+// requests. No sleeps: the client waits for messages and for hone/waitIdle.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "lsp/documents.h"
+#include "lsp_client.h"
+
+namespace hone::lsp::test {
+namespace {
+
+using nlohmann::json;
+
+const char* kTask = R"(import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.relu(x)
+
+
+def get_inputs():
+    return [torch.randn(8, 128)]
+
+
+def get_init_inputs():
+    return []
+)";
+
+const char* kKernel = R"(#include "hone.h"
+
+void forward(hone::In<float> x, hone::Out<float> out) {
+  for (int64_t i = 0; i < x.numel(); ++i) out.data()[i] = x.data()[i] > 0.f ? x.data()[i] : 0.f;
+}
+)";
+
+class ServerJobs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("hone-lsp-jobs-" + std::to_string(::getpid()) + "-" +
+                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+    std::filesystem::permissions(dir_, std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+                                           std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+                                           std::filesystem::perms::others_exec);
+    write("relu.py", kTask);
+    write("relu.cpp", kKernel);
+    ServerOptions options;
+    options.engine.workspace = dir_;
+    options.engine.python = "/usr/bin/python3";
+    options.engine.device = DeviceKind::Cpu;
+    options.change_debounce = std::chrono::milliseconds(200);
+    options.refresh_debounce = std::chrono::milliseconds(0);
+    client_ = std::make_unique<LspClient>(options);
+  }
+  void TearDown() override {
+    client_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  void write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
+  std::string open(const std::string& name, const std::string& text) {
+    std::string uri = uri_from_path(dir_ / name);
+    client_->notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "cpp"}, {"version", 1}, {"text", text}}}});
+    return uri;
+  }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<LspClient> client_;
+};
+
+TEST_F(ServerJobs, CheckReportsProgressOnTheClientTokenAndLeavesAVerdict) {
+  client_->initialize({{"workspace", {{"codeLens", {{"refreshSupport", true}}}}}});
+  std::string uri = open("relu.cpp", kKernel);
+  json reply = client_->call("hone/check", {{"textDocument", {{"uri", uri}}}, {"workDoneToken", 42}});
+  ASSERT_TRUE(reply.contains("result")) << reply.dump();
+  const json& finished = reply["result"];
+  EXPECT_EQ(finished["status"], "done");
+  EXPECT_EQ(finished["kind"], "check");
+  EXPECT_EQ(finished["result"]["verdict"]["status"], "correct") << finished.dump().substr(0, 3000);
+  EXPECT_EQ(finished["result"]["summary"].get<std::string>().rfind("✓ correct", 0), 0u);
+
+  auto progress = client_->take("$/progress");
+  ASSERT_GE(progress.size(), 2u);
+  EXPECT_EQ(progress.front()["params"]["token"], 42);
+  EXPECT_EQ(progress.front()["params"]["value"]["kind"], "begin");
+  EXPECT_EQ(progress.back()["params"]["value"]["kind"], "end");
+  EXPECT_FALSE(client_->take("hone/jobProgress").empty());
+  auto done = client_->take("hone/jobFinished");
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0]["params"]["jobId"], finished["jobId"]);
+
+  json lenses = client_->call("textDocument/codeLens", {{"textDocument", {{"uri", uri}}}})["result"];
+  ASSERT_EQ(lenses.size(), 4u);
+  EXPECT_EQ(lenses[0]["range"]["start"]["line"], 2);
+  EXPECT_EQ(lenses[0]["command"]["title"].get<std::string>().rfind("✓ correct", 0), 0u);
+  json result = client_->call("hone/result", {{"textDocument", {{"uri", uri}}}})["result"];
+  EXPECT_EQ(result["check"]["status"], "correct");
+  EXPECT_EQ(result["running"], json::array());
+  client_->sync();
+  EXPECT_FALSE(client_->take("workspace/codeLens/refresh").empty());
+}
+
+TEST_F(ServerJobs, CancelRequestStopsARunningCheck) {
+  client_->initialize();
+  std::string uri = open("relu.cpp", kKernel);
+  json id = client_->send_request("hone/check", {{"textDocument", {{"uri", uri}}}});
+  ASSERT_TRUE(client_->wait_for("hone/jobProgress", [](const json&) { return true; }));
+  client_->notify("$/cancelRequest", {{"id", id}});
+  json reply = client_->response(id);
+  EXPECT_EQ(reply["error"]["code"], -32800) << reply.dump();
+  ASSERT_TRUE(client_->wait_for("hone/jobFinished", [](const json& n) { return n["params"]["status"] == "cancelled"; }));
+  // The engine recovers: the next check runs to its verdict.
+  json again = client_->call("hone/check", {{"textDocument", {{"uri", uri}}}, {"options", {{"timing", false}}}});
+  EXPECT_EQ(again["result"]["result"]["verdict"]["status"], "correct") << again.dump().substr(0, 2000);
+}
+
+TEST_F(ServerJobs, ServerCreatedTokenCanBeCancelledByTheClient) {
+  client_->initialize({{"window", {{"workDoneProgress", true}}}});
+  std::string uri = open("relu.cpp", kKernel);
+  json id = client_->send_request("hone/check", {{"textDocument", {{"uri", uri}}}});
+  ASSERT_TRUE(client_->wait_for("$/progress", [](const json& n) { return n["params"]["value"]["kind"] == "begin"; }));
+  auto created = client_->take("window/workDoneProgress/create");
+  ASSERT_EQ(created.size(), 1u);
+  json token = created[0]["params"]["token"];
+  auto begins = client_->take("$/progress");
+  EXPECT_EQ(begins[0]["params"]["token"], token);
+  EXPECT_EQ(begins[0]["params"]["value"]["cancellable"], true);
+  client_->notify("window/workDoneProgress/cancel", {{"token", token}});
+  EXPECT_EQ(client_->response(id)["error"]["code"], -32800);
+  ASSERT_TRUE(client_->wait_for("$/progress", [&](const json& n) {
+    return n["params"]["token"] == token && n["params"]["value"]["kind"] == "end";
+  }));
+}
+
+TEST_F(ServerJobs, EditsAreDebouncedIntoOneBuildOfTheLastVersion) {
+  client_->initialize();
+  std::string broken = std::string(kKernel) + "int broken = ;\n";
+  std::string uri = open("relu.cpp", broken);
+  for (int version = 2; version <= 6; ++version) {
+    client_->notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", version}}},
+                                               {"contentChanges", {{{"text", version == 6 ? broken : std::string(kKernel)}}}}});
+  }
+  client_->sync();
+  auto published = client_->take("textDocument/publishDiagnostics");
+  ASSERT_FALSE(published.empty());
+  for (const json& p : published) {
+    int version = p["params"]["version"];
+    EXPECT_TRUE(version == 1 || version == 6) << "a superseded version was published: " << version;
+  }
+  const json& last = published.back()["params"];
+  EXPECT_EQ(last["version"], 6);
+  ASSERT_FALSE(last["diagnostics"].empty());
+  EXPECT_EQ(last["diagnostics"][0]["range"]["start"]["line"], 5);
+  EXPECT_EQ(last["diagnostics"][0]["severity"], 1);
+}
+
+}  // namespace
+}  // namespace hone::lsp::test
