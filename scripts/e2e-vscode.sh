@@ -101,7 +101,8 @@ done
 echo "e2e-vscode: code-server on port $PORT, workspace $WS, kernel $KERNEL"
 status=0
 HONE_E2E_URL=http://127.0.0.1:$PORT HONE_E2E_WORKSPACE=$WS HONE_E2E_KERNEL=$KERNEL HONE_E2E_OUT=$TMP/out \
-  HONE_E2E_LOGS=$TMP/user/logs node extension/e2e/drive_vscode.mjs || status=$?
+  HONE_E2E_LOGS=$TMP/user/logs HONE_E2E_USER_DIR=$TMP/user HONE_E2E_EXTENSIONS=$TMP/extensions \
+  node extension/e2e/drive_vscode.mjs || status=$?
 if [ "$status" -eq 0 ]; then
   mkdir -p docs/screenshots
   rm -f docs/screenshots/*.png

@@ -1,6 +1,6 @@
 // hone: task=relu.py
 // ReLU, torch form for CUDA: allocates its output and launches on PyTorch's current stream.
-#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAStream.h>
 #include <torch/extension.h>
 
 #include <algorithm>
@@ -19,7 +19,7 @@ torch::Tensor forward(torch::Tensor x) {
   if (n == 0) return out;
   constexpr int threads = 256;
   const int blocks = static_cast<int>(std::min<int64_t>((n + threads - 1) / threads, 65535));
-  relu_torch_kernel<<<blocks, threads, 0, at::cuda::getCurrentCUDAStream()>>>(input.data_ptr<float>(),
+  relu_torch_kernel<<<blocks, threads, 0, c10::cuda::getCurrentCUDAStream()>>>(input.data_ptr<float>(),
                                                                               out.data_ptr<float>(), n);
   return out;
 }

@@ -3,7 +3,8 @@
 // step and saving a screenshot of it: a diagnostic for an injected error, a lens after Check,
 // Optimize with the built-in proposer (status bar, diff), Apply as one undoable edit, the report.
 // Env: HONE_E2E_URL, HONE_E2E_WORKSPACE, HONE_E2E_KERNEL (file name in the workspace),
-// HONE_E2E_OUT (screenshots, e2e-result.json, failure.png), HONE_E2E_LOGS (code-server's logs).
+// HONE_E2E_OUT (screenshots, e2e-result.json, failure.png), HONE_E2E_LOGS (code-server's logs),
+// HONE_E2E_USER_DIR and HONE_E2E_EXTENSIONS (its profile and extensions folders).
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -81,6 +82,34 @@ async function waitForStatus(page, re, timeout) {
   throw new Error(`status bar never matched ${re} within ${timeout / 1000} s; last: "${last}"`);
 }
 
+/** Live hone-server processes started from this run's extensions folder. */
+function serverPids() {
+  const pids = [];
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const cmd = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0')[0];
+      if (cmd.endsWith('/hone-server') && cmd.startsWith(process.env.HONE_E2E_EXTENSIONS ?? '/')) pids.push(d);
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return pids;
+}
+
+async function waitFor(predicate, timeout, what) {
+  const t0 = Date.now();
+  while (Date.now() - t0 < timeout) {
+    try {
+      if (predicate()) return;
+    } catch {
+      // a process vanished between the listing and the read: look again
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(what);
+}
+
 function dumpLogs() {
   if (!logs || !fs.existsSync(logs)) return;
   const files = [];
@@ -138,9 +167,7 @@ try {
   await step('Optimize (Ctrl+Alt+O, built-in proposer) shows progress and opens the diff', async () => {
     await page.locator('.editor-instance .monaco-editor:visible .view-lines').first().click();
     await page.keyboard.press('Control+Alt+O');
-    const running = await waitForStatus(page, /round \d+\/\d+|optimizing/, MIN);
-    assert.ok(running.length > 0);
-    await page.waitForTimeout(1500);
+    await waitForStatus(page, /round \d+\/\d+ · best/, 2 * MIN);
     await shot(page, '4-optimizing.png');
     const diffTab = page.locator('.tabs-container .tab', { hasText: 'proposal' }).first();
     await diffTab.waitFor({ timeout: 10 * MIN });
@@ -190,7 +217,9 @@ try {
     await palette(page, 'hone: Optimize this kernel');
     await waitForStatus(page, /hone: (optimizing|round)/, MIN);
     await palette(page, 'hone: Stop');
-    await page.locator('.notifications-toasts', { hasText: 'Stopped optimizing' }).first().waitFor({ timeout: 2 * MIN });
+    const toast = page.locator('.notifications-toasts', { hasText: 'Stopped optimizing' }).first();
+    await toast.waitFor({ timeout: 2 * MIN });
+    assert.match((await toast.textContent()) ?? '', /no verified proposal beats the current kernel/, 'a Stop must not re-announce an earlier run\'s winner');
     await waitForStatus(page, /hone-server is running/, MIN);
   });
 
@@ -208,6 +237,39 @@ try {
     const firstLine = fs.readFileSync(kernelPath, 'utf8').split('\n')[0];
     assert.equal(firstLine, `// hone: task=${task}`);
     await shot(page, '8-select-task.png');
+  });
+
+  await step('the LLM API key goes to the restarted server\'s environment, not to settings', async () => {
+    const key = `sk-hone-e2e-${process.pid}`;
+    const before = serverPids();
+    assert.equal(before.length, 1, `expected one hone-server, found ${before.length}`);
+    await palette(page, 'hone: Set LLM API key');
+    const input = page.locator('.quick-input-widget input');
+    await input.fill(key);
+    await input.press('Enter');
+    await waitFor(() => serverPids().some((p) => !before.includes(p)), MIN, 'hone-server was not restarted');
+    await waitForStatus(page, /hone-server is running/, MIN);
+    const [pid] = serverPids();
+    const env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    assert.ok(env.includes(`HONE_LLM_API_KEY=${key}`), 'the key is not in the server\'s environment');
+    const settings = path.join(process.env.HONE_E2E_USER_DIR ?? '', 'User', 'settings.json');
+    if (fs.existsSync(settings)) assert.ok(!fs.readFileSync(settings, 'utf8').includes(key), 'the key leaked into settings.json');
+    await palette(page, 'hone: Clear LLM API key');
+    await waitFor(() => {
+      const now = serverPids();
+      return now.length === 1 && !fs.readFileSync(`/proc/${now[0]}/environ`, 'utf8').includes('HONE_LLM_API_KEY=');
+    }, MIN, 'the key was not cleared from the restarted server');
+  });
+
+  await step('a crashed server is restarted with a visible message', async () => {
+    await waitForStatus(page, /hone-server is running/, MIN);
+    const [pid] = serverPids();
+    process.kill(Number(pid), 'SIGKILL');
+    await page.locator('.notifications-toasts', { hasText: 'hone-server stopped unexpectedly; restarting (1/4' }).first().waitFor({ timeout: MIN });
+    await waitFor(() => serverPids().length === 1 && serverPids()[0] !== pid, MIN, 'no new hone-server after the crash');
+    await waitForStatus(page, /hone-server is running/, MIN);
+    await palette(page, 'hone: Check this kernel');
+    await page.locator('.notifications-toasts', { hasText: `${kernel}: ✓ correct` }).first().waitFor({ timeout: 5 * MIN });
   });
 } catch (e) {
   failed = true;

@@ -32,6 +32,8 @@ export class HoneContext implements vscode.Disposable {
   private stateValue: ServerState = 'stopped';
   private lastError = '';
   private readonly restarts = new RestartPolicy();
+  private starting: Promise<void> | undefined;
+  private clientDisposables: vscode.Disposable[] = [];
   private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
   private readonly disposables: vscode.Disposable[] = [];
   /** Fires on every server state change (the status bar listens). */
@@ -89,9 +91,14 @@ export class HoneContext implements vscode.Disposable {
     return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   }
 
-  /** Finds, checks and starts the server. Failures are shown, logged and kept in `failure`. */
-  async start(): Promise<void> {
-    if (this.clientInstance) return;
+  /** Finds, checks and starts the server (once, however often it is called meanwhile). Failures are shown, logged and kept in `failure`. */
+  start(): Promise<void> {
+    if (this.clientInstance) return Promise.resolve();
+    this.starting ??= this.startOnce().finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  private async startOnce(): Promise<void> {
     this.setState('starting');
     const reading = readSettings((key) => vscode.workspace.getConfiguration('hone').get(key));
     for (const p of reading.problems) {
@@ -135,6 +142,12 @@ export class HoneContext implements vscode.Disposable {
     };
     const client = new LanguageClient('hone', 'hone', serverOptions, clientOptions);
     this.clientInstance = client;
+    // The client restarts itself after a crash (onServerClosed): follow it back to running.
+    this.clientDisposables.push(
+      client.onDidChangeState((e) => {
+        if (e.newState === State.Running && this.clientInstance === client) this.setState('running');
+      }),
+    );
     try {
       await client.start();
       this.setState('running');
@@ -166,8 +179,11 @@ export class HoneContext implements vscode.Disposable {
   }
 
   async stop(): Promise<void> {
+    await this.starting;
     const client = this.clientInstance;
     this.clientInstance = undefined;
+    for (const d of this.clientDisposables) d.dispose();
+    this.clientDisposables = [];
     this.jobs.cancelAll();
     if (client) {
       try {

@@ -8,6 +8,7 @@ import { WorkDoneProgress } from 'vscode-languageclient/node';
 import type { HoneContext } from './context';
 import { jobProgressNotification, optimizeRequest, proposalRequest, resultRequest } from './lsp_ext';
 import type { Proposal } from './model';
+import { speedupText } from './diff_title';
 import { showProposalDiff } from './proposals';
 import { rankingSpeedup } from './proposal_store';
 import { describeOptimizeSettings, optimizeJobOptions } from './settings';
@@ -54,6 +55,7 @@ async function optimize(ctx: HoneContext, arg: unknown): Promise<void> {
   const budgetS = settings.optimize.budgetMinutes * 60;
   ctx.output.info(`optimize ${doc.uri.fsPath}: ${describeOptimizeSettings(settings)}`);
   let result: OptimizeResult | undefined;
+  let failure: unknown;
   try {
     const known = await client.sendRequest(resultRequest, { textDocument: { uri } }).catch(() => undefined);
     const base = latestVerdict(known);
@@ -97,32 +99,35 @@ async function optimize(ctx: HoneContext, arg: unknown): Promise<void> {
     );
     result = optimizeOutcome(reply);
   } catch (e) {
-    if (!cts.token.isCancellationRequested) {
-      ctx.output.error(`optimize ${doc.uri.fsPath}: ${errorText(e)}`);
-      void vscode.window.showErrorMessage(`hone: optimizing ${name} failed: ${errorText(e)}`, 'Show output').then((p) => p && ctx.output.show());
-      end();
-      ctx.store.finishRun(runId);
-      cts.dispose();
-      return;
-    }
+    failure = e;
+  } finally {
+    end();
+    ctx.store.finishRun(runId);
   }
-  end();
-  ctx.store.finishRun(runId);
   const stopped = cts.token.isCancellationRequested;
   cts.dispose();
+  if (failure !== undefined && !stopped) {
+    ctx.output.error(`optimize ${doc.uri.fsPath}: ${errorText(failure)}`);
+    void vscode.window.showErrorMessage(`hone: optimizing ${name} failed: ${errorText(failure)}`, 'Show output').then((p) => p && ctx.output.show());
+    return;
+  }
   if (result) {
     ctx.output.info(`optimize ${doc.uri.fsPath}: run ${result.runId} ${result.status} (${result.stopReason}): ${result.summary}`);
+    run.serverRunId = result.runId;
     const facts = runFacts(result);
     run.baseP50Us = facts.baseP50Us ?? run.baseP50Us;
     run.counts = facts.counts;
     for (const w of result.proposals.filter((p) => p.runId === result?.runId)) ctx.store.upsert({ ...proposalFrom(uri, w, run.baseP50Us), runId });
   }
-  // The best verified candidate survives a Stop when the server kept it: ask for it either way.
+  // The best verified candidate survives a Stop when the server kept it: ask for it either way,
+  // but never take an earlier run's winner, or one that is already the buffer, for this run's.
   let best: Proposal | undefined;
   if (!result || typeof result.best === 'number') {
     try {
       const reply = await client.sendRequest(proposalRequest, { textDocument: { uri }, id: result?.best ?? undefined });
-      best = ctx.store.upsert({ ...proposalFrom(uri, reply, run.baseP50Us), runId });
+      const earlier = ctx.store.runsOf(uri).some((r) => r.runId !== runId && r.serverRunId === reply.runId);
+      if (earlier || reply.diff === '') ctx.output.info(`no new proposal for ${name} from this run`);
+      else best = ctx.store.upsert({ ...proposalFrom(uri, reply, run.baseP50Us), runId });
     } catch (e) {
       ctx.output.info(`no proposal for ${name}: ${errorText(e)}`);
     }
@@ -133,6 +138,7 @@ async function optimize(ctx: HoneContext, arg: unknown): Promise<void> {
 async function announce(ctx: HoneContext, name: string, best: Proposal | undefined, stopped: boolean): Promise<void> {
   const how = stopped ? 'Stopped' : 'Finished';
   const rank = best ? rankingSpeedup(best) : null;
+  // The server names a best only when it beat the starting kernel; with its own measurement, check.
   const beats = best !== undefined && rank !== null && (best.speedup.overCurrent === null || best.speedup.overCurrent > 1);
   if (!best || !beats) {
     const why = best && rank !== null ? ` (the best verified candidate runs at ${formatSpeedup(best.speedup.overCurrent)} of the current kernel)` : '';
@@ -143,7 +149,7 @@ async function announce(ctx: HoneContext, name: string, best: Proposal | undefin
   }
   await showProposalDiff(ctx, best);
   const pick = await vscode.window.showInformationMessage(
-    `hone: ${how} optimizing ${name}: proposal ${best.candidateId} is verified and ${formatSpeedup(rank)} faster.`,
+    `hone: ${how} optimizing ${name}: proposal ${best.candidateId} is verified (${speedupText(best)}).`,
     'Apply',
     'Browse',
     'Show report',

@@ -9,6 +9,8 @@ export interface RunRecord {
   baseSource: string;
   startedAt: number;
   finished: boolean;
+  /** The server's id of the run (OptimizeResult.runId), once it answered. */
+  serverRunId?: number;
   /** The starting kernel's measured time, when known (speedups over the current kernel). */
   baseP50Us: number | null;
   /** Progress reports in arrival order: the report's optimization curve. */

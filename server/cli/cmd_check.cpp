@@ -26,6 +26,7 @@ struct EngineFlags {
   int seeds = 0;
   double timeout_s = 0;
   std::string arch;
+  std::string baselines = "all";
 };
 
 void add_engine_flags(CLI::App* cmd, EngineFlags& f) {
@@ -66,9 +67,10 @@ class ProgressLine {
   bool shown_ = false;
 };
 
-int report_error(const EngineError& e, bool as_json, const std::string& kernel) {
+// Prints the error (and, with --json, one object naming the kernel or task it is about).
+int report_error(const EngineError& e, bool as_json, const char* about, const std::string& subject) {
   if (as_json) {
-    json j{{"error", e.what()}, {"kernel", kernel}};
+    json j{{"error", e.what()}, {about, subject}};
     if (!e.detail().empty()) j["detail"] = e.detail();
     std::cout << j.dump() << std::endl;
   }
@@ -82,7 +84,7 @@ int run_check(const std::vector<std::string>& kernels, const std::string& task, 
   try {
     engine = std::make_unique<Engine>(engine_options(flags));
   } catch (const EngineError& e) {
-    return report_error(e, as_json, kernels.empty() ? "" : kernels.front());
+    return report_error(e, as_json, "kernel", kernels.empty() ? "" : kernels.front());
   }
   int worst = 0;
   ProgressLine line(!as_json && ::isatty(STDERR_FILENO));
@@ -90,6 +92,8 @@ int run_check(const std::vector<std::string>& kernels, const std::string& task, 
     CheckRequest req;
     req.kernel.path = k;
     if (!task.empty()) req.task = task;
+    req.baselines = flags.baselines != "none";
+    req.compile_baseline = flags.baselines == "all";
     CallContext ctx;
     ctx.progress = [&line](const Progress& p) { line.show(p); };
     try {
@@ -104,7 +108,7 @@ int run_check(const std::vector<std::string>& kernels, const std::string& task, 
       worst = std::max(worst, v.status == protocol::Status::Correct ? 0 : 1);
     } catch (const EngineError& e) {
       line.clear();
-      worst = std::max(worst, report_error(e, as_json, k));
+      worst = std::max(worst, report_error(e, as_json, "kernel", k));
     }
   }
   return worst;
@@ -120,11 +124,9 @@ std::string spec_line(const protocol::TensorSpec& s) {
   return text + "\n";
 }
 
-int run_task(const std::string& task, const EngineFlags& flags, const std::vector<std::string>& time_modes,
-             bool as_json) {
+int describe_task(Engine& engine, const std::string& task, DeviceKind device, const std::vector<std::string>& time_modes,
+                  bool as_json) {
   try {
-    Engine engine(engine_options(flags));
-    const DeviceKind device = *parse_device_kind(flags.device);
     TaskInfo info = engine.task_info(task, device);
     std::vector<std::pair<std::string, Engine::ReferenceTiming>> timings;
     for (const auto& mode : time_modes) timings.emplace_back(mode, engine.time_reference(task, device, mode));
@@ -156,8 +158,24 @@ int run_task(const std::string& task, const EngineFlags& flags, const std::vecto
     }
     return 0;
   } catch (const EngineError& e) {
-    return report_error(e, as_json, "");
+    return report_error(e, as_json, "task", task);
   }
+}
+
+int run_task(const std::vector<std::string>& tasks, const EngineFlags& flags, const std::vector<std::string>& time_modes,
+             bool as_json) {
+  std::unique_ptr<Engine> engine;
+  try {
+    engine = std::make_unique<Engine>(engine_options(flags));
+  } catch (const EngineError& e) {
+    return report_error(e, as_json, "task", tasks.empty() ? "" : tasks.front());
+  }
+  int worst = 0;
+  for (const auto& t : tasks) {
+    if (tasks.size() > 1 && !as_json) std::cout << (&t == &tasks.front() ? "" : "\n");
+    worst = std::max(worst, describe_task(*engine, t, *parse_device_kind(flags.device), time_modes, as_json));
+  }
+  return worst;
 }
 
 }  // namespace
@@ -179,6 +197,9 @@ void add_check_command(CLI::App& app, CommandRegistry& registry) {
   cmd->add_option("--timeout", state->flags.timeout_s, "Seconds one check may take before the worker is killed")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--arch", state->flags.arch, "GPU architecture to build for (sm_90); default: the local GPU's");
+  cmd->add_option("--baselines", state->flags.baselines,
+                  "Reference timings for the speedups: all (eager and torch.compile), eager, or none")
+      ->check(CLI::IsMember({"all", "eager", "none"}));
   cmd->add_flag("--no-sandbox", state->flags.no_sandbox, "Run candidates unconfined (recorded in the verdict)");
   cmd->add_flag("--json", state->json, "One JSON verdict per kernel (protocol/schema/verdict.schema.json)");
   cmd->callback([state, &registry] {
@@ -188,21 +209,21 @@ void add_check_command(CLI::App& app, CommandRegistry& registry) {
 
 void add_task_command(CLI::App& app, CommandRegistry& registry) {
   struct State {
-    std::string task;
+    std::vector<std::string> tasks;
     EngineFlags flags;
     std::vector<std::string> time_modes;
     bool json = false;
   };
   auto state = std::make_shared<State>();
-  CLI::App* cmd = app.add_subcommand("task", "Print the forward signature a kernel for this task must have");
+  CLI::App* cmd = app.add_subcommand("task", "Print the forward signature a kernel for each task must have");
   cmd->alias("signature");
-  cmd->add_option("task", state->task, "Reference task (KernelBench format)")->required();
+  cmd->add_option("task", state->tasks, "Reference tasks (KernelBench format)")->required();
   add_engine_flags(cmd, state->flags);
   cmd->add_option("--time", state->time_modes, "Also time the reference: eager and/or compile (torch.compile)")
       ->check(CLI::IsMember({"eager", "compile"}));
   cmd->add_flag("--json", state->json, "Print one JSON object");
   cmd->callback([state, &registry] {
-    registry.set_exit_code(run_task(state->task, state->flags, state->time_modes, state->json));
+    registry.set_exit_code(run_task(state->tasks, state->flags, state->time_modes, state->json));
   });
 }
 

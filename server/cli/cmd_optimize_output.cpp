@@ -53,9 +53,7 @@ void ProgressView::show(const OptimizeEvent& e) {
       if (e.status != "pending") line(stamp + "#" + std::to_string(e.candidate_id) + " " + e.status + ": " + short_reason(e.message));
       break;
     case OptimizeEvent::Kind::Verified: {
-      ++verified_;
       std::string text = stamp + "#" + std::to_string(e.candidate_id) + " " + e.status;
-      if (e.status == "correct") ++correct_;
       if (!e.message.empty() && e.status != "correct") text += ": " + short_reason(e.message);
       if (!live_ || e.status == "correct") line(text + (e.status == "correct" ? " · " + best_text(e) : ""));
       break;
@@ -66,7 +64,7 @@ void ProgressView::show(const OptimizeEvent& e) {
   }
   if (live_ && e.kind != OptimizeEvent::Kind::Finished) {
     std::cerr << "\r\033[K"
-              << "round " << e.round << "/" << e.rounds << " · " << e.candidates << " candidates (" << correct_
+              << "round " << e.round << "/" << e.rounds << " · " << e.candidates << " candidates (" << e.correct
               << " correct) · " << best_text(e) << " · " << duration_text(e.elapsed_s) << std::flush;
     shown_ = true;
   }

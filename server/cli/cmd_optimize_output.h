@@ -22,8 +22,6 @@ class ProgressView {
   void line(const std::string& text);
   bool live_;
   bool shown_ = false;
-  int verified_ = 0;
-  int correct_ = 0;
 };
 
 // The final report: outcome, counts, the original's and the winner's verified times, the flags,

@@ -89,7 +89,7 @@ hone::cupti::RangeRequest range_request(const json& req) {
     throw std::invalid_argument("'metrics' must be \"default\", \"full\" or a list of metric names");
   }
   if (req.contains("max_passes")) r.max_passes = req["max_passes"].get<std::size_t>();
-  r.max_ranges = req.value("max_ranges", std::size_t{2048});
+  r.max_ranges = req.value("max_ranges", r.max_ranges);
   return r;
 }
 

@@ -29,7 +29,7 @@ HONE_CUPTI_API const char* hone_cupti_host_query(const char* request_json);
 /* Starts recording on the current CUDA context (the caller must have created one, e.g. by
  * torch.cuda.init() or a first allocation). Request: {"activity": bool, "metrics": null |
  * "default" | "full" | [names], "dtype": "fp32"|"fp16"|"bf16"|..., "max_passes": 2,
- * "max_ranges": 2048}. "activity" records every kernel, memcpy and memset (Activity API);
+ * "max_ranges": 1024}. "activity" records every kernel, memcpy and memset (Activity API);
  * "metrics" collects counters per kernel with the Range Profiler (auto range, kernel replay).
  * Answer: {"ok": true, ...} or an error. */
 HONE_CUPTI_API const char* hone_cupti_begin(const char* request_json);

@@ -60,7 +60,7 @@ std::string chip_name(int device) {
   return p.pChipName ? p.pChipName : "";
 }
 
-RangeSession::RangeSession(CUcontext ctx, int device, const RangeRequest& request) : set_(request.set) {
+void RangeSession::start(CUcontext ctx, int device, const RangeRequest& request) {
   initialize_profiler();
   require_supported(device);
   chip_ = chip_name(device);
@@ -111,6 +111,15 @@ RangeSession::RangeSession(CUcontext ctx, int device, const RangeRequest& reques
   start.pRangeProfilerObject = object_;
   check(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
   started_ = true;
+}
+
+RangeSession::RangeSession(CUcontext ctx, int device, const RangeRequest& request) : set_(request.set) {
+  try {
+    start(ctx, device, request);
+  } catch (...) {
+    disable();  // leave no range profiler enabled behind a failed start
+    throw;
+  }
 }
 
 RangeSession::~RangeSession() { disable(); }

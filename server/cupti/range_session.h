@@ -22,7 +22,7 @@ struct RangeRequest {
   std::string set;  // "default", "full" or "custom"
   std::vector<MetricChoice> candidates;
   std::size_t max_passes = 2;
-  std::size_t max_ranges = 2048;
+  std::size_t max_ranges = 1024;  // kernels per call; SetConfig is reported to fail above ~2000
 };
 
 class RangeSession {
@@ -40,6 +40,7 @@ class RangeSession {
   nlohmann::json finish();
 
  private:
+  void start(CUcontext ctx, int device, const RangeRequest& request);
   void disable();
 
   std::string chip_;

@@ -132,6 +132,7 @@ protocol::Verdict Engine::check(const CheckRequest& request, const CallContext& 
   er.rtol = request.rtol;
   er.timing = request.timing;
   er.baselines = request.timing && request.baselines;
+  er.compile_baseline = request.compile_baseline;
   er.deadline = request.deadline.value_or(impl.options.check_timeout);
 
   eval::EvalFacts facts;

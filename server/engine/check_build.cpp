@@ -10,7 +10,8 @@ namespace hone {
 namespace {
 
 // What a confined compiler must read besides the kernel's folder and the system: its own install
-// root, hone's headers, and for the torch form torch's headers and libraries.
+// root, hone's headers, and for the torch form torch's headers and libraries and the torch glue
+// object the builder compiles once per torch version (under the cache's glue folder).
 std::vector<std::filesystem::path> toolchain_read_paths(const std::filesystem::path& kernel,
                                                         const std::optional<std::filesystem::path>& python) {
   std::vector<std::filesystem::path> paths{share_dir() / "include"};
@@ -21,6 +22,8 @@ std::vector<std::filesystem::path> toolchain_read_paths(const std::filesystem::p
   if (auto torch = toolchain::find_torch_env(python); torch.env) {
     for (const auto& d : torch.env->include_dirs) paths.push_back(d);
     paths.push_back(torch.env->library_dir);
+    std::filesystem::create_directories(cache_dir() / "glue");
+    paths.push_back(cache_dir() / "glue");
   }
   return paths;
 }

@@ -87,15 +87,24 @@ Engine::Impl::~Impl() {
   std::filesystem::remove_all(scratch_root(), ec);
 }
 
-DeviceKind Engine::Impl::default_device(const CallContext& ctx) {
-  if (options.device != DeviceKind::Auto) return options.device;
+bool Engine::Impl::gpu_visible(const CallContext& ctx) {
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [name, s] : slots_)
+      if (auto h = s->known_hello()) return !h->value("devices", json::array()).empty();
+  }
   json h = hello(DeviceKind::Cuda, ctx);
-  if (!h.value("devices", json::array()).empty()) return DeviceKind::Cuda;
-  // No GPU: the worker already running serves the CPU too.
+  if (!h.value("devices", json::array()).empty()) return true;
+  // No GPU: the worker just started serves the CPU too.
   std::lock_guard lock(mutex_);
   auto cuda = slots_.find(device_string(DeviceKind::Cuda));
   if (cuda != slots_.end() && !slots_.count("cpu")) slots_["cpu"] = cuda->second;
-  return DeviceKind::Cpu;
+  return false;
+}
+
+DeviceKind Engine::Impl::default_device(const CallContext& ctx) {
+  if (options.device != DeviceKind::Auto) return options.device;
+  return gpu_visible(ctx) ? DeviceKind::Cuda : DeviceKind::Cpu;
 }
 
 std::filesystem::path Engine::Impl::absolute(const std::filesystem::path& p) const {
@@ -151,13 +160,14 @@ eval::WorkerSlot& Engine::Impl::slot(DeviceKind kind) {
     launch.python = py;
     launch.share_dir = share_dir();
     launch.scratch_dir = scratch_root() / device;
+    // The worker reads hone's share folder, the built candidates and the staged tasks; nothing
+    // else of the user's files.
+    std::filesystem::create_directories(cache_dir() / "build");
+    std::filesystem::create_directories(cache_dir() / "tasks");
     std::vector<std::filesystem::path> readable = sandbox::python_read_paths(py);
     readable.push_back(launch.share_dir);
     readable.push_back(cache_dir() / "build");
     readable.push_back(cache_dir() / "tasks");
-    for (const auto& p : readable) std::filesystem::create_directories(p.parent_path());
-    std::filesystem::create_directories(cache_dir() / "build");
-    std::filesystem::create_directories(cache_dir() / "tasks");
     sandbox::SandboxPolicy policy = sandbox::run_policy(launch.scratch_dir, readable, gpu);
     launch.wrap = [&box, policy](ProcessSpec spec) { return box.wrap(spec, policy); };
     return eval::worker_process_spec(launch);
@@ -272,13 +282,14 @@ DeviceKind Engine::resolve_device(const KernelSource& kernel, DeviceKind request
                                                 "write a .cu kernel for the GPU");
   if (!cuda_kernel) return DeviceKind::Cpu;
   // A .cu kernel needs a GPU that the worker can see.
-  json h = impl_->hello(DeviceKind::Cuda, ctx);
-  if (h.value("devices", json::array()).empty())
+  if (!impl_->gpu_visible(ctx)) {
+    json h = impl_->hello(DeviceKind::Cpu, ctx);
     throw EngineError(EngineError::Kind::Environment,
                       path.string() + " is a CUDA kernel, but the eval worker sees no GPU here (torch " +
                           h.value("torch", std::string("?")) + ", CUDA " +
                           (h.contains("torch_cuda") && h["torch_cuda"].is_string() ? h["torch_cuda"].get<std::string>() : std::string("none")) +
                           "); check a .cpp kernel on the CPU instead");
+  }
   return DeviceKind::Cuda;
 }
 

@@ -124,6 +124,7 @@ struct CheckRequest {
   std::optional<double> rtol;
   bool timing = true;                         // false: correctness only (no timing, no baselines)
   bool baselines = true;                      // time the reference eager and compiled (cached on disk)
+  bool compile_baseline = true;               // false: eager only (torch.compile's first run is slow)
   std::vector<std::string> extra_flags;       // as BuildRequest::extra_flags
   std::optional<std::chrono::seconds> deadline;  // nullopt: EngineOptions::check_timeout
 };

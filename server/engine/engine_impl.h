@@ -41,6 +41,9 @@ struct Engine::Impl {
   // The device for work that names none (task signatures, raw calls): the options' device, else
   // the GPU when the worker sees one, else the CPU (served by the same worker, which was asked).
   DeviceKind default_device(const CallContext& ctx);
+  // Whether the eval worker sees a GPU: asks a worker already running when there is one, else
+  // starts the GPU slot's worker (which then serves the CPU too when there is no GPU).
+  bool gpu_visible(const CallContext& ctx);
   // The hello of the device's worker (starts it). Throws EngineError(Environment).
   nlohmann::json hello(DeviceKind kind, const CallContext& ctx);
   // Name, torch version and peak DRAM bandwidth of a device, from its worker's hello.

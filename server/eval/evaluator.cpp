@@ -162,7 +162,8 @@ EvalFacts run_check(WorkerSlot& slot, const BaselineCache& cache, const EvalRequ
   protocol::Baselines baselines;
   std::string eager_unavailable, compile_unavailable;
   baselines.eager = reference_timing(slot, cache, request, device, "eager", eager_unavailable, stop, progress);
-  baselines.compile = reference_timing(slot, cache, request, device, "compile", compile_unavailable, stop, progress);
+  if (request.compile_baseline)
+    baselines.compile = reference_timing(slot, cache, request, device, "compile", compile_unavailable, stop, progress);
   baselines.compile_measured = baselines.compile.has_value();
   verdict.seconds["baselines"] = since(tb);
   if (!eager_unavailable.empty())

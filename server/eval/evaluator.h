@@ -37,6 +37,7 @@ struct EvalRequest {
   std::optional<double> rtol;
   bool timing = true;
   bool baselines = true;
+  bool compile_baseline = true;
   std::chrono::milliseconds deadline{std::chrono::seconds(180)};
 };
 

@@ -40,7 +40,12 @@ int WorkerSlot::pid() const {
 void WorkerSlot::ensure_started(std::unique_lock<std::mutex>&, std::stop_token stop, const ProgressSink& progress) {
   if (process_ && process_->running()) return;
   process_.reset();
-  ProcessSpec spec = options_.make_spec();
+  ProcessSpec spec;
+  try {
+    spec = options_.make_spec();
+  } catch (const std::exception& e) {
+    throw WorkerStartError(std::string("the eval worker's command could not be prepared: ") + e.what(), "");
+  }
   const std::string command = command_text(spec);
   if (progress) progress(json{{"stage", "worker"}, {"message", "starting the eval worker for " + options_.device}});
   try {
@@ -91,6 +96,11 @@ WorkerReply WorkerSlot::call(const std::string& method, const json& params, std:
   // The next call starts a fresh worker (the old one exits by itself or is killed here).
   if (restart) process_.reset();
   return reply;
+}
+
+std::optional<json> WorkerSlot::known_hello() const {
+  std::lock_guard lock(mutex_);
+  return hello_;
 }
 
 json WorkerSlot::hello(std::stop_token stop, const ProgressSink& progress) {

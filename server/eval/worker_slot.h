@@ -53,6 +53,9 @@ class WorkerSlot {
   // The worker's hello result (starting it when needed). Throws WorkerStartError.
   nlohmann::json hello(std::stop_token stop, const ProgressSink& progress);
 
+  // The hello of a worker this slot started before, without starting one; nullopt if none yet.
+  std::optional<nlohmann::json> known_hello() const;
+
   // How many workers this slot has started (1 after the first start; more after restarts).
   int starts() const;
   // The running worker's pid, or -1.

@@ -148,9 +148,13 @@ OptimizeEvent Optimizer::progress_event(OptimizeEvent::Kind kind) const {
   e.run_id = run_id_;
   e.round = round_;
   e.rounds = options_.rounds;
-  for (const auto& c : candidates_)
-    if (c.origin != "baseline") ++e.candidates;
+  for (const auto& c : candidates_) {
+    if (c.origin == "baseline") continue;
+    ++e.candidates;
+    e.correct += c.status == "correct";
+  }
   e.candidates += new_candidates_;
+  e.correct += static_cast<int>(round_correct_.size());
   SearchState state{&candidates_, std::nullopt};
   auto ranked = state.ranked_correct();
   const CandidateRecord* best = ranked.empty() ? nullptr : ranked.front();

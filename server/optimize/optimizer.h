@@ -47,6 +47,7 @@ struct OptimizeEvent {
   std::string status;   // the candidate's, for Proposed / Verified / Recheck
   std::string message;  // human text
   int candidates = 0;   // made so far in this run (the original kernel not counted)
+  int correct = 0;      // of which verified correct
   std::optional<double> best_p50_us;
   std::optional<double> best_speedup_eager;
   std::optional<double> best_vs_kernel;  // the original kernel's time / the best's

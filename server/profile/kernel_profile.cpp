@@ -178,11 +178,11 @@ std::string base_kernel_name(const std::string& demangled) {
     }
   }
   // A template instance's demangled name starts with its return type: "void k<128>".
-  int angle = 0;
+  int depth = 0;  // inside <...> or (...), e.g. "(anonymous namespace)"
   for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '<') ++angle;
-    if (s[i] == '>') --angle;
-    if (s[i] == ' ' && angle == 0) return base_kernel_name(s.substr(i + 1));
+    if (s[i] == '<' || s[i] == '(') ++depth;
+    if (s[i] == '>' || s[i] == ')') --depth;
+    if (s[i] == ' ' && depth == 0) return base_kernel_name(s.substr(i + 1));
   }
   return s;
 }

@@ -222,9 +222,12 @@ ProcessSpec Sandbox::wrap(const ProcessSpec& spec, const SandboxPolicy& policy) 
   std::vector<std::string> view = view_arguments(steps);
   std::vector<std::string> limits = limit_arguments(policy.limits);
   if (mode_ == SandboxMode::bwrap) {
+    // hone-confine stays bwrap's parent: --die-with-parent must not follow hone's spawning thread.
+    argv = {support_.confine_helper.string(), "--supervise", "--"};
     if (user) {
       std::string groups = join(sandbox_groups(steps), "", ",");
-      argv = {"setpriv", "--reuid=" + std::to_string(user->first), "--regid=" + std::to_string(user->second)};
+      argv.insert(argv.end(), {"setpriv", "--reuid=" + std::to_string(user->first),
+                               "--regid=" + std::to_string(user->second)});
       argv.push_back(groups.empty() ? "--clear-groups" : "--groups=" + groups);
       argv.push_back("--");
     }

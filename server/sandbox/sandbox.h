@@ -18,7 +18,8 @@
 
 namespace hone::sandbox {
 
-// bwrap: bubblewrap builds the view, hone-confine applies limits and the syscall filter inside it.
+// bwrap: bubblewrap builds the view, hone-confine applies limits and the syscall filter inside it
+// (and, around it, stays bwrap's parent so --die-with-parent follows it, not hone's thread).
 // namespaces: hone-confine alone (user/mount/pid/net/ipc/uts namespaces, pivot_root, seccomp).
 // none: the command runs as is, only with secrets removed from its environment.
 enum class SandboxMode { bwrap, namespaces, none };

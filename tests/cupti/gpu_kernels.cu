@@ -27,6 +27,8 @@ __global__ void strided_gather_kernel(const float* __restrict__ in, float* __res
   if (i < n) out[i] = in[i * stride];
 }
 
+// 160 values live across a serial FMA chain: many registers, little parallelism, so the kernel is
+// latency-bound with low occupancy (the occupancy rule must fire, not be excused as compute-bound).
 constexpr int kLive = 160;
 
 __global__ void __launch_bounds__(256, 1) register_heavy_kernel(const float* __restrict__ in, float* __restrict__ out) {
@@ -35,7 +37,7 @@ __global__ void __launch_bounds__(256, 1) register_heavy_kernel(const float* __r
   for (int j = 0; j < kLive; ++j) acc[j] = in[(threadIdx.x + j * 37) & 4095];
   for (int it = 0; it < 32; ++it) {
 #pragma unroll
-    for (int j = 0; j < kLive; ++j) acc[j] = fmaf(acc[j], acc[(j + 1) % kLive], 0.5f);
+    for (int j = 0; j < kLive; ++j) acc[j] = fmaf(acc[j], acc[(j + kLive - 1) % kLive], 0.5f);  // one serial chain
   }
   float s = 0;
 #pragma unroll

@@ -45,12 +45,14 @@ std::string fast_relu(const std::string& marker) {
 
 std::string fenced(const std::string& code) { return "Here is the kernel:\n\n```cpp\n" + code + "```\n"; }
 
-// A candidate that skips the work (writes one element) and tries to steal the API key.
+// A candidate that skips the work (writes one element) and tries to steal the API key (to a file,
+// and to stderr, which verdicts keep as evidence).
 std::string cheating_relu(const std::filesystem::path& leak) {
   return "// cheat\n#include <cstdio>\n#include <cstdlib>\n#include \"hone.h\"\n"
          "void forward(hone::In<float> x, hone::Out<float> out, hone::Stream) {\n"
+         "  const char* k = std::getenv(\"HONE_LLM_API_KEY\");\n"
+         "  std::fputs(k ? k : \"no key\", stderr);\n"
          "  if (std::FILE* f = std::fopen(\"" + leak.string() + "\", \"w\")) {\n"
-         "    const char* k = std::getenv(\"HONE_LLM_API_KEY\");\n"
          "    std::fputs(k ? k : \"no key\", f);\n"
          "    std::fclose(f);\n"
          "  }\n"
@@ -215,7 +217,7 @@ TEST_F(OptimizeLoop, ParallelSamplesOverlapTheirRequestsAndVerifications) {
   auto kernel = write("relu.cpp", kSlowRelu);
   copy_task_file("relu.py");
   hone::testing::FakeLlmServer server(dir_ / "llm");
-  server.always({{"reasoning", "one pass"}, {"content", fenced(fast_relu("parallel"))}, {"delay_s", 0.5}});
+  server.always({{"reasoning", "one pass"}, {"content", fenced(fast_relu("parallel"))}, {"delay_s", 1.5}});
   Engine engine(engine_options());
   OptimizeRequest req;
   req.kernel = kernel;
@@ -231,7 +233,7 @@ TEST_F(OptimizeLoop, ParallelSamplesOverlapTheirRequestsAndVerifications) {
   auto requests = server.requests();
   ASSERT_EQ(requests.size(), 3u);
   double first = requests[0]["time"], last = requests[2]["time"];
-  EXPECT_LT(last - first, 0.4) << "the three samples' requests were not in flight together";
+  EXPECT_LT(last - first, 1.0) << "the three samples' requests were not in flight together";
   EXPECT_FALSE(requests[0]["headers"].contains("Authorization"));
 }
 

@@ -246,10 +246,11 @@ TEST(KernelNames, BaseNameAndOwnership) {
   EXPECT_EQ(base_kernel_name("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>(int)"),
             "at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>");
   EXPECT_EQ(base_kernel_name("plain_c_kernel"), "plain_c_kernel");
+  EXPECT_EQ(base_kernel_name("ns::(anonymous namespace)::heavy(float const*, float*)"), "ns::(anonymous namespace)::heavy");
   nlohmann::json side = {{"activity",
                           {{"kernels",
                             {{{"name", "void tile<128>(float*)"}, {"duration_ns", 1000}},
-                             {{"name", "ns::relu(float*)"}, {"duration_ns", 3000}},
+                             {{"name", "ns::(anonymous namespace)::relu(float*)"}, {"duration_ns", 3000}},
                              {{"name", "ampere_sgemm_128x64_nn"}, {"duration_ns", 6000}}}}}}};
   ProfiledCall call = parse_profiled_call(side, {"tile", "relu"});
   EXPECT_TRUE(call.kernels[0].record.own);

@@ -257,6 +257,41 @@ TEST_P(HostileRun, InheritsNoDescriptorButStdio) {
   EXPECT_EQ(r.out, "[0, 1, 2, 3]\n") << r.describe() << r.err;
 }
 
+// Starts `spec` from a thread that ends soon after (as hone's scheduler or worker-slot threads
+// may: a parent-death signal follows the parent *thread*), and returns the exit status.
+int run_from_short_lived_thread(const ProcessSpec& spec) {
+  std::vector<std::string> env_lines;
+  for (const auto& [k, v] : *spec.env) env_lines.push_back(k + "=" + v);
+  std::vector<char*> argv, envp;
+  for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  for (const auto& e : env_lines) envp.push_back(const_cast<char*>(e.c_str()));
+  argv.push_back(nullptr);
+  envp.push_back(nullptr);
+  const std::string exe = find_program(spec.argv[0]).value_or(spec.argv[0]).string();
+  pid_t pid = -1;
+  std::thread starter([&] {
+    pid = ::fork();
+    if (pid == 0) {
+      ::execve(exe.c_str(), argv.data(), envp.data());
+      _exit(127);
+    }
+    std::this_thread::sleep_for(300ms);  // the sandbox is up by now
+  });
+  starter.join();
+  int status = 0;
+  if (pid < 0 || ::waitpid(pid, &status, 0) != pid) return -1;
+  return status;
+}
+
+TEST_P(HostileRun, OutlivesTheThreadThatStartedIt) {
+  Tree t;
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", "sleep 1; exit 7"};
+  int status = run_from_short_lived_thread(sandbox().wrap(spec, hostile_policy(t)));
+  EXPECT_TRUE(WIFEXITED(status)) << "status " << status;
+  EXPECT_EQ(WEXITSTATUS(status), 7) << "the sandbox died with the thread that started it";
+}
+
 TEST_P(HostileRun, SignalDeathIsReportedAsASignal) {
   Tree t;
   ProcessSpec spec;

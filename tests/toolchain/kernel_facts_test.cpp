@@ -198,7 +198,7 @@ void forward(hone::In<__half> a, hone::In<__half> b, hone::Out<float> c, hone::S
 // The SASS reader's instruction classes, on text laid out as `cuobjdump -sass` prints it (the real
 // tool runs in the tests above on the GPU machine; it does not exist here).
 TEST(SassFacts, ClassifiesWidthsLocalAndTensorCoreInstructions) {
-  const char* sass = R"(
+  const char* sass = R"sass(
 	code for sm_90
 		Function : _Z4copyPK6float4PS_
 	.headerflags	@"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
@@ -213,7 +213,7 @@ TEST(SassFacts, ClassifiesWidthsLocalAndTensorCoreInstructions) {
 		Function : _Z6scalarPfS_
         /*0000*/                   LDG.E R2, desc[UR4][R2.64] ;                  /* 0x0000000402027981 */
         /*0010*/                   STG.E desc[UR4][R4.64], R2 ;                  /* 0x0000000204007986 */
-)";
+)sass";
   auto facts = parse_sass_facts(sass);
   ASSERT_EQ(facts.size(), 2u);
   const auto& copy = facts.at("_Z4copyPK6float4PS_");

@@ -1,7 +1,6 @@
 """Each point of the correctness policy, through the real worker and real kernels built with g++
 (or hone build): order of the first trial, poisoning, read-only inputs and parameters, structure,
 tolerances, NaN, determinism, fresh inputs in the same buffers, signatures, flags."""
-import re
 import shutil
 import tempfile
 import unittest

@@ -121,6 +121,12 @@ class TaskErrorTest(WorkerTestCase):
         self.assertEqual(error["code"], "task_error")
         self.assertIn("output 0 is a str", error["message"])
 
+    def test_nondeterministic_reference(self):
+        error = self.error(FIXTURES / "dropout.py")
+        self.assertEqual(error["code"], "task_error")
+        self.assertIn("the reference is not deterministic", error["message"])
+        self.assertIn("dropout", error["message"])
+
     def test_missing_file(self):
         error = self.error(FIXTURES / "does_not_exist.py")
         self.assertEqual(error["code"], "task_error")

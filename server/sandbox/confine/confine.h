@@ -28,6 +28,7 @@ struct Credentials {
 
 struct ConfineOptions {
   bool unshare = false;             // build namespaces and the view; without it: limits, filter, exec
+  bool supervise = false;           // run the command (bwrap) as a child and wait for it
   std::optional<Credentials> user;  // --user UID:GID[:G1,G2]: who the command runs as (root only)
   std::vector<ViewStep> steps;      // --ro-bind, --bind, --dev-bind, --symlink, --tmpfs, ...
   std::optional<std::string> chdir;

@@ -1,6 +1,7 @@
 // sandbox/confine/main.cpp: hone-confine's entry point. With --unshare: new namespaces, the view,
-// a tiny init as pid 1 that drops privileges and runs the command; without: limits, the syscall
-// filter and exec (the stage inside bwrap). Exits with the command's code, or 128+N when a signal
+// a tiny init as pid 1 that drops privileges and runs the command; with --supervise: bwrap as a
+// child it outlives (the stage around bwrap); otherwise: limits, the syscall filter and exec (the
+// stage inside bwrap). Exits with the command's code, or 128+N when a signal
 // N killed it (bwrap's convention); 125 when confinement itself failed.
 #include <linux/capability.h>
 #include <sched.h>
@@ -111,10 +112,41 @@ int sandbox_init(const ConfineOptions& o, bool root) {
   }
 }
 
-pid_t g_init = 0;
+pid_t g_child = 0;
 
-void kill_init(int) {
-  if (g_init > 0) ::kill(g_init, SIGKILL);
+void kill_child(int) {
+  if (g_child > 0) ::kill(g_child, SIGKILL);
+}
+
+// Waits for `child` (pid 1 of the sandbox, or bwrap), ending it if this process is asked to end,
+// and returns its exit code. Being the child's parent for its whole life matters: bwrap's
+// --die-with-parent and pid 1's parent-death signal follow the parent *thread*, and hone may
+// start a sandbox from a thread that ends long before the sandbox does.
+int supervise(pid_t child) {
+  g_child = child;
+  struct sigaction sa {};
+  sa.sa_handler = kill_child;
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0)
+    if (errno != EINTR) throw ConfineError(std::string("waitpid: ") + std::strerror(errno));
+  return status_code(status);
+}
+
+// --supervise: runs the command (bwrap) as a child, unchanged, and waits for it.
+int run_supervised(const ConfineOptions& o) {
+  std::fflush(nullptr);
+  pid_t child = ::fork();
+  check(child >= 0, "cannot fork");
+  if (child == 0) {
+    std::vector<char*> argv;
+    for (const auto& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execvp(argv[0], argv.data());
+    std::fprintf(stderr, "hone-confine: cannot run %s: %s\n", argv[0], std::strerror(errno));
+    _exit(127);
+  }
+  return supervise(child);
 }
 
 int run_unshared(const ConfineOptions& o) {
@@ -142,14 +174,7 @@ int run_unshared(const ConfineOptions& o) {
       _exit(kConfineFailed);
     }
   }
-  g_init = init;
-  struct sigaction sa {};
-  sa.sa_handler = kill_init;
-  for (int sig : {SIGTERM, SIGINT, SIGHUP}) ::sigaction(sig, &sa, nullptr);
-  int status = 0;
-  while (::waitpid(init, &status, 0) < 0)
-    if (errno != EINTR) throw ConfineError(std::string("waitpid: ") + std::strerror(errno));
-  return status_code(status);
+  return supervise(init);
 }
 
 }  // namespace
@@ -159,6 +184,7 @@ int main(int argc, char** argv) {
   using namespace hone::sandbox::confine;
   try {
     ConfineOptions o = parse_options(std::vector<std::string>(argv + 1, argv + argc));
+    if (o.supervise) return run_supervised(o);
     return o.unshare ? run_unshared(o) : exec_confined(o);
   } catch (const ConfineError& e) {
     std::fprintf(stderr, "hone-confine: %s\n", e.what());

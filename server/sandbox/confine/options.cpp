@@ -84,6 +84,7 @@ ConfineOptions parse_options(const std::vector<std::string>& args) {
       break;
     }
     if (a == "--unshare") o.unshare = true;
+    else if (a == "--supervise") o.supervise = true;
     else if (a == "--seccomp") o.seccomp = true;
     else if (a == "--user") o.user = parse_user(value(a));
     else if (a == "--chdir") o.chdir = value(a);
@@ -103,6 +104,8 @@ ConfineOptions parse_options(const std::vector<std::string>& args) {
   if (o.command.empty()) throw ConfineError("no command given (after --)");
   if (!o.unshare && (!o.steps.empty() || o.user))
     throw ConfineError("view options and --user need --unshare");
+  if (o.supervise && (o.unshare || o.seccomp || !o.rlimits.empty() || o.chdir))
+    throw ConfineError("--supervise takes no other option: it only runs the command as its child");
   return o;
 }
 

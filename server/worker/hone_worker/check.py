@@ -1,7 +1,7 @@
 """The `check` method: a pipeline of stages (load, signature, correctness, call records, timing),
 each returning a typed result; the first failing stage decides the verdict."""
 import time
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 import torch
 
@@ -27,6 +27,7 @@ LIBRARY_SHARE = 0.1  # GPU time share in library kernels above which the kernel 
 
 
 def handle_check(params: dict, request: Request) -> dict:
+    """`check`: called by the request loop on the main thread; returns the worker's verdict fields."""
     started = time.perf_counter()
     device = parse_device(params.get("device", "cpu"))
     if device.kind == "meta":
@@ -161,7 +162,7 @@ def _timing_stage(task: Task, device: Device, caller: CandidateCaller, policy: P
                                    f"was given: {comparison.mismatch.message}", check="timed_calls_verified")
         correctness.checks.passed("timed_calls_verified")
 
-    prepare: Optional[callable] = (lambda: poison_outputs(bound.outputs)) if caller.raw else None
+    prepare: Optional[Callable[[], None]] = (lambda: poison_outputs(bound.outputs)) if caller.raw else None
     budget = Budget(policy.warmup_ms, policy.rep_ms, policy.min_reps, policy.max_reps, policy.spot_checks)
     try:
         with torch.no_grad():

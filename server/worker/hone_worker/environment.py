@@ -13,6 +13,7 @@ PROTOCOL_VERSION = 1
 
 
 def handle_hello(params: dict, request: Request) -> dict:
+    """`hello`: called by the request loop on the main thread, usually first."""
     from torch.utils import cpp_extension
 
     with malloc_perturbation() as perturbation:

@@ -142,6 +142,7 @@ def profile_side(cupti: Cupti, call, synchronize, metrics: str, dtype: str) -> d
     seconds["metrics"] = time.perf_counter() - t
     if counted.get("ok"):
         side["metrics"] = counted["metrics"]
+        seconds["cupti"] = counted.get("seconds")
     else:
         side["counters_error"] = counted.get("error")
     side["seconds"] = seconds

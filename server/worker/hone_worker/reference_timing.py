@@ -15,6 +15,7 @@ REFERENCE_SEED = 1
 
 
 def handle_time_reference(params: dict, request: Request) -> dict:
+    """`time_reference`: called by the request loop on the main thread; the reference's timing."""
     device = parse_device(params.get("device", "cpu"))
     if device.kind == "meta":
         raise BadRequest("time_reference needs a real device (cpu or cuda)")

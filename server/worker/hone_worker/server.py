@@ -11,6 +11,7 @@ EXIT_RESTART = 3  # the CUDA context is poisoned; the client starts a fresh work
 
 
 def serve() -> int:
+    """Runs the worker until shutdown; returns the process exit status (python3 -m hone_worker)."""
     channel = Channel()
     import torch  # after the channel owns stdout: importing torch may print
 

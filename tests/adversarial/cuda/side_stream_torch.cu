@@ -1,7 +1,6 @@
 // hone: task=../../../tasks/relu.py
 // Cheat, torch form: launches on a stream from PyTorch's pool without making it wait for, or
 // making the caller's stream wait on it.
-#include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAStream.h>
 #include <torch/extension.h>
 

@@ -47,7 +47,7 @@ struct Harness {
                   {"verdict_hover", verdict_hover_markdown(params)},
                   {"diagnostic", to_lsp_diagnostic(params, text, PositionEncoding::utf16)},
                   {"problems", verdict_diagnostics(params, text, params.value("forward", 0) & 0xffff, PositionEncoding::utf8)}};
-      for (const json& s : suggestions_of(params)) out["suggestions"].push_back(suggestion_text(s));
+      for (const json& s : suggestions_of(params)) out["suggestions"].push_back({suggestion_text(s), suggestion_line(s).value_or(0)});
       r(out);
     });
     d.request<JobParams>("hone/check", [](const JobParams&, Reply r, std::stop_token) { r(nullptr); });

@@ -1,0 +1,195 @@
+// tests/eval/evaluator_test.cpp: the eval client's own stages (physical floor, baselines and their
+// disk cache, speedups, the re-check of a speedup over 10x, kernel and task errors) against a
+// scripted protocol peer that answers `check` and `time_reference` with planned results, so each
+// branch is reached deterministically. The real worker drives the same code in engine_check_tests.
+#include <unistd.h>
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "eval/evaluator.h"
+#include "support/hash.h"
+
+namespace hone::eval {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+class EvaluatorTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("hone-evaluator-" + std::to_string(::getpid()) + "-" + testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // A slot whose worker answers with `plan`.
+  std::unique_ptr<WorkerSlot> slot(const json& plan) {
+    write_file_atomic(dir_ / "plan.json", plan.dump());
+    WorkerSlotOptions o;
+    o.device = "cuda:0";
+    const fs::path plan_path = dir_ / "plan.json", log_path = dir_ / "requests.jsonl";
+    o.make_spec = [plan_path, log_path] {
+      ProcessSpec spec;
+      spec.argv = {"/usr/bin/python3", std::string(HONE_EVAL_FIXTURES) + "/scripted_worker.py"};
+      auto env = current_environment();
+      env["SCRIPTED_WORKER_PLAN"] = plan_path.string();
+      env["SCRIPTED_WORKER_LOG"] = log_path.string();
+      spec.env = env;
+      return spec;
+    };
+    return std::make_unique<WorkerSlot>(std::move(o));
+  }
+
+  std::vector<json> requests() const {
+    std::vector<json> out;
+    std::ifstream in(dir_ / "requests.jsonl");
+    for (std::string line; std::getline(in, line);) out.push_back(json::parse(line));
+    return out;
+  }
+
+  EvalRequest request() const {
+    EvalRequest r;
+    r.task = dir_ / "task.py";
+    r.task_hash = "task-hash-" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name());
+    r.device = "cuda:0";
+    r.kernel = {dir_ / "kernel.so", "raw", "", {"relu_kernel"}};
+    r.deadline = 20s;
+    return r;
+  }
+
+  fs::path dir_;
+};
+
+// A check result as the worker sends it: 2^28 floats in and out.
+json correct_result(double p50_us) {
+  json spec{{"name", "x"}, {"kind", "tensor"}, {"dtype", "float32"}, {"shape", {16384, 16384}}};
+  json out{{"name", "out"}, {"kind", "tensor"}, {"dtype", "float32"}, {"shape", {16384, 16384}}};
+  return json{{"status", "correct"},
+              {"signature", {{"inputs", {spec}}, {"params", json::array()}, {"outputs", {out}}}},
+              {"correctness", {{"atol", 1e-4}, {"rtol", 1e-4}, {"trials", {{{"seed", 1}, {"passed", true}}}}}},
+              {"timing", {{"p50_us", p50_us}, {"p10_us", p50_us}, {"p90_us", p50_us}, {"reps", 100}, {"method", "cuda_events_l2_flush"}}},
+              {"flags", json::array()}};
+}
+
+json timing(double p50_us) {
+  return json{{"timing", {{"p50_us", p50_us}, {"p10_us", p50_us}, {"p90_us", p50_us}, {"reps", 50}, {"method", "cuda_events_l2_flush"}}}};
+}
+
+DeviceContext h200() { return {"NVIDIA H200", "2.11.0", 4.8e12}; }
+
+TEST_F(EvaluatorTest, FasterThanThePhysicalFloorIsRejectedBeforeAnyBaseline) {
+  auto s = slot({{"check", {{{"result", correct_result(3.0)}}}}});
+  BaselineCache cache(dir_ / "baselines");
+  protocol::Verdict v;
+  run_check(*s, cache, request(), h200(), v, {}, nullptr);
+  EXPECT_EQ(v.status, protocol::Status::Rejected);
+  ASSERT_TRUE(v.reason);
+  EXPECT_NE(v.reason->find("below the physical floor of 447 µs"), std::string::npos) << *v.reason;
+  ASSERT_TRUE(v.floor);
+  EXPECT_NEAR(v.floor->floor_us, 447.4, 0.1);
+  EXPECT_EQ(requests().size(), 1u) << "no reference timing for a rejected kernel";
+}
+
+TEST_F(EvaluatorTest, BaselinesAreMeasuredOnceAndCachedOnDisk) {
+  json plan{{"check", {{{"result", correct_result(1000.0)}}, {{"result", correct_result(1000.0)}}}},
+            {"time_reference", {{{"result", timing(2000.0)}},
+                                {{"error", {{"code", "unsupported"}, {"message", "torch.compile needs torch >= 2.0"}}}}}}};
+  auto s = slot(plan);
+  BaselineCache cache(dir_ / "baselines");
+  protocol::Verdict first;
+  run_check(*s, cache, request(), h200(), first, {}, nullptr);
+  ASSERT_EQ(first.status, protocol::Status::Correct) << first.reason.value_or("");
+  ASSERT_TRUE(first.speedup);
+  EXPECT_DOUBLE_EQ(first.speedup->eager.value_or(0), 2.0);
+  EXPECT_FALSE(first.speedup->compile);
+  EXPECT_FALSE(first.baselines->compile_measured);
+  EXPECT_EQ(json(*first.baselines)["compile"], nullptr);
+
+  protocol::Verdict second;
+  run_check(*s, cache, request(), h200(), second, {}, nullptr);
+  EXPECT_DOUBLE_EQ(second.speedup->eager.value_or(0), 2.0);
+  int reference_calls = 0;
+  for (const auto& r : requests()) reference_calls += r["method"] == "time_reference";
+  EXPECT_EQ(reference_calls, 2) << "eager and compile once each; the second check used the cache";
+  // A different GPU is a different cache entry.
+  EXPECT_FALSE(cache.find({request().task_hash, "NVIDIA A100", "2.11.0", "eager"}));
+  EXPECT_TRUE(cache.find({request().task_hash, "NVIDIA H200", "2.11.0", "eager"}));
+}
+
+TEST_F(EvaluatorTest, OverTenTimesIsRecheckedWithMoreSeedsAndFlagged) {
+  json plan{{"check", {{{"result", correct_result(1000.0)}}, {{"result", correct_result(1000.0)}}}},
+            {"time_reference", {{{"result", timing(15000.0)}}, {{"result", timing(16000.0)}}}}};
+  auto s = slot(plan);
+  BaselineCache cache(dir_ / "baselines");
+  protocol::Verdict v;
+  EvalFacts facts = run_check(*s, cache, request(), h200(), v, {}, nullptr);
+  EXPECT_TRUE(facts.rechecked);
+  EXPECT_EQ(v.status, protocol::Status::Correct);
+  EXPECT_TRUE(v.has_flag("speedup_over_10x"));
+  auto reqs = requests();
+  ASSERT_EQ(reqs.size(), 4u);
+  EXPECT_EQ(reqs[3]["method"], "check");
+  EXPECT_EQ(reqs[3]["params"]["policy"]["seeds"].size(), 10u);
+  EXPECT_EQ(reqs[3]["params"]["policy"]["timing"], false);
+  for (auto seed : reqs[3]["params"]["policy"]["seeds"])
+    for (auto first : reqs[0]["params"]["policy"]["seeds"]) EXPECT_NE(seed, first) << "re-check seeds are fresh";
+}
+
+TEST_F(EvaluatorTest, AFailedRecheckReplacesTheVerdict) {
+  json incorrect{{"status", "incorrect"}, {"reason", "out[7] got 0, expected 1.5 (trial 4, seed 99)"},
+                 {"correctness", {{"atol", 1e-4}, {"rtol", 1e-4}, {"trials", {{{"seed", 99}, {"passed", false}}}}}}};
+  json plan{{"check", {{{"result", correct_result(1000.0)}}, {{"result", incorrect}}}},
+            {"time_reference", {{{"result", timing(30000.0)}}, {{"result", timing(30000.0)}}}}};
+  auto s = slot(plan);
+  BaselineCache cache(dir_ / "baselines");
+  protocol::Verdict v;
+  run_check(*s, cache, request(), h200(), v, {}, nullptr);
+  EXPECT_EQ(v.status, protocol::Status::Incorrect);
+  ASSERT_TRUE(v.reason);
+  EXPECT_NE(v.reason->find("30.0× speedup failed its re-check with 10 more seeds: out[7] got 0"), std::string::npos)
+      << *v.reason;
+  EXPECT_FALSE(v.has_flag("speedup_over_10x"));
+}
+
+TEST_F(EvaluatorTest, KernelErrorIsACompileErrorAndTaskErrorThrows) {
+  json plan{{"check", {{{"error", {{"code", "kernel_error"}, {"message", "forward takes 2 tensors, the task has 1"}}}},
+                       {{"error", {{"code", "task_error"}, {"message", "task has no class Model"}, {"traceback", "tb"}}}}}}};
+  auto s = slot(plan);
+  BaselineCache cache(dir_ / "baselines");
+  protocol::Verdict v;
+  EvalFacts facts = run_check(*s, cache, request(), h200(), v, {}, nullptr);
+  EXPECT_TRUE(facts.kernel_mismatch);
+  EXPECT_EQ(v.status, protocol::Status::CompileError);
+  EXPECT_EQ(v.reason.value_or(""), "the kernel does not fit the task: forward takes 2 tensors, the task has 1");
+  protocol::Verdict w;
+  try {
+    run_check(*s, cache, request(), h200(), w, {}, nullptr);
+    FAIL() << "expected a TaskError";
+  } catch (const TaskError& e) {
+    EXPECT_STREQ(e.what(), "task has no class Model");
+    EXPECT_EQ(e.traceback(), "tb");
+  }
+}
+
+TEST_F(EvaluatorTest, TheCpuHasNoFloor) {
+  json plan{{"check", {{{"result", correct_result(3.0)}}}}, {"time_reference", {{{"result", timing(6.0)}}}}};
+  auto s = slot(plan);
+  BaselineCache cache(dir_ / "baselines");
+  EvalRequest r = request();
+  r.device = "cpu";
+  r.compile_baseline = false;
+  protocol::Verdict v;
+  run_check(*s, cache, r, DeviceContext{"CPU test", "1.13", std::nullopt}, v, {}, nullptr);
+  EXPECT_EQ(v.status, protocol::Status::Correct);
+  EXPECT_FALSE(v.floor);
+  EXPECT_DOUBLE_EQ(v.speedup->eager.value_or(0), 2.0);
+}
+
+}  // namespace
+}  // namespace hone::eval

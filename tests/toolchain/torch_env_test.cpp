@@ -1,0 +1,77 @@
+// The torch finder over real interpreters: the answer is cached on disk, so only the first query
+// imports torch; editing torch's version.py invalidates it; an interpreter without torch is named
+// in the error. A throwaway `torch` package (a real module on a real Python) plays the
+// installation whose version changes.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "toolchain/torch_env.h"
+#include "toolchain_test_support.h"
+
+namespace hone::toolchain::testing {
+namespace {
+
+using TorchEnvTest = ToolchainTest;
+
+double seconds_of(const std::function<void()>& f) {
+  auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+TEST_F(TorchEnvTest, SecondLookupIsServedFromTheDiskCache) {
+  ScopedEnv cache("HONE_CACHE_DIR", (dir_ / "cache").c_str());
+  TorchEnvLookup first, second;
+  double cold = seconds_of([&] { first = find_torch_env(); });
+  if (!first.env) GTEST_SKIP() << "no Python with torch here: " << first.error;
+  double warm = seconds_of([&] { second = find_torch_env(); });
+  ASSERT_TRUE(second.env);
+  EXPECT_EQ(second.env->python, first.env->python);
+  EXPECT_EQ(second.env->version, first.env->version);
+  EXPECT_EQ(second.env->include_dirs, first.env->include_dirs);
+  EXPECT_TRUE(std::filesystem::is_directory(first.env->library_dir));
+  EXPECT_LT(warm, 0.1) << "cold lookup took " << cold << " s";
+}
+
+TEST_F(TorchEnvTest, VersionEditInvalidatesAndMissingTorchIsExplained) {
+  ScopedEnv cache("HONE_CACHE_DIR", (dir_ / "cache").c_str());
+  auto python = find_program("/usr/bin/python3") ? std::optional<std::filesystem::path>("/usr/bin/python3") : find_program("python3");
+  ASSERT_TRUE(python);
+  write("fake/torch/__init__.py",
+        "from . import version\n__version__ = version.__version__\nclass _C:\n    _GLIBCXX_USE_CXX11_ABI = False\n");
+  auto version_py = write("fake/torch/version.py", "__version__ = '9.9.0'\ncuda = None\n");
+  auto wrapper = write("bin/python3", "#!/bin/sh\nPYTHONPATH=" + (dir_ / "fake").string() + " exec " + python->string() + " \"$@\"\n");
+  std::filesystem::permissions(wrapper, std::filesystem::perms::owner_all);
+
+  auto a = find_torch_env(wrapper);
+  ASSERT_TRUE(a.env) << a.error;
+  EXPECT_EQ(a.env->version, "9.9.0");
+  EXPECT_FALSE(a.env->cxx11_abi);
+  EXPECT_FALSE(a.env->cuda);
+  EXPECT_EQ(a.env->torch_dir, dir_ / "fake/torch");
+  EXPECT_EQ(a.env->python, wrapper);
+
+  write("fake/torch/version.py", "__version__ = '9.9.1'\ncuda = '13.0'\n");
+  std::filesystem::last_write_time(version_py, std::filesystem::last_write_time(version_py) + std::chrono::seconds(5));
+  auto b = find_torch_env(wrapper);
+  ASSERT_TRUE(b.env) << b.error;
+  EXPECT_EQ(b.env->version, "9.9.1") << "a changed version.py must be probed again";
+  EXPECT_EQ(b.env->cuda, "13.0");
+
+  // -S drops site-packages: a real interpreter that cannot import torch.
+  auto bare = write("bin/bare-python", "#!/bin/sh\nexec " + python->string() + " -S \"$@\"\n");
+  std::filesystem::permissions(bare, std::filesystem::perms::owner_all);
+  auto c = find_torch_env(bare);
+  EXPECT_FALSE(c.env);
+  EXPECT_NE(c.error.find(bare.string() + ": no torch module"), std::string::npos) << c.error;
+  EXPECT_NE(c.error.find("--python"), std::string::npos);
+
+  auto d = find_torch_env(dir_ / "bin/none");
+  EXPECT_FALSE(d.env);
+  EXPECT_NE(d.error.find("not found"), std::string::npos) << d.error;
+}
+
+}  // namespace
+}  // namespace hone::toolchain::testing
