@@ -7,6 +7,7 @@ PKGS=(
   libboost1.81-dev nlohmann-json3-dev libcurl4-openssl-dev libsqlite3-dev libcli11-dev
   libgtest-dev libgmock-dev libtomlplusplus-dev
   libtorch-dev python3-torch python3-numpy python3-jsonschema
+  pybind11-dev python3-dev
   bubblewrap libseccomp-dev
   libdtl-dev libkainjow-mustache-dev
   clang libclang-rt-14-dev

@@ -70,6 +70,7 @@ def main() -> None:
     torch_kernel = os.path.join(ROOT, "tasks", "relu_torch" + ext)
     python = args.python or os.environ.get("HONE_PYTHON") or shutil.which("python3")
     folder = tempfile.mkdtemp(prefix="hone-check-latency-")
+    os.chmod(folder, 0o755)  # run as root, hone builds candidates as nobody: they must read it
     try:
         # Reference baselines are cached per task and GPU: measure them once, outside the clock,
         # as KernelBench's published baselines are measured outside its evaluation.

@@ -82,6 +82,26 @@ async function waitForStatus(page, re, timeout) {
   throw new Error(`status bar never matched ${re} within ${timeout / 1000} s; last: "${last}"`);
 }
 
+/** The report webview's inner frame (the page that draws). */
+async function reportFrame(page) {
+  for (const f of page.frames()) {
+    if (await f.$('#roofline').catch(() => null)) return f;
+  }
+  throw new Error('no report frame');
+}
+
+/** How many pixels of a report canvas are not transparent. */
+async function canvasInk(page, id) {
+  const f = await reportFrame(page);
+  return f.evaluate((canvasId) => {
+    const c = document.getElementById(canvasId);
+    const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 3; i < data.length; i += 4) if (data[i] > 0) n++;
+    return n;
+  }, id);
+}
+
 /** Live hone-server processes started from this run's extensions folder. */
 function serverPids() {
   const pids = [];
@@ -170,7 +190,9 @@ try {
     await waitForStatus(page, /round \d+\/\d+ · best/, 2 * MIN);
     await shot(page, '4-optimizing.png');
     const diffTab = page.locator('.tabs-container .tab', { hasText: 'proposal' }).first();
-    await diffTab.waitFor({ timeout: 10 * MIN });
+    const none = page.locator('.notifications-toasts', { hasText: 'no verified proposal beats' }).first();
+    await Promise.race([diffTab.waitFor({ timeout: 10 * MIN }), none.waitFor({ timeout: 10 * MIN })]);
+    if (await none.isVisible()) throw new Error(`the optimizer found no faster verified proposal: ${await none.textContent()}`);
     await page.locator('.monaco-diff-editor').first().waitFor({ timeout: 30_000 });
     const title = (await diffTab.getAttribute('aria-label')) ?? (await diffTab.textContent()) ?? '';
     assert.match(title, /verified/, `diff title: ${title}`);
@@ -201,13 +223,27 @@ try {
     await page.locator('.notifications-toasts', { hasText: `${kernel}: ✓ correct` }).first().waitFor({ timeout: 5 * MIN });
   });
 
-  await step('the report draws the curve and the candidate table', async () => {
+  await step('the report draws the curve and the candidate table (and a roofline when given one)', async () => {
     await palette(page, 'hone: Show report');
     const frame = page.frameLocator('iframe.webview.ready').first().frameLocator('iframe#active-frame');
     await frame.locator('#candidates tr').first().waitFor({ timeout: MIN });
-    await frame.locator('#curve-time').waitFor({ state: 'visible', timeout: 30_000 }).catch(() => undefined);
-    await page.waitForTimeout(1000);
+    await frame.locator('#curve-time').waitFor({ state: 'visible', timeout: 30_000 });
+    assert.ok((await canvasInk(page, 'curve-time')) > 500, 'the curve canvas is blank');
+    await page.waitForTimeout(500);
     await shot(page, '7-report.png');
+    // CPU kernels have no profile, so no roofline: post the page a shaped roofline (an H200-like
+    // roof and two points) and check it draws; the panel's next update replaces it.
+    const page2 = await reportFrame(page);
+    await page2.evaluate(() => {
+      const roof = [{ x: 0.01, y: 4.8e10 }, { x: 12.5, y: 6e13 }, { x: 1000, y: 6e13 }];
+      const points = [
+        { x: 0.25, y: 1e12, label: 'kernel', kind: 'kernel', ofRoof: 0.83 },
+        { x: 0.125, y: 2e11, label: 'PyTorch reference', kind: 'baseline', ofRoof: 0.33 },
+      ];
+      window.postMessage({ type: 'data', data: { title: 'fixture', roofline: { roof, ridgeIntensity: 12.5, points, precision: 'fp32' }, curve: { missing: 'x' }, table: [], counts: {} } }, '*');
+    });
+    await frame.locator('#roofline').waitFor({ state: 'visible', timeout: 10_000 });
+    assert.ok((await canvasInk(page, 'roofline')) > 500, 'the roofline canvas is blank');
   });
 
   await step('Stop cancels a running Optimize and the server keeps serving', async () => {

@@ -32,7 +32,10 @@ except Exception as e:
     print("no JSON result:", e)
     sys.exit(0)
 def num(x, unit=""):
-    return "?" if x is None else f"{x:.3g}{unit}"
+    return "?" if x is None else f"{x:.4g}{unit}"
+if "error" in r:
+    print("error:", r["error"], r.get("detail", ""))
+    sys.exit(0)
 b, best = r.get("baseline") or {}, r.get("best")
 n, minutes = r.get("candidates", 0), max(r.get("elapsed_s", 0), 1e-9) / 60
 verified = sum(v for k, v in r.get("counts", {}).items() if k not in ("pending", "no_code", "llm_error"))
@@ -53,7 +56,7 @@ EOF
 step "hone runs" "rc=$? $(sed -n 3p "$OUT/optimize/runs.txt" | cut -c1-80)"
 "$HONE_BIN/hone" export 1 -o "$OUT/optimize/export.jsonl" 2> "$OUT/optimize/export.log"
 rc=$?
-step "hone export 1" "rc=$rc $(wc -l < "$OUT/optimize/export.jsonl" 2>/dev/null) lines"
+step "hone export 1" "rc=$rc $(cat "$OUT/optimize/export.jsonl" 2>/dev/null | wc -l) lines"
 [ $rc -eq 0 ] || fails=$((fails + 1))
 cp "$WS/.hone/hone.db" "$OUT/optimize/hone.db" 2>/dev/null
 cd / && rm -rf "$WS"

@@ -177,6 +177,10 @@ int run_optimize(const OptimizeFlags& f) {
     std::cerr << "hone: error: " << e.what() << "\n";
     if (!e.detail().empty()) std::cerr << e.detail() << "\n";
     return e.kind() == EngineError::Kind::Cancelled ? 1 : 2;
+  } catch (const std::exception& e) {
+    view.clear();
+    std::cerr << "hone: internal error: " << e.what() << "\n";
+    return 2;
   }
 }
 

@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <memory>
 
 #include "cli/commands.h"
 #include "optimize/prompt_context.h"
@@ -44,14 +43,14 @@ int run_runs(const RunsFlags& f) {
     else std::cout << "no runs yet in " << workspace.string() << " (" << path.string() << " does not exist)\n";
     return 0;
   }
-  std::unique_ptr<RunStore> store;
+  std::vector<RunRecord> runs;
   try {
-    store = std::make_unique<RunStore>(path);
+    RunStore store(path);
+    runs = store.runs(f.limit);
   } catch (const std::exception& e) {
     std::cerr << "hone runs: " << e.what() << "\n";
     return 2;
   }
-  auto runs = store->runs(f.limit);
   if (f.json) {
     auto out = nlohmann::json::array();
     for (const auto& r : runs) out.push_back(run_listing(r));

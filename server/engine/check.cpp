@@ -37,13 +37,6 @@ std::string first_error(const protocol::CompileReport& report) {
   return "the build failed without a diagnostic";
 }
 
-// Messages and tracebacks name the user's task file, not the staged copy the worker loaded.
-std::string unstage(std::string text, const std::string& staged, const std::string& original) {
-  for (std::size_t at = text.find(staged); at != std::string::npos; at = text.find(staged, at + original.size()))
-    text.replace(at, staged.size(), original);
-  return text;
-}
-
 void check_stop(const CallContext& ctx) {
   if (ctx.stop.stop_requested()) throw EngineError(EngineError::Kind::Cancelled, "cancelled");
 }

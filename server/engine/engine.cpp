@@ -60,6 +60,12 @@ std::string_view to_string(DeviceKind kind) {
   return "auto";
 }
 
+std::string unstage(std::string text, const std::string& staged, const std::string& original) {
+  for (std::size_t at = text.find(staged); at != std::string::npos; at = text.find(staged, at + original.size()))
+    text.replace(at, staged.size(), original);
+  return text;
+}
+
 void rethrow_as_engine_error() {
   try {
     throw;
@@ -303,8 +309,14 @@ TaskInfo Engine::task_info(const std::filesystem::path& task, DeviceKind device,
   }
   const std::string hash = sha256_hex(text);
   if (device == DeviceKind::Auto) device = impl_->default_device(ctx);
-  json params{{"task", impl_->stage_task(path, hash).string()}, {"device", impl_->device_string(device)}};
-  json result = call_worker(device, "task_info", params, impl_->options.check_timeout, ctx);
+  const std::string staged = impl_->stage_task(path, hash).string();
+  json params{{"task", staged}, {"device", impl_->device_string(device)}};
+  json result;
+  try {
+    result = call_worker(device, "task_info", params, impl_->options.check_timeout, ctx);
+  } catch (const EngineError& e) {
+    throw EngineError(e.kind(), unstage(e.what(), staged, path.string()), unstage(e.detail(), staged, path.string()));
+  }
   TaskInfo info;
   info.path = path;
   info.hash = hash;
@@ -346,7 +358,8 @@ Engine::ReferenceTiming Engine::time_reference(const std::filesystem::path& task
     out.timing = eval::reference_timing(impl_->slot(device), impl_->baselines, er, dc, mode, out.unavailable, ctx.stop,
                                         impl_->progress_sink(ctx));
   } catch (const eval::TaskError& e) {
-    throw EngineError(EngineError::Kind::Task, e.what(), e.traceback());
+    throw EngineError(EngineError::Kind::Task, unstage(e.what(), er.task.string(), path.string()),
+                      unstage(e.traceback(), er.task.string(), path.string()));
   } catch (...) {
     rethrow_as_engine_error();
   }

@@ -63,6 +63,10 @@ struct Engine::Impl {
   std::map<std::string, std::shared_ptr<eval::WorkerSlot>> slots_;
 };
 
+// `text` with the staged copy's path replaced by the user's task path (messages, tracebacks and
+// stderr lines name the file the user knows).
+std::string unstage(std::string text, const std::string& staged, const std::string& original);
+
 // Rethrows an eval-layer exception as the EngineError a front end expects (the current exception).
 [[noreturn]] void rethrow_as_engine_error();
 

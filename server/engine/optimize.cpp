@@ -43,6 +43,24 @@ class EngineVerifier : public CandidateVerifier {
     }
   }
 
+  json profile(const VerifyRequest& r, std::stop_token stop) override {
+    if (device_ != DeviceKind::Cuda) return nullptr;
+    ProfileRequest req;
+    req.kernel = {kernel_, r.source};
+    req.task = task_;
+    req.baseline = false;
+    CallContext ctx;
+    ctx.stop = stop;
+    try {
+      ProfileResult result = engine_.profile(req, ctx);
+      if (!result.skipped.empty() || !result.verdict.profile) return nullptr;
+      return *result.verdict.profile;
+    } catch (const EngineError& e) {
+      if (e.kind() == EngineError::Kind::Cancelled) throw VerifyError(VerifyError::Kind::Cancelled, e.what());
+      return nullptr;  // counters are a bonus for the prompt: the loop goes on without them
+    }
+  }
+
  private:
   Engine& engine_;
   std::filesystem::path kernel_, task_;
@@ -201,16 +219,25 @@ OptimizeResult Engine::optimize(const OptimizeRequest& request, const CallContex
   if (!store) open_store();
   EngineVerifier verifier(*this, target.kernel_path, target.task_path, device,
                           std::max(2 * impl.options.seeds, 6));
+  // The model gets counters, roofline and suggestions for the kernels it refines (GPU only).
+  if (llm && device == DeviceKind::Cuda) options.profile_parents = parents;
   Optimizer optimizer(*store, verifier, *proposer, target, options);
-  if (resumed) return optimizer.resume(resumed->id, ctx.stop, on_event);
-  json config = {{"options", options.to_json()},
-                 {"proposer", proposer->origin()},
-                 {"parents", parents},
-                 {"tune_flags", tune_flags},
-                 {"language", target.language}};
-  if (llm) config["llm"] = llm->describe();
-  if (prompts_dir) config["prompts_dir"] = impl.absolute(*prompts_dir).string();
-  return optimizer.run(config, ctx.stop, on_event);
+  try {
+    if (resumed) return optimizer.resume(resumed->id, ctx.stop, on_event);
+    json config = {{"options", options.to_json()},
+                   {"proposer", proposer->origin()},
+                   {"parents", parents},
+                   {"tune_flags", tune_flags},
+                   {"language", target.language}};
+    if (llm) config["llm"] = llm->describe();
+    if (prompts_dir) config["prompts_dir"] = impl.absolute(*prompts_dir).string();
+    return optimizer.run(config, ctx.stop, on_event);
+  } catch (const EngineError&) {
+    throw;
+  } catch (const std::exception& e) {
+    // The store failed under the loop (a full disk, a file removed): nothing more can be recorded.
+    throw EngineError(EngineError::Kind::Environment, std::string("optimizer: ") + e.what());
+  }
 }
 
 }  // namespace hone

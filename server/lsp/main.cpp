@@ -1,7 +1,9 @@
 // lsp/main.cpp: hone-server, the language server: LSP 3.17 over stdio (protocol/PROTOCOL.md).
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <csignal>
+#include <thread>
 #include <unistd.h>
 
 #include "lsp/lsp_server.h"
@@ -30,6 +32,7 @@ int main(int argc, char** argv) {
   if (!arch.empty()) options.engine.arch = arch;
   options.engine.sandbox = !no_sandbox;
   options.change_debounce = std::chrono::milliseconds(debounce_ms);
+  options.cpu_workers = static_cast<int>(std::max(2u, std::thread::hardware_concurrency() / 2));
 
   // The protocol owns the real stdout; anything else printed by the process goes to stderr.
   std::signal(SIGPIPE, SIG_IGN);

@@ -39,6 +39,10 @@ class CandidateVerifier {
   // Builds and checks one candidate and returns its verdict (verdict.schema.json): a candidate's
   // failure (compile error, wrong answer, crash, cheat) is a verdict. Thread-safe.
   virtual nlohmann::json verify(const VerifyRequest& request, std::stop_token stop) = 0;
+  // The candidate's hardware profile (verdict.profile: profile.schema.json) for the model's
+  // prompt; null when this verifier cannot profile (the CPU) or the profile failed. Throws
+  // VerifyError(Cancelled) only. Thread-safe.
+  virtual nlohmann::json profile(const VerifyRequest&, std::stop_token) { return nullptr; }
 };
 
 }  // namespace hone

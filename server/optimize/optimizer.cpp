@@ -42,7 +42,8 @@ nlohmann::json OptimizeOptions::to_json() const {
                       {"rounds", rounds},
                       {"budget_s", budget.count()},
                       {"stop_at_speed_of_light", stop_at_speed_of_light},
-                      {"max_rechecks", max_rechecks}};
+                      {"max_rechecks", max_rechecks},
+                      {"profile_parents", profile_parents}};
   j["token_budget"] = token_budget ? nlohmann::json(*token_budget) : nlohmann::json();
   return j;
 }
@@ -355,6 +356,7 @@ OptimizeResult Optimizer::execute(RunRecord run, std::stop_token external) {
           break;
         }
       }
+      profile_best(stop.get_token());
       auto requests = proposer_.plan_round(state, round, options_.samples);
       if (requests.empty()) {
         result.stop_reason = "exhausted";
@@ -383,7 +385,12 @@ OptimizeResult Optimizer::execute(RunRecord run, std::stop_token external) {
     if (const auto* v = dynamic_cast<const VerifyError*>(&e); v && !v->detail().empty())
       result.error += "\n" + v->detail();
   }
-  save_progress(run);
+  try {
+    save_progress(run);
+  } catch (const std::exception& e) {
+    if (result.error.empty()) throw;  // the run itself went well: the store's failure is the news
+    result.error += std::string("\n(and saving the run failed: ") + e.what() + ")";
+  }
   if (result.best) {
     run.best_candidate = result.best->id;
     run.summary["winner"] = result.best->id;
@@ -405,6 +412,39 @@ OptimizeResult Optimizer::execute(RunRecord run, std::stop_token external) {
   done.message = run.status + " (" + result.stop_reason + ")";
   emit(done);
   return result;
+}
+
+void Optimizer::profile_best(std::stop_token stop) {
+  SearchState state{&candidates_, std::nullopt};
+  int taken = 0;
+  for (const auto* ranked : state.ranked_correct()) {
+    if (taken++ >= options_.profile_parents || stop.stop_requested()) break;
+    if (std::find(profiled_.begin(), profiled_.end(), ranked->id) != profiled_.end()) continue;
+    profiled_.push_back(ranked->id);
+    if (ranked->verdict.is_object() && ranked->verdict.contains("profile")) continue;
+    nlohmann::json profile;
+    try {
+      profile = verifier_.profile(VerifyRequest{ranked->source, flags_of(*ranked), false}, stop);
+    } catch (const VerifyError&) {
+      return;  // cancelled: the round loop sees the stop
+    }
+    auto e = progress_event(OptimizeEvent::Kind::Note);
+    e.candidate_id = ranked->id;
+    if (!profile.is_object()) {
+      e.message = "candidate " + std::to_string(ranked->id) + " could not be profiled; prompts go without counters";
+      emit(e);
+      continue;
+    }
+    CandidateRecord& c = *std::find_if(candidates_.begin(), candidates_.end(), [&](const auto& x) { return x.id == ranked->id; });
+    {
+      std::lock_guard lock(state_mutex_);
+      c.verdict["profile"] = profile;
+    }
+    CandidateOutcome o{c.status, c.reason, c.verdict, c.p50_us, c.speedup_eager, c.speedup_compile, c.check_seconds};
+    store_.record_outcome(c.id, o);
+    e.message = "profiled candidate " + std::to_string(c.id) + " for the next prompts";
+    emit(e);
+  }
 }
 
 void Optimizer::finalize(OptimizeResult& result, std::stop_token external) {

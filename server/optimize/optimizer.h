@@ -33,6 +33,7 @@ struct OptimizeOptions {
   std::optional<std::int64_t> token_budget;     // prompt + completion tokens over the run
   double stop_at_speed_of_light = 0.9;          // stop when floor / time reaches this (GPU)
   int max_rechecks = 3;                         // candidates tried as winner before giving up
+  int profile_parents = 0;                      // profile this many best candidates for the prompts
 
   nlohmann::json to_json() const;
 };
@@ -99,6 +100,7 @@ class Optimizer {
   bool verify_candidate(CandidateRecord& c, std::stop_token stop);
   void run_round(int round, std::vector<ProposalRequest> requests, std::stop_token stop);
   void finalize(OptimizeResult& result, std::stop_token external);
+  void profile_best(std::stop_token stop);
   void emit(OptimizeEvent event);
   void save_progress(RunRecord& run);
   OptimizeEvent progress_event(OptimizeEvent::Kind kind) const;
@@ -121,6 +123,7 @@ class Optimizer {
   std::chrono::steady_clock::time_point session_start_;
   int new_candidates_ = 0;  // made during the current round (for progress counts)
   std::vector<CandidateRecord> round_correct_;  // verified correct during the current round
+  std::vector<std::int64_t> profiled_;          // candidates whose profile was asked for
 };
 
 }  // namespace hone

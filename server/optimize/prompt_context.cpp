@@ -115,29 +115,39 @@ json verdict_context(const json& v) {
   return out;
 }
 
+// profile.schema.json: the candidate call's roofline point, its own kernels' derived counters,
+// and the ranked suggestions.
 json profile_context(const json& p) {
   json out = json::object();
-  if (p.contains("roofline")) {
-    const auto& r = p["roofline"];
-    if (r.is_string()) {
-      out["roofline"] = r;
-    } else if (r.is_object()) {
-      std::string text;
-      if (auto b = string_at(r, "bound"); !b.empty()) text += b + "-bound";
-      if (auto sol = number_at(r, "/sol_pct")) text += (text.empty() ? "" : ", ") + format_number(*sol) + "% of speed-of-light";
-      if (auto ai = number_at(r, "/arithmetic_intensity")) text += (text.empty() ? "" : ", ") + std::string("arithmetic intensity ") + format_number(*ai) + " FLOP/byte";
-      if (!text.empty()) out["roofline"] = "Roofline: " + text + ".";
-    }
+  const json call = p.contains("candidate") && p["candidate"].is_object() ? p["candidate"] : json::object();
+  if (call.contains("roofline") && call["roofline"].is_object()) {
+    const auto& r = call["roofline"];
+    std::string text = "Roofline: " + string_at(r, "bound") + "-bound";
+    if (auto pct = number_at(r, "/pct_of_roofline")) text += ", " + format_number(*pct) + "% of the roofline";
+    auto mem = number_at(r, "/memory_pct"), comp = number_at(r, "/compute_pct");
+    if (mem && comp) text += " (DRAM " + format_number(*mem) + "% of peak, compute " + format_number(*comp) + "% of peak)";
+    if (auto ai = number_at(r, "/arithmetic_intensity")) text += ", arithmetic intensity " + format_number(*ai) + " FLOP/byte";
+    out["roofline"] = text + ".";
   }
+  if (call.contains("counters") && call["counters"].is_object() && !call["counters"].value("available", true))
+    out["roofline"] = "Hardware counters unavailable: " + call["counters"].value("message", std::string("no reason given"));
   json counters = json::array();
-  if (p.contains("counters") && p["counters"].is_object())
-    for (const auto& [name, value] : p["counters"].items())
-      if (value.is_number()) counters.push_back({{"name", name}, {"value", format_number(value.get<double>())}});
+  static const char* kShown[] = {"dram_bytes", "global_load_efficiency_pct", "global_store_efficiency_pct",
+                                 "achieved_occupancy_pct", "shared_wavefronts_per_request", "divergent_branch_pct",
+                                 "local_memory_instructions", "l2_hit_pct", "tensor_instructions"};
+  if (call.contains("kernels") && call["kernels"].is_array())
+    for (const auto& k : call["kernels"]) {
+      if (!k.value("own", false) || !k.contains("derived") || !k["derived"].is_object()) continue;
+      for (const char* key : kShown)
+        if (auto v = number_at(k["derived"], (std::string("/") + key).c_str()))
+          counters.push_back({{"name", string_at(k, "name") + " " + key}, {"value", format_number(*v)}});
+    }
   out["counters"] = counters;
   json suggestions = json::array();
   if (p.contains("suggestions") && p["suggestions"].is_array())
-    for (const auto& s : p["suggestions"]) {
-      std::string text = s.is_string() ? s.get<std::string>() : string_at(s, "message");
+    for (const auto& sug : p["suggestions"]) {
+      std::string text = sug.is_string() ? sug.get<std::string>() : string_at(sug, "title");
+      if (sug.is_object() && !string_at(sug, "detail").empty()) text += ": " + string_at(sug, "detail");
       if (!text.empty()) suggestions.push_back(text);
     }
   out["suggestions"] = suggestions;

@@ -108,12 +108,14 @@ std::string SandboxSupport::describe() const {
   }
   s += "  bwrap: " + (usable(SandboxMode::bwrap) ? "usable (" + bwrap->string() + ")" : "not usable: " + bwrap_problem);
   s += "\n  namespaces: " + (usable(SandboxMode::namespaces) ? "usable (" + confine_helper.string() + ")"
-                                                              : "not usable: " + namespaces_problem);
+                                                             : "not usable: " + namespaces_problem);
   s += "\n  root: " + std::string(running_as_root ? "yes" : "no") +
        "; user namespaces: " + (user_namespaces ? "yes" : "no") + "; seccomp: " + (seccomp ? "yes" : "no") +
-       "; Landlock ABI: " + (landlock_abi ? std::to_string(landlock_abi) + " (not needed: the mount namespace "
-                                                                            "already limits what is visible)"
-                                          : "none");
+       "; Landlock ABI: " +
+       (landlock_abi ? std::to_string(landlock_abi) +
+                           " (not needed: the mount namespace "
+                           "already limits what is visible)"
+                     : "none");
   return s;
 }
 
@@ -125,6 +127,7 @@ SandboxSupport detect_support(std::optional<fs::path> confine_helper) {
   s.seccomp = ::prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
   s.confine_helper = confine_helper ? *confine_helper : executable_path().parent_path() / "hone-confine";
   s.bwrap = find_program("bwrap");
+  s.setpriv = find_program("setpriv");
   bool helper_ok = ::access(s.confine_helper.c_str(), X_OK) == 0;
   if (!helper_ok) {
     s.namespaces_problem = "hone's helper " + s.confine_helper.string() + " is missing or not executable";
@@ -137,7 +140,7 @@ SandboxSupport detect_support(std::optional<fs::path> confine_helper) {
     s.namespaces_problem = probe(SandboxMode::namespaces, s);
   if (!s.bwrap)
     s.bwrap_problem = "bwrap is not installed (Debian/Ubuntu package bubblewrap)";
-  else if (s.running_as_root && !find_program("setpriv"))
+  else if (s.running_as_root && !s.setpriv)
     s.bwrap_problem = "setpriv (util-linux) is needed to run bwrap as the sandbox user";
   else
     s.bwrap_problem = probe(SandboxMode::bwrap, s);

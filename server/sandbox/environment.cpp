@@ -15,26 +15,44 @@ std::string upper(std::string_view s) {
   return u;
 }
 
-constexpr std::array<std::string_view, 11> kSecretSuffixes{"_KEY",    "_KEYS",   "_TOKEN",  "_TOKENS",
-                                                           "_SECRET", "_SECRETS", "_PASS",  "_PASSWORD",
+constexpr std::array<std::string_view, 11> kSecretSuffixes{"_KEY",    "_KEYS",        "_TOKEN", "_TOKENS",
+                                                           "_SECRET", "_SECRETS",     "_PASS",  "_PASSWORD",
                                                            "_PASSWD", "_CREDENTIALS", "_PROXY"};
-constexpr std::array<std::string_view, 7> kSecretParts{"API_KEY", "APIKEY",    "SECRET", "TOKEN",
+constexpr std::array<std::string_view, 7> kSecretParts{"API_KEY",  "APIKEY", "SECRET",    "TOKEN",
                                                        "PASSWORD", "PASSWD", "CREDENTIAL"};
 constexpr std::array<std::string_view, 16> kSecretPrefixes{
-    "AWS_",    "GOOGLE_", "GCLOUD_", "GCP_",     "AZURE_",  "ARM_CLIENT", "OPENAI_", "ANTHROPIC_",
-    "DEEPSEEK_", "HF_",   "HUGGING", "GH_",      "GITHUB_", "DOCKER_",    "KUBE",    "VAULT_"};
+    "AWS_",      "GOOGLE_", "GCLOUD_", "GCP_", "AZURE_",  "ARM_CLIENT", "OPENAI_", "ANTHROPIC_",
+    "DEEPSEEK_", "HF_",     "HUGGING", "GH_",  "GITHUB_", "DOCKER_",    "KUBE",    "VAULT_"};
 constexpr std::array<std::string_view, 10> kSecretNames{
-    "SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "GNUPGHOME", "KRB5CCNAME", "NETRC",
-    "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "HISTFILE", "PROXY"};
+    "SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO",           "GNUPGHOME",
+    "KRB5CCNAME",    "NETRC",         "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR",
+    "HISTFILE",      "PROXY"};
 
-constexpr std::array<std::string_view, 22> kAllowedNames{
-    "PATH",      "LANG",          "LANGUAGE",        "TZ",           "TERM",          "USER",
-    "LOGNAME",   "LD_LIBRARY_PATH", "PYTHONPATH",    "PYTHONHOME",   "PYTHONUNBUFFERED", "PYTHONHASHSEED",
-    "PYTHONDONTWRITEBYTECODE", "PYTHONWARNINGS", "VIRTUAL_ENV", "CONDA_PREFIX", "CC", "CXX",
-    "CUDAHOSTCXX", "MALLOC_PERTURB_", "MALLOC_CHECK_", "SOURCE_DATE_EPOCH"};
+constexpr std::array<std::string_view, 22> kAllowedNames{"PATH",
+                                                         "LANG",
+                                                         "LANGUAGE",
+                                                         "TZ",
+                                                         "TERM",
+                                                         "USER",
+                                                         "LOGNAME",
+                                                         "LD_LIBRARY_PATH",
+                                                         "PYTHONPATH",
+                                                         "PYTHONHOME",
+                                                         "PYTHONUNBUFFERED",
+                                                         "PYTHONHASHSEED",
+                                                         "PYTHONDONTWRITEBYTECODE",
+                                                         "PYTHONWARNINGS",
+                                                         "VIRTUAL_ENV",
+                                                         "CONDA_PREFIX",
+                                                         "CC",
+                                                         "CXX",
+                                                         "CUDAHOSTCXX",
+                                                         "MALLOC_PERTURB_",
+                                                         "MALLOC_CHECK_",
+                                                         "SOURCE_DATE_EPOCH"};
 constexpr std::array<std::string_view, 17> kAllowedPrefixes{
-    "LC_",    "CUDA_",     "NVIDIA_", "NVCC_",    "CUBLAS", "CUDNN_",  "CUPTI_", "TORCH",   "PYTORCH_",
-    "TRITON_", "INDUCTOR", "OMP_",    "MKL_",     "OPENBLAS_", "KMP_", "GOMP_",  "HONE_"};
+    "LC_",     "CUDA_",    "NVIDIA_", "NVCC_", "CUBLAS",    "CUDNN_", "CUPTI_", "TORCH", "PYTORCH_",
+    "TRITON_", "INDUCTOR", "OMP_",    "MKL_",  "OPENBLAS_", "KMP_",   "GOMP_",  "HONE_"};
 
 }  // namespace
 

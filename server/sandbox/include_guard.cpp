@@ -32,23 +32,33 @@ std::string strip_comments(std::string_view text) {
     char c = out[i], next = i + 1 < out.size() ? out[i + 1] : '\0';
     switch (state) {
       case code:
-        if (c == '/' && next == '/') state = line_comment, out[i] = ' ';
-        else if (c == '/' && next == '*') state = block_comment, out[i] = ' ', out[++i] = ' ';
-        else if (c == '"') state = string_lit;
-        else if (c == '\'' && !(i > 0 && std::isxdigit(static_cast<unsigned char>(out[i - 1])))) state = char_lit;
+        if (c == '/' && next == '/')
+          state = line_comment, out[i] = ' ';
+        else if (c == '/' && next == '*')
+          state = block_comment, out[i] = ' ', out[++i] = ' ';
+        else if (c == '"')
+          state = string_lit;
+        else if (c == '\'' && !(i > 0 && std::isxdigit(static_cast<unsigned char>(out[i - 1]))))
+          state = char_lit;
         break;
       case line_comment:
-        if (c == '\n') state = code;
-        else out[i] = ' ';
+        if (c == '\n')
+          state = code;
+        else
+          out[i] = ' ';
         break;
       case block_comment:
-        if (c == '*' && next == '/') state = code, out[i] = ' ', out[++i] = ' ';
-        else if (c != '\n') out[i] = ' ';
+        if (c == '*' && next == '/')
+          state = code, out[i] = ' ', out[++i] = ' ';
+        else if (c != '\n')
+          out[i] = ' ';
         break;
       case string_lit:
       case char_lit:
-        if (c == '\\') ++i;
-        else if ((state == string_lit && c == '"') || (state == char_lit && c == '\'') || c == '\n') state = code;
+        if (c == '\\')
+          ++i;
+        else if ((state == string_lit && c == '"') || (state == char_lit && c == '\'') || c == '\n')
+          state = code;
         break;
     }
   }
@@ -93,7 +103,8 @@ struct Checker {
         bool member_access = at > 0 && (ident_char(lower[at - 1]) || lower[at - 1] == ')' || lower[at - 1] == ']') &&
                              !(at > 1 && lower[at - 2] == '\\');
         std::size_t after = at + std::string_view(directive).size();
-        if ((member_access && std::string_view(directive) == ".include") || (after < lower.size() && ident_char(lower[after])))
+        if ((member_access && std::string_view(directive) == ".include") ||
+            (after < lower.size() && ident_char(lower[after])))
           continue;
         int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
         std::size_t line_start = text.rfind('\n', at);
@@ -134,8 +145,8 @@ struct Checker {
   void check_name(const fs::path& file, int line, int column, const std::string& name, bool quoted) {
     const fs::path p(name);
     const std::string shown = quoted ? "\"" + name + "\"" : "<" + name + ">";
-    const std::string outside = "; candidates may include only files in the kernel's folder (" +
-                                root_lexical.string() + ") and the toolchain's headers";
+    const std::string outside = "; candidates may include only files in the kernel's folder (" + root_lexical.string() +
+                                ") and the toolchain's headers";
     if (p.is_absolute()) {
       add(file, line, column, "#include " + shown + " names an absolute path" + outside);
       return;
@@ -171,7 +182,8 @@ struct Checker {
 
 }  // namespace
 
-std::vector<IncludeViolation> check_includes(const fs::path& source, std::string_view text, const fs::path& kernel_root) {
+std::vector<IncludeViolation> check_includes(const fs::path& source, std::string_view text,
+                                             const fs::path& kernel_root) {
   Checker c;
   c.root_lexical = fs::absolute(kernel_root).lexically_normal();
   std::error_code ec;

@@ -27,7 +27,8 @@ constexpr unsigned kNobody = 65534;
 
 // The supplementary groups the sandbox user (nobody, when hone runs as root) needs: the groups
 // of device nodes not open to everyone, and of bound paths that only their group may read.
-// Throws std::invalid_argument naming a bound path that only its owner may read.
+// Throws std::invalid_argument naming a bound path that only its owner may read (a device node
+// only root may open stays closed to candidates, as it is to any other user).
 std::vector<unsigned> sandbox_groups(const std::vector<ViewStep>& steps) {
   std::set<unsigned> groups;
   for (const auto& s : steps) {
@@ -35,12 +36,14 @@ std::vector<unsigned> sandbox_groups(const std::vector<ViewStep>& steps) {
     struct stat st {};
     if (::stat(s.source.c_str(), &st) != 0) continue;
     const bool dir = S_ISDIR(st.st_mode);
-    const mode_t others = s.kind == ViewStep::Kind::dev_bind ? (S_IROTH | S_IWOTH) : (S_IROTH | (dir ? S_IXOTH : 0));
+    const bool device = S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode);
+    const mode_t others = S_IROTH | (device ? S_IWOTH : 0) | (dir ? S_IXOTH : 0);
     if ((st.st_mode & others) == others) continue;
     if (((st.st_mode >> 3) & others) == others) {
       groups.insert(st.st_gid);
       continue;
     }
+    if (s.kind == ViewStep::Kind::dev_bind) continue;
     char mode[8];
     std::snprintf(mode, sizeof mode, "%03o", st.st_mode & 0777);
     throw std::invalid_argument("sandbox: " + s.source.string() + " (mode " + mode +
@@ -103,12 +106,14 @@ void prepare_scratch(const fs::path& scratch, const std::optional<std::pair<unsi
   check_scratch(scratch);
   std::error_code ec;
   fs::create_directories(scratch, ec);
-  if (ec) throw std::invalid_argument("sandbox: cannot create the scratch folder " + scratch.string() + ": " + ec.message());
+  if (ec)
+    throw std::invalid_argument("sandbox: cannot create the scratch folder " + scratch.string() + ": " + ec.message());
   if (!user) return;
   int dir = ::open(scratch.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (dir < 0 || ::fchown(dir, user->first, user->second) != 0) {
     if (dir >= 0) ::close(dir);
-    throw std::invalid_argument("sandbox: cannot hand " + scratch.string() + " to the sandbox user: " + std::strerror(errno));
+    throw std::invalid_argument("sandbox: cannot hand " + scratch.string() +
+                                " to the sandbox user: " + std::strerror(errno));
   }
   hand_over_tree(dir, user->first, user->second, scratch);
 }
@@ -151,8 +156,7 @@ SandboxRequest request_from_environment(SandboxRequest request) {
   const char* value = std::getenv("HONE_SANDBOX");
   if (!value || !*value) return request;
   auto mode = parse_sandbox_mode(value);
-  if (!mode)
-    throw std::runtime_error(std::string("HONE_SANDBOX=") + value + " is not one of bwrap, namespaces, none");
+  if (!mode) throw std::runtime_error(std::string("HONE_SANDBOX=") + value + " is not one of bwrap, namespaces, none");
   request.force = mode;
   return request;
 }
@@ -165,9 +169,9 @@ Sandbox Sandbox::create(const SandboxRequest& request) {
   if (request.disabled || request.force == SandboxMode::none) return Sandbox(SandboxMode::none, true, support);
   if (request.force) {
     if (!support.usable(*request.force))
-      throw std::runtime_error("sandbox mode " + std::string(to_string(*request.force)) + " was asked for but " +
-                               (*request.force == SandboxMode::bwrap ? support.bwrap_problem
-                                                                     : support.namespaces_problem));
+      throw std::runtime_error(
+          "sandbox mode " + std::string(to_string(*request.force)) + " was asked for but " +
+          (*request.force == SandboxMode::bwrap ? support.bwrap_problem : support.namespaces_problem));
     return Sandbox(*request.force, false, support);
   }
   SandboxMode best = support.best();
@@ -226,7 +230,7 @@ ProcessSpec Sandbox::wrap(const ProcessSpec& spec, const SandboxPolicy& policy) 
     argv = {support_.confine_helper.string(), "--supervise", "--"};
     if (user) {
       std::string groups = join(sandbox_groups(steps), "", ",");
-      argv.insert(argv.end(), {"setpriv", "--reuid=" + std::to_string(user->first),
+      argv.insert(argv.end(), {support_.setpriv.value_or("setpriv").string(), "--reuid=" + std::to_string(user->first),
                                "--regid=" + std::to_string(user->second)});
       argv.push_back(groups.empty() ? "--clear-groups" : "--groups=" + groups);
       argv.push_back("--");

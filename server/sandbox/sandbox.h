@@ -31,20 +31,20 @@ std::optional<SandboxMode> parse_sandbox_mode(std::string_view text);
 // Resource limits applied to the confined command (0: no limit). Wall time is the caller's
 // ProcessSpec::timeout (run_process kills the whole confined tree at the deadline).
 struct SandboxLimits {
-  std::uint64_t cpu_seconds = 0;          // RLIMIT_CPU
+  std::uint64_t cpu_seconds = 0;  // RLIMIT_CPU
   // RLIMIT_AS. Leave 0 for GPU runs: the CUDA driver reserves a virtual address space far larger
   // than physical memory (UVM), so any useful cap breaks it; bound GPU runs by device memory
   // (the torch allocator's per-process fraction) and host memory by the machine.
   std::uint64_t address_space_bytes = 0;
-  std::uint64_t open_files = 0;           // RLIMIT_NOFILE
-  std::uint64_t processes = 0;            // RLIMIT_NPROC, counted per user namespace / sandbox user
-  std::uint64_t file_size_bytes = 0;      // RLIMIT_FSIZE: the largest file it may write
-  std::uint64_t tmp_bytes = 256u << 20;   // size of the private /tmp (memory-backed)
+  std::uint64_t open_files = 0;          // RLIMIT_NOFILE
+  std::uint64_t processes = 0;           // RLIMIT_NPROC, counted per user namespace / sandbox user
+  std::uint64_t file_size_bytes = 0;     // RLIMIT_FSIZE: the largest file it may write
+  std::uint64_t tmp_bytes = 256u << 20;  // size of the private /tmp (memory-backed)
 };
 
 // What a confined command may see and do. Paths are host paths, shown at the same path inside.
 struct SandboxPolicy {
-  std::filesystem::path scratch;  // the only writable folder (created if missing)
+  std::filesystem::path scratch;                 // the only writable folder (created if missing)
   std::vector<std::filesystem::path> read_only;  // files and folders it may read (plus system_read_paths())
   // Paths masked inside read-only folders: a folder shows empty, a file reads as empty.
   std::vector<std::filesystem::path> hidden;
@@ -64,13 +64,14 @@ struct SandboxReport {
 // What this machine offers, found by trying each mechanism for real (a no-op run through it).
 struct SandboxSupport {
   bool running_as_root = false;
-  bool user_namespaces = false;     // the kernel lets this process create a user namespace
-  int landlock_abi = 0;             // 0: Landlock unavailable
-  bool seccomp = false;             // seccomp filters available
-  std::optional<std::filesystem::path> bwrap;   // found on PATH
-  std::string bwrap_problem;        // why bwrap mode is not usable; empty if it is
-  std::filesystem::path confine_helper;         // hone-confine
-  std::string namespaces_problem;   // why namespaces mode is not usable; empty if it is
+  bool user_namespaces = false;                  // the kernel lets this process create a user namespace
+  int landlock_abi = 0;                          // 0: Landlock unavailable
+  bool seccomp = false;                          // seccomp filters available
+  std::optional<std::filesystem::path> bwrap;    // found on PATH
+  std::optional<std::filesystem::path> setpriv;  // found on PATH (bwrap mode as root drops to nobody with it)
+  std::string bwrap_problem;                     // why bwrap mode is not usable; empty if it is
+  std::filesystem::path confine_helper;          // hone-confine
+  std::string namespaces_problem;                // why namespaces mode is not usable; empty if it is
 
   bool usable(SandboxMode mode) const;
   // The default: bwrap for an unprivileged user, namespaces as root (hone-confine mounts as root

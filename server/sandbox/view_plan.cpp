@@ -113,7 +113,7 @@ std::vector<ViewStep> plan_view(const SandboxPolicy& policy, const std::vector<f
         return b.second != access && b.first != a && is_within(b.first, a) && is_within(p, b.first);
       });
       between = between || std::any_of(hidden.begin(), hidden.end(),
-                                        [&](const fs::path& h) { return is_within(h, a) && is_within(p, h); });
+                                       [&](const fs::path& h) { return is_within(h, a) && is_within(p, h); });
       if (!between) return true;
     }
     return false;

@@ -1,6 +1,8 @@
 // toolchain/disk_memo.cpp: JSON records under the cache folder.
 #include "toolchain/disk_memo.h"
 
+#include <sys/stat.h>
+
 #include "support/hash.h"
 #include "support/paths.h"
 
@@ -40,13 +42,16 @@ void write_memo(std::string_view folder, std::string_view key, const nlohmann::j
   }
 }
 
+std::optional<long long> mtime_ns(const fs::path& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
+}
+
 std::string file_stamp(const fs::path& path) {
-  std::error_code ec;
-  auto time = fs::last_write_time(path, ec);
-  if (ec) return {};
-  auto size = fs::file_size(path, ec);
-  if (ec) return {};
-  return std::to_string(time.time_since_epoch().count()) + ":" + std::to_string(size);
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return {};
+  return std::to_string(*mtime_ns(path)) + ":" + std::to_string(st.st_size);
 }
 
 }  // namespace hone::toolchain

@@ -18,4 +18,7 @@ void write_memo(std::string_view folder, std::string_view key, const nlohmann::j
 // "<mtime ns>:<size>" of a file (following links); empty when it does not exist.
 std::string file_stamp(const std::filesystem::path& path);
 
+// Modification time in nanoseconds since the Unix epoch (as Python's os.stat().st_mtime_ns).
+std::optional<long long> mtime_ns(const std::filesystem::path& path);
+
 }  // namespace hone::toolchain

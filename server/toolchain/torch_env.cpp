@@ -2,7 +2,6 @@
 #include "toolchain/torch_env.h"
 
 #include <cstdlib>
-#include <mutex>
 
 #include <nlohmann/json.hpp>
 
@@ -70,11 +69,8 @@ TorchEnv from_json_record(const fs::path& python, const json& j) {
 // A cached record is still true while the files it was derived from are unchanged.
 bool still_valid(const json& record) {
   if (record.at("torch").is_null()) {
-    for (const auto& [dir, mtime] : record.at("watch").items()) {
-      std::error_code ec;
-      auto t = fs::last_write_time(dir, ec);
-      if (ec || t.time_since_epoch().count() != mtime.get<long long>()) return false;
-    }
+    for (const auto& [dir, mtime] : record.at("watch").items())
+      if (mtime_ns(dir) != mtime.get<long long>()) return false;
     return true;
   }
   return record.value("version_py_stamp", "") == file_stamp(fs::path(record.at("torch").at("dir").get<std::string>()) / "version.py");
@@ -97,9 +93,12 @@ std::optional<json> probe(const fs::path& python, std::string& why) {
   }
   json record;
   try {
-    auto last = r.out.find_last_of('{') == std::string::npos ? 0 : r.out.rfind("\n{");
-    record = json::parse(last == std::string::npos || last == 0 ? r.out : r.out.substr(last + 1));
-  } catch (const std::exception& e) {
+    // The probe's JSON is its last line (importing torch may print before it).
+    std::string out = r.out;
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+    const auto nl = out.rfind('\n');
+    record = json::parse(nl == std::string::npos ? out : out.substr(nl + 1));
+  } catch (const std::exception&) {
     why = python.string() + ": unreadable probe output: " + r.out.substr(0, 500);
     return std::nullopt;
   }

@@ -192,7 +192,7 @@ TEST_P(Transcript, RepliesMatch) {
   std::filesystem::remove_all(dir);
 }
 
-INSTANTIATE_TEST_SUITE_P(Lsp, Transcript, ::testing::Values("lifecycle", "bad_input", "diagnostics"));
+INSTANTIATE_TEST_SUITE_P(Lsp, Transcript, ::testing::Values("lifecycle", "bad_input", "diagnostics", "exit_without_shutdown"));
 
 }  // namespace
 }  // namespace hone::lsp

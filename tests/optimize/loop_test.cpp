@@ -292,6 +292,38 @@ TEST_F(OptimizeLoop, AnInterruptedRunResumesWithoutLosingOrRepeatingCandidates) 
   EXPECT_TRUE(result.best);
 }
 
+TEST_F(OptimizeLoop, TheWallClockAndTokenBudgetsStopTheRun) {
+  auto kernel = write("relu.cpp", kSlowRelu);
+  copy_task_file("relu.py");
+  hone::testing::FakeLlmServer server(dir_ / "llm");
+  server.always({{"content", fenced(fast_relu("late"))}, {"delay_s", 120}});
+  Engine engine(engine_options());
+  OptimizeRequest req;
+  req.kernel = kernel;
+  req.options.samples = 2;
+  req.options.rounds = 5;
+  req.budget = 20s;
+  LlmConfig llm;
+  llm.url = server.base_url();
+  llm.model = "m";
+  req.llm = llm;
+  auto t0 = std::chrono::steady_clock::now();
+  auto slow = engine.optimize(req);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 60s) << "the model calls in flight were not abandoned";
+  EXPECT_EQ(slow.status, "finished");
+  EXPECT_EQ(slow.stop_reason, "budget");
+  EXPECT_EQ(slow.candidates, 0) << "abandoned model calls leave no candidate";
+
+  server.always({{"content", fenced(fast_relu("cheap"))}, {"usage", {{"prompt_tokens", 900}, {"completion_tokens", 200}}}});
+  req.budget = 600s;
+  req.options.samples = 1;
+  req.options.token_budget = 1000;
+  auto thrifty = engine.optimize(req);
+  EXPECT_EQ(thrifty.stop_reason, "tokens") << thrifty.to_json().dump(2);
+  EXPECT_EQ(thrifty.candidates, 1);
+  EXPECT_EQ(thrifty.usage.prompt_tokens + thrifty.usage.completion_tokens, 1100);
+}
+
 TEST_F(OptimizeLoop, BadInputGivesClearErrors) {
   Engine engine(engine_options());
   OptimizeRequest missing;

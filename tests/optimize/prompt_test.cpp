@@ -47,6 +47,14 @@ hone::PromptInputs sample_inputs() {
   in.gpu = hone::gpu_prompt_facts({{"name", "NVIDIA H200"}, {"arch", "sm_90"}, {"sm_count", 132},
                                    {"peak_dram_bytes_per_s", 4.8e12}, {"l2_bytes", 62914560},
                                    {"shared_bytes_per_sm", 233472}, {"fp32", 6.7e13}, {"bf16_tensor", 9.89e14}});
+  in.profile = {{"candidate",
+                 {{"kernels", {{{"name", "relu_kernel"}, {"own", true}, {"duration_us", 40.0},
+                                {"derived", {{"global_load_efficiency_pct", 25.0}, {"achieved_occupancy_pct", 48.5}}}}}},
+                  {"counters", {{"available", true}}},
+                  {"roofline", {{"bound", "memory"}, {"pct_of_roofline", 62.0}, {"memory_pct", 62.0},
+                                {"compute_pct", 3.1}, {"arithmetic_intensity", 0.125}}}}},
+                {"suggestions", {{{"id", "narrow_loads"}, {"title", "Loads are 4 bytes wide"},
+                                  {"detail", "16-byte vector loads would cut load instructions 4x"}}}}};
   in.history = {{1, 0, std::nullopt, "correct", 74.0, 1.0, ""},
                 {2, 1, 1, "compile_error", std::nullopt, std::nullopt, "relu.cu:3: error: expected ';'\nmore"}};
   in.round = 2;
@@ -87,7 +95,9 @@ TEST(PromptTemplates, HonesTemplatesRenderEverySectionWithoutEscaping) {
         "Mismatch: output 0 at [3, 17]", "Time: 41.2 µs median; PyTorch eager 74 µs; speedup 1.79× over eager",
         "72.8% of speed-of-light", "note: p90 is 10% above p50", "relu_kernel: 16 registers", "NVIDIA H200 (sm_90)",
         "132 SMs; DRAM 4800 GB/s", "#2 (round 1, from #1): compile_error: relu.cu:3: error: expected ';'",
-        "Fix what the verdict reports first", "```cuda\nif (a < b"}) {
+        "Fix what the verdict reports first", "```cuda\nif (a < b",
+        "Roofline: memory-bound, 62% of the roofline (DRAM 62% of peak, compute 3.1% of peak), arithmetic intensity 0.125 FLOP/byte.",
+        "- relu_kernel global_load_efficiency_pct: 25", "- Loads are 4 bytes wide: 16-byte vector loads would cut"}) {
     EXPECT_NE(u.find(expected), std::string::npos) << "missing: " << expected << "\n---\n" << u;
   }
   EXPECT_EQ(u.find("&lt;"), std::string::npos) << u;

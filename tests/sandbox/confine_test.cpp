@@ -43,10 +43,31 @@ TEST(Confine, DeviceBindsWorkAndOtherBindsCannotOpenDevices) {
   // /dev/full stands in for a GPU node: writing to it fails with ENOSPC only if the node works.
   std::vector<std::string> args{"--unshare"};
   if (::geteuid() == 0) args.insert(args.end(), {"--user", "65534:65534"});
-  args.insert(args.end(), {"--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
-                           "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev",
-                           "--dev-bind", "/dev/full", "/dev/gpu-standin", "--ro-bind", "/dev/full", "/dev/no-device",
-                           "--", "/bin/sh", "-c",
+  args.insert(args.end(), {"--ro-bind",
+                           "/usr",
+                           "/usr",
+                           "--symlink",
+                           "usr/bin",
+                           "/bin",
+                           "--symlink",
+                           "usr/lib",
+                           "/lib",
+                           "--symlink",
+                           "usr/lib64",
+                           "/lib64",
+                           "--proc",
+                           "/proc",
+                           "--dev",
+                           "/dev",
+                           "--dev-bind",
+                           "/dev/full",
+                           "/dev/gpu-standin",
+                           "--ro-bind",
+                           "/dev/full",
+                           "/dev/no-device",
+                           "--",
+                           "/bin/sh",
+                           "-c",
                            "echo x > /dev/gpu-standin; echo dev-bind=$?; echo x > /dev/no-device; echo ro-bind=$?"});
   auto r = run_confine(args);
   // The device opened and refused the write (ENOSPC); the same node bound without devices did not open.

@@ -218,8 +218,8 @@ TEST_P(HostileRun, CannotKillItsParentOrAnyoneOutside) {
       _exit(1);
     for (;;) ::pause();
   }
-  auto r = run_hostile(sandbox(), hostile_policy(t), "kill_parent",
-                       {std::to_string(::getpid()), std::to_string(sentinel)});
+  auto r =
+      run_hostile(sandbox(), hostile_policy(t), "kill_parent", {std::to_string(::getpid()), std::to_string(sentinel)});
   EXPECT_TRUE(contains(r.out, "SURVIVED") || r.signal == SIGKILL) << r.describe() << r.out << r.err;
   EXPECT_EQ(::waitpid(sentinel, nullptr, WNOHANG), 0) << "the sentinel was killed";
   ::kill(sentinel, SIGKILL);
@@ -301,8 +301,7 @@ TEST_P(HostileRun, SignalDeathIsReportedAsASignal) {
   EXPECT_EQ(r.describe(), "killed by SIGSEGV");
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, HostileRun, ::testing::Values(SandboxMode::bwrap, SandboxMode::namespaces),
-                         mode_name);
+INSTANTIATE_TEST_SUITE_P(Modes, HostileRun, ::testing::Values(SandboxMode::bwrap, SandboxMode::namespaces), mode_name);
 
 // Controls: without the sandbox the same probes do see the harm, so the tests above can fail.
 TEST(UnconfinedControl, ProbesSeeTheHarmWithoutASandbox) {

@@ -30,8 +30,9 @@ TEST(IncludeGuard, HonestKernelPasses) {
 
 TEST(IncludeGuard, AbsoluteAndClimbingIncludesAreRefusedWithTheirPosition) {
   Tree t;
-  auto v = check(t, "int a;\n  #  include \"/etc/shadow\"\n#include <../../../root/.ssh/id_rsa>\n"
-                    "#include \"../../../../root/.ssh/id_rsa\"\n#include_next </etc/passwd>\n");
+  auto v = check(t,
+                 "int a;\n  #  include \"/etc/shadow\"\n#include <../../../root/.ssh/id_rsa>\n"
+                 "#include \"../../../../root/.ssh/id_rsa\"\n#include_next </etc/passwd>\n");
   ASSERT_EQ(v.size(), 4u);
   EXPECT_EQ(v[0].line, 2);
   EXPECT_EQ(v[0].column, 3);
@@ -54,9 +55,10 @@ TEST(IncludeGuard, SiblingFilesOutsideTheKernelFolderAreRefused) {
 
 TEST(IncludeGuard, ComputedIncludesEmbedAndIncbinAreRefused) {
   Tree t;
-  auto v = check(t, "#define P \"/etc/shadow\"\n#include P\n#embed \"key.bin\"\n"
-                    "asm(\".section .rodata\\n\\t.incbin \\\"/etc/shadow\\\"\");\n"
-                    "asm(\".include \\\"/etc/shadow\\\"\");\n");
+  auto v = check(t,
+                 "#define P \"/etc/shadow\"\n#include P\n#embed \"key.bin\"\n"
+                 "asm(\".section .rodata\\n\\t.incbin \\\"/etc/shadow\\\"\");\n"
+                 "asm(\".include \\\"/etc/shadow\\\"\");\n");
   ASSERT_EQ(v.size(), 4u);
   std::vector<int> lines;
   for (const auto& x : v) lines.push_back(x.line);

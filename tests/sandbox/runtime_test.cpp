@@ -69,7 +69,8 @@ TEST_P(ConfinedRuntime, TorchRunsOnTheCpu) {
                "import torch; x = torch.arange(12.0).reshape(3, 4); print('TORCH-CPU', (x @ x.T).trace().item(), "
                "torch.get_num_threads() > 0)"};
   spec.timeout = std::chrono::seconds(120);
-  auto r = sandbox().unwrap_result(run_process(sandbox().wrap(spec, run_policy(t.scratch, python_read_paths(python), false))));
+  auto r = sandbox().unwrap_result(
+      run_process(sandbox().wrap(spec, run_policy(t.scratch, python_read_paths(python), false))));
   EXPECT_TRUE(r.ok()) << r.describe() << "\n" << r.err;
   EXPECT_EQ(r.out, "TORCH-CPU 506.0 True\n") << r.err;
 }
@@ -119,7 +120,8 @@ TEST_P(GpuSandbox, TorchCudaWorksConfined) {
                "import torch; x = torch.ones(1 << 20, device='cuda'); torch.cuda.synchronize();"
                "print('TORCH-CUDA', x.sum().item(), torch.cuda.get_device_name())"};
   spec.timeout = std::chrono::seconds(180);
-  auto r = sandbox().unwrap_result(run_process(sandbox().wrap(spec, run_policy(t.scratch, python_read_paths(*python), true))));
+  auto r = sandbox().unwrap_result(
+      run_process(sandbox().wrap(spec, run_policy(t.scratch, python_read_paths(*python), true))));
   EXPECT_TRUE(r.ok()) << r.describe() << "\n" << r.err;
   EXPECT_NE(r.out.find("TORCH-CUDA 1048576.0"), std::string::npos) << r.out << r.err;
   std::cout << r.out;

@@ -16,7 +16,8 @@ using testing::write_text;
 namespace fs = std::filesystem;
 
 std::ptrdiff_t index_of(const std::vector<ViewStep>& steps, ViewStep::Kind kind, const fs::path& dest) {
-  auto it = std::find_if(steps.begin(), steps.end(), [&](const ViewStep& s) { return s.kind == kind && s.dest == dest; });
+  auto it =
+      std::find_if(steps.begin(), steps.end(), [&](const ViewStep& s) { return s.kind == kind && s.dest == dest; });
   return it == steps.end() ? -1 : it - steps.begin();
 }
 

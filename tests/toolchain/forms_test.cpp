@@ -104,6 +104,10 @@ TEST_F(KernelForms, TorchFormOnCpuLoadsInPythonAndEachOpCallsItsOwnForward) {
   EXPECT_EQ(relu.op_namespace, "hone_" + relu.key.substr(0, 16));
   EXPECT_NE(relu.op_namespace, neg.op_namespace);
   EXPECT_EQ(relu.stage_seconds.count("glue"), 1u);
+  BuildResult again = build(dir_ / "relu_t.cpp");
+  EXPECT_TRUE(again.cached);
+  EXPECT_LT(again.seconds, 0.2) << "a cached torch-form build must not pay for torch or the glue again";
+  EXPECT_EQ(again.op_namespace, relu.op_namespace);
   auto j = run_json({torch.env->python.string(), kRunner, "torch", "cpu", relu.library.string(), relu.op_namespace, "relu",
                      neg.library.string(), neg.op_namespace, "neg"});
   ASSERT_TRUE(j.value("ok", false)) << j.dump();

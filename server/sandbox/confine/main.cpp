@@ -3,6 +3,7 @@
 // child it outlives (the stage around bwrap); otherwise: limits, the syscall filter and exec (the
 // stage inside bwrap). Exits with the command's code, or 128+N when a signal
 // N killed it (bwrap's convention); 125 when confinement itself failed.
+#include <grp.h>
 #include <linux/capability.h>
 #include <sched.h>
 #include <signal.h>
@@ -15,7 +16,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <grp.h>
 
 #include "sandbox/confine/confine.h"
 
@@ -45,7 +45,9 @@ int exec_confined(const ConfineOptions& o) {
     rlim_t v = current.rlim_max == RLIM_INFINITY ? value : std::min<rlim_t>(value, current.rlim_max);
     // CPU time: SIGXCPU at the limit (a clear outcome), SIGKILL a second later if it is ignored.
     rlim_t hard = resource == RLIMIT_CPU && v + 1 <= current.rlim_max ? v + 1 : v;
-    struct rlimit wanted {v, hard};
+    struct rlimit wanted {
+      v, hard
+    };
     check(::setrlimit(resource, &wanted) == 0, "cannot set a resource limit");
   }
   check(::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, "cannot set no-new-privileges");
@@ -75,8 +77,10 @@ void drop_bounding_set() {
 // Empties the ambient and current capability sets of this process.
 void drop_capabilities() {
   ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-  struct __user_cap_header_struct header {_LINUX_CAPABILITY_VERSION_3, 0};
-  struct __user_cap_data_struct data[2] {};
+  struct __user_cap_header_struct header {
+    _LINUX_CAPABILITY_VERSION_3, 0
+  };
+  struct __user_cap_data_struct data[2]{};
   check(::syscall(SYS_capset, &header, data) == 0, "cannot drop capabilities");
 }
 

@@ -87,7 +87,8 @@ void mount_tmpfs(const fs::path& dest, unsigned perms, std::uint64_t size) {
     std::snprintf(data, sizeof data, "mode=%o,size=%llu", perms, static_cast<unsigned long long>(size));
   else
     std::snprintf(data, sizeof data, "mode=%o", perms);
-  check(::mount("tmpfs", dest.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, data), "cannot mount a tmpfs on " + dest.string());
+  check(::mount("tmpfs", dest.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, data),
+        "cannot mount a tmpfs on " + dest.string());
 }
 
 // A minimal /dev: the harmless character devices, the usual links, and a folder for shm.
@@ -95,9 +96,12 @@ void mount_dev(const fs::path& dest) {
   mount_tmpfs(dest, 0755, 1 << 20);
   for (const char* node : {"null", "zero", "full", "random", "urandom", "tty"})
     bind(kOld / "dev" / node, dest / node, MOUNT_ATTR_NOSUID);
-  const std::pair<const char*, const char*> links[] = {
-      {"/proc/self/fd", "fd"}, {"/proc/self/fd/0", "stdin"}, {"/proc/self/fd/1", "stdout"}, {"/proc/self/fd/2", "stderr"}};
-  for (const auto& [target, name] : links) check(::symlink(target, (dest / name).c_str()), "cannot link /dev/" + std::string(name));
+  const std::pair<const char*, const char*> links[] = {{"/proc/self/fd", "fd"},
+                                                       {"/proc/self/fd/0", "stdin"},
+                                                       {"/proc/self/fd/1", "stdout"},
+                                                       {"/proc/self/fd/2", "stderr"}};
+  for (const auto& [target, name] : links)
+    check(::symlink(target, (dest / name).c_str()), "cannot link /dev/" + std::string(name));
   make_dirs(dest / "shm");
 }
 

@@ -39,10 +39,9 @@ Credentials parse_user(const std::string& text) {
 }
 
 std::pair<int, rlim_t> parse_rlimit(const std::string& text) {
-  static const std::map<std::string, int> names{{"cpu", RLIMIT_CPU},     {"as", RLIMIT_AS},
-                                                {"nofile", RLIMIT_NOFILE}, {"nproc", RLIMIT_NPROC},
-                                                {"fsize", RLIMIT_FSIZE}, {"core", RLIMIT_CORE},
-                                                {"data", RLIMIT_DATA}};
+  static const std::map<std::string, int> names{
+      {"cpu", RLIMIT_CPU},     {"as", RLIMIT_AS},     {"nofile", RLIMIT_NOFILE}, {"nproc", RLIMIT_NPROC},
+      {"fsize", RLIMIT_FSIZE}, {"core", RLIMIT_CORE}, {"data", RLIMIT_DATA}};
   auto eq = text.find('=');
   auto it = names.find(text.substr(0, eq));
   if (eq == std::string::npos || it == names.end())
@@ -83,27 +82,43 @@ ConfineOptions parse_options(const std::vector<std::string>& args) {
       o.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
       break;
     }
-    if (a == "--unshare") o.unshare = true;
-    else if (a == "--supervise") o.supervise = true;
-    else if (a == "--seccomp") o.seccomp = true;
-    else if (a == "--user") o.user = parse_user(value(a));
-    else if (a == "--chdir") o.chdir = value(a);
-    else if (a == "--rlimit") o.rlimits.push_back(parse_rlimit(value(a)));
-    else if (a == "--ro-bind") step(ViewStep::Kind::ro_bind, true);
-    else if (a == "--bind") step(ViewStep::Kind::bind, true);
-    else if (a == "--dev-bind") step(ViewStep::Kind::dev_bind, true);
-    else if (a == "--symlink") step(ViewStep::Kind::symlink, true);
-    else if (a == "--tmpfs") step(ViewStep::Kind::tmpfs, false);
-    else if (a == "--remount-ro") step(ViewStep::Kind::remount_ro, false);
-    else if (a == "--proc") step(ViewStep::Kind::proc, false);
-    else if (a == "--dev") step(ViewStep::Kind::dev, false);
-    else if (a == "--size") next_size = parse_number(value(a), a);
-    else if (a == "--perms") next_perms = static_cast<unsigned>(parse_number(value(a), a, 8));
-    else throw ConfineError("unknown option '" + a + "'");
+    if (a == "--unshare")
+      o.unshare = true;
+    else if (a == "--supervise")
+      o.supervise = true;
+    else if (a == "--seccomp")
+      o.seccomp = true;
+    else if (a == "--user")
+      o.user = parse_user(value(a));
+    else if (a == "--chdir")
+      o.chdir = value(a);
+    else if (a == "--rlimit")
+      o.rlimits.push_back(parse_rlimit(value(a)));
+    else if (a == "--ro-bind")
+      step(ViewStep::Kind::ro_bind, true);
+    else if (a == "--bind")
+      step(ViewStep::Kind::bind, true);
+    else if (a == "--dev-bind")
+      step(ViewStep::Kind::dev_bind, true);
+    else if (a == "--symlink")
+      step(ViewStep::Kind::symlink, true);
+    else if (a == "--tmpfs")
+      step(ViewStep::Kind::tmpfs, false);
+    else if (a == "--remount-ro")
+      step(ViewStep::Kind::remount_ro, false);
+    else if (a == "--proc")
+      step(ViewStep::Kind::proc, false);
+    else if (a == "--dev")
+      step(ViewStep::Kind::dev, false);
+    else if (a == "--size")
+      next_size = parse_number(value(a), a);
+    else if (a == "--perms")
+      next_perms = static_cast<unsigned>(parse_number(value(a), a, 8));
+    else
+      throw ConfineError("unknown option '" + a + "'");
   }
   if (o.command.empty()) throw ConfineError("no command given (after --)");
-  if (!o.unshare && (!o.steps.empty() || o.user))
-    throw ConfineError("view options and --user need --unshare");
+  if (!o.unshare && (!o.steps.empty() || o.user)) throw ConfineError("view options and --user need --unshare");
   if (o.supervise && (o.unshare || o.seccomp || !o.rlimits.empty() || o.chdir))
     throw ConfineError("--supervise takes no other option: it only runs the command as its child");
   return o;

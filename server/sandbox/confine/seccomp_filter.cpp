@@ -15,15 +15,49 @@
 namespace hone::sandbox::confine {
 namespace {
 
-constexpr const char* kDenied[] = {
-    "mount",        "umount2",          "pivot_root",     "chroot",        "swapon",         "swapoff",
-    "reboot",       "kexec_load",       "kexec_file_load", "init_module",  "finit_module",   "delete_module",
-    "acct",         "settimeofday",     "clock_settime",  "clock_adjtime", "adjtimex",       "keyctl",
-    "add_key",      "request_key",      "bpf",            "userfaultfd",   "unshare",        "setns",
-    "ptrace",       "process_vm_readv", "process_vm_writev", "open_by_handle_at", "name_to_handle_at",
-    "iopl",         "ioperm",           "quotactl",       "lookup_dcookie", "syslog",        "vhangup",
-    "mount_setattr", "move_mount",      "open_tree",      "fsopen",        "fsmount",        "fsconfig",
-    "fspick",       "fanotify_init"};
+constexpr const char* kDenied[] = {"mount",
+                                   "umount2",
+                                   "pivot_root",
+                                   "chroot",
+                                   "swapon",
+                                   "swapoff",
+                                   "reboot",
+                                   "kexec_load",
+                                   "kexec_file_load",
+                                   "init_module",
+                                   "finit_module",
+                                   "delete_module",
+                                   "acct",
+                                   "settimeofday",
+                                   "clock_settime",
+                                   "clock_adjtime",
+                                   "adjtimex",
+                                   "keyctl",
+                                   "add_key",
+                                   "request_key",
+                                   "bpf",
+                                   "userfaultfd",
+                                   "unshare",
+                                   "setns",
+                                   "ptrace",
+                                   "process_vm_readv",
+                                   "process_vm_writev",
+                                   "open_by_handle_at",
+                                   "name_to_handle_at",
+                                   "iopl",
+                                   "ioperm",
+                                   "quotactl",
+                                   "lookup_dcookie",
+                                   "syslog",
+                                   "vhangup",
+                                   "mount_setattr",
+                                   "move_mount",
+                                   "open_tree",
+                                   "fsopen",
+                                   "fsmount",
+                                   "fsconfig",
+                                   "fspick",
+                                   "fanotify_init"};
 
 constexpr unsigned long kNamespaceFlags[] = {CLONE_NEWNS,  CLONE_NEWUSER, CLONE_NEWPID,   CLONE_NEWNET,
                                              CLONE_NEWIPC, CLONE_NEWUTS,  CLONE_NEWCGROUP};
@@ -47,8 +81,9 @@ void install_seccomp_filter() {
     check(seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EPERM), nr, 0), name);
   }
   for (unsigned long flag : kNamespaceFlags)
-    check(seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag)),
-          "clone");
+    check(
+        seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag)),
+        "clone");
   // clone3 passes its flags in memory a filter cannot read: report it missing, so libc uses clone.
   int clone3 = seccomp_syscall_resolve_name("clone3");
   if (clone3 != __NR_SCMP_ERROR) check(seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(ENOSYS), clone3, 0), "clone3");
