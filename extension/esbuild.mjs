@@ -1,6 +1,7 @@
 // esbuild.mjs: bundles the extension (dist/extension.js, node) and the report page (dist/report.js,
 // browser, with chart.js inside so it works offline); --tests bundles test/*.test.ts for mocha;
 // --production minifies and stages the LICENSE (and a built hone-server, see stagePackage) for vsce.
+import { execFileSync } from 'node:child_process';
 import * as esbuild from 'esbuild';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -70,8 +71,11 @@ function stagePackage() {
   // The server and the helpers it runs from its own folder (hone-confine, the sandbox helper).
   fs.mkdirSync(path.join(staged, 'bin'), { recursive: true });
   for (const name of fs.readdirSync(path.dirname(bin)).filter((n) => n.startsWith('hone-'))) {
-    fs.copyFileSync(path.join(path.dirname(bin), name), path.join(staged, 'bin', name));
-    fs.chmodSync(path.join(staged, 'bin', name), 0o755);
+    const target = path.join(staged, 'bin', name);
+    fs.copyFileSync(path.join(path.dirname(bin), name), target);
+    fs.chmodSync(target, 0o755);
+    // Debug info is most of a RelWithDebInfo binary; the .vsix does not need it.
+    execFileSync('strip', ['--strip-unneeded', target]);
   }
   const share = path.join(build, 'share/hone');
   if (fs.existsSync(share)) {

@@ -108,8 +108,8 @@ class InterruptGuard {
 };
 
 int run_optimize(const OptimizeFlags& f) {
-  if (f.kernel.empty() && f.resume <= 0) {
-    std::cerr << "hone optimize: give a KERNEL, or --resume RUN (`hone runs` lists runs)\n";
+  if (f.kernel.empty() == (f.resume <= 0)) {
+    std::cerr << "hone optimize: give a KERNEL, or --resume RUN to continue a stored run (`hone runs` lists them)\n";
     return 2;
   }
   OptimizeRequest req;
@@ -127,6 +127,7 @@ int run_optimize(const OptimizeFlags& f) {
   }
   if (f.samples > 0) req.options.samples = f.samples;
   if (f.rounds > 0) req.options.rounds = f.rounds;
+  if (f.rounds > 0 && f.resume > 0) req.resume_rounds = f.rounds;
   if (f.token_budget > 0) req.options.token_budget = f.token_budget;
   if (!f.prompts.empty()) req.prompts_dir = f.prompts;
   req.tune_flags = !f.no_flags;
@@ -215,7 +216,9 @@ void add_optimize_command(CLI::App& app, CommandRegistry& registry) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--prompts", f->prompts, "Folder with system.mustache and user.mustache (default: hone's)");
   cmd->add_flag("--no-flags", f->no_flags, "Tuner: keep the compiler flags as they are (tune only the declared knobs)");
-  cmd->add_option("--resume", f->resume, "Continue a stored run (`hone runs` lists them)")->check(CLI::PositiveNumber);
+  cmd->add_option("--resume", f->resume,
+                  "Continue a stored run with its own settings; --budget and --rounds may extend it (`hone runs` lists runs)")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--json", f->json, "Print one JSON object: best {status, speedup, source}, counts, diff");
   cmd->callback([f, &registry] { registry.set_exit_code(run_optimize(*f)); });
 }

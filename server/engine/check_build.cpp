@@ -35,17 +35,26 @@ BuildOutcome Engine::build(const BuildRequest& request, const CallContext& ctx) 
   const std::filesystem::path kernel = impl.absolute(request.kernel.path);
   static const toolchain::KernelBuilder builder;  // resolves the share and cache folders once
 
+  // The interpreter found once for the workers (searching again costs a Python start per build);
+  // without one, raw-form builds still work and a torch-form build says what is missing.
+  std::optional<std::filesystem::path> python = impl.options.python;
+  try {
+    python = impl.python();
+  } catch (const EngineError&) {
+    python = impl.options.python;
+  }
+
   toolchain::BuildRequest br;
   br.kernel = kernel;
   br.contents = request.kernel.contents;
   br.arch = impl.options.arch;
-  br.python = impl.options.python;
+  br.python = python;
   br.timeout = impl.options.compile_timeout;
   br.extra_flags = request.extra_flags;
   br.stop = ctx.stop;
   const sandbox::Sandbox& box = impl.sandbox();
   if (box.mode() != sandbox::SandboxMode::none) {
-    auto readable = toolchain_read_paths(kernel, impl.options.python);
+    auto readable = toolchain_read_paths(kernel, python);
     br.wrap_command = [&box, kernel, readable](ProcessSpec spec) {
       std::filesystem::path out = spec.cwd.value_or(std::filesystem::temp_directory_path());
       return box.wrap(spec, sandbox::build_policy(kernel.parent_path(), out, readable));

@@ -145,7 +145,7 @@ OptimizeResult Engine::optimize(const OptimizeRequest& request, const CallContex
     target.task_path = resumed->task_path;
     target.device = resumed->device;
     options = options_from_json(cfg.value("options", json::object()), options);
-    options.rounds = std::max(options.rounds, request.options.rounds);
+    if (request.resume_rounds) options.rounds = *request.resume_rounds;
     double budget_s = cfg.value("options", json::object()).value("budget_s", 900.0);
     auto left = std::chrono::seconds(static_cast<long>(budget_s - resumed->elapsed_s));
     options.budget = request.budget.value_or(left);

@@ -231,13 +231,6 @@ void WorkerProcess::wait_for_exit(std::unique_lock<std::mutex>& lock, std::chron
                       [&] { return stderr_closed_; });
 }
 
-void WorkerProcess::kill() {
-  std::unique_lock lock(mutex_);
-  if (exited_) return;
-  ::kill(-pid_, SIGKILL);
-  wait_for_exit(lock, std::chrono::milliseconds(5000));
-}
-
 protocol::Evidence WorkerProcess::exit_evidence(std::unique_lock<std::mutex>&) {
   protocol::Evidence ev;
   if (exited_) {

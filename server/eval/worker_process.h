@@ -80,8 +80,6 @@ class WorkerProcess {
   int pid() const { return pid_; }
   // The last stderr lines, oldest first (at most kStderrLines).
   std::vector<std::string> stderr_tail(std::size_t max_lines = kStderrLines) const;
-  // Kills the process group and waits until the exit has been seen.
-  void kill();
 
  private:
   struct Io;

@@ -32,11 +32,6 @@ int WorkerSlot::starts() const {
   return starts_;
 }
 
-int WorkerSlot::pid() const {
-  std::lock_guard lock(mutex_);
-  return process_ && process_->running() ? process_->pid() : -1;
-}
-
 void WorkerSlot::ensure_started(std::unique_lock<std::mutex>&, std::stop_token stop, const ProgressSink& progress) {
   if (process_ && process_->running()) return;
   process_.reset();

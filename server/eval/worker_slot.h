@@ -58,8 +58,6 @@ class WorkerSlot {
 
   // How many workers this slot has started (1 after the first start; more after restarts).
   int starts() const;
-  // The running worker's pid, or -1.
-  int pid() const;
 
  private:
   void ensure_started(std::unique_lock<std::mutex>& lock, std::stop_token stop, const ProgressSink& progress);

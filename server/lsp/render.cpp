@@ -31,10 +31,10 @@ std::string bytes_text(double bytes) {
 }
 
 std::string mismatch_text(const json& verdict) {
-  const json* trials = verdict.contains("correctness") ? &verdict["correctness"]["trials"] : nullptr;
-  if (!trials || !trials->is_array()) return {};
-  for (const json& trial : *trials) {
-    if (trial.value("passed", true) || !trial.contains("mismatch")) continue;
+  const auto pointer = "/correctness/trials"_json_pointer;
+  if (!verdict.contains(pointer) || !verdict.at(pointer).is_array()) return {};
+  for (const json& trial : verdict.at(pointer)) {
+    if (!trial.is_object() || trial.value("passed", true) || !trial.contains("mismatch") || !trial["mismatch"].is_object()) continue;
     const json& m = trial["mismatch"];
     std::string where = "out";
     if (m.contains("output") && m["output"].is_number_integer() && m["output"].get<int>() > 0) {

@@ -22,8 +22,10 @@ struct OptimizeRequest {
   std::optional<std::filesystem::path> task;
   std::string device = "auto";  // "auto" | "cpu" | "cuda"
 
-  // Resuming: the run's id; its kernel, task, device and settings come from the store.
+  // Resuming: the run's id; its kernel, task, device and settings come from the store, except
+  // this session's budget (below) and, when set, the last round to run to.
   std::optional<std::int64_t> resume_run;
+  std::optional<int> resume_rounds;
 
   OptimizeOptions options;  // samples, rounds, token budget, speed-of-light threshold
   // This session's wall clock; nullopt: options.budget for a new run, what is left of the run's

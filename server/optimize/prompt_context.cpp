@@ -163,10 +163,6 @@ std::string format_number(double value) {
   char buf[64];
   if (mag >= 100 || value == std::floor(value))
     std::snprintf(buf, sizeof buf, "%.0f", value);
-  else if (mag >= 10)
-    std::snprintf(buf, sizeof buf, "%.1f", value);
-  else if (mag >= 1)
-    std::snprintf(buf, sizeof buf, "%.2f", value);
   else
     std::snprintf(buf, sizeof buf, "%.3g", value);
   return buf;

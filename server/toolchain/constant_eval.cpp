@@ -109,8 +109,8 @@ class ExpressionParser {
     return primary();
   }
 
-  std::optional<std::int64_t> product_of_list(char open) {
-    // pos_ is just after `open`; reads a comma list up to the closing bracket.
+  std::optional<std::int64_t> product_of_list() {
+    // pos_ is just after an opening ( or {; reads a comma list up to the closing bracket.
     std::size_t start = pos_ - 1;
     std::size_t close = matching_bracket(s_, start);
     if (close == std::string_view::npos) return std::nullopt;
@@ -121,7 +121,6 @@ class ExpressionParser {
       product *= *v;
     }
     pos_ = close + 1;
-    (void)open;
     return product;
   }
 
@@ -144,7 +143,7 @@ class ExpressionParser {
     }
     if (c == '{') {
       ++pos_;
-      return product_of_list('{');
+      return product_of_list();
     }
     if (std::isdigit(static_cast<unsigned char>(c))) {
       std::size_t start = pos_;
@@ -181,8 +180,8 @@ class ExpressionParser {
           if (!v || !eat(")")) return std::nullopt;
           return v;
         }
-        if (eat("(")) return product_of_list('(');
-        if (eat("{")) return product_of_list('{');
+        if (eat("(")) return product_of_list();
+        if (eat("{")) return product_of_list();
         return std::nullopt;
       }
       // Qualified names (detail::kBlock) are looked up by their last component.

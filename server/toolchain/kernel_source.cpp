@@ -74,6 +74,16 @@ std::string ident_before(std::string_view code, std::size_t end) {
   return std::string(code.substr(b, e - b));
 }
 
+// True when `word` occurs in `text` as a whole identifier.
+bool has_word(std::string_view text, std::string_view word) {
+  for (std::size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+    const bool starts = at == 0 || !is_ident_char(text[at - 1]);
+    const bool ends = at + word.size() == text.size() || !is_ident_char(text[at + word.size()]);
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
 std::size_t skip_space(std::string_view code, std::size_t i) {
   while (i < code.size() && std::isspace(static_cast<unsigned char>(code[i]))) ++i;
   return i;
@@ -149,8 +159,7 @@ class FileScanner {
         std::string_view before = code_.substr(0, i);
         std::size_t stmt = before.find_last_of(";{}");
         std::string_view head = trim(before.substr(stmt == std::string_view::npos ? 0 : stmt + 1));
-        const std::string words = " " + std::string(head) + " ";
-        bool ns = words.find(" namespace ") != std::string::npos || head.rfind("extern", 0) == 0;
+        bool ns = has_word(head, "namespace") || head.rfind("extern", 0) == 0;
         stack.push_back(ns);
       } else if (code_[i] == '}' && !stack.empty()) {
         stack.pop_back();

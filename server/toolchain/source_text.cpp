@@ -30,7 +30,8 @@ std::string blank_comments(std::string_view text, bool blank_literals) {
       // Raw string literal R"delim( ... )delim".
       std::size_t paren = text.find('(', i + 2);
       if (paren == std::string_view::npos) break;
-      std::string close = ")" + std::string(text.substr(i + 2, paren - i - 2)) + "\"";
+      std::string close(1, ')');
+      close.append(text.substr(i + 2, paren - i - 2)).push_back('"');
       std::size_t end = text.find(close, paren + 1);
       end = end == std::string_view::npos ? n : end + close.size();
       if (blank_literals) blank(i + 2, end - 1);

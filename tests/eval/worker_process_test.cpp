@@ -137,6 +137,18 @@ TEST(WorkerProcess, StderrRingKeepsTheLastLinesOnly) {
   EXPECT_EQ(tail.front(), "line 4800");
 }
 
+TEST(WorkerProcess, GarbageAndForeignRepliesOnTheProtocolStreamAreSetAside) {
+  WorkerProcess p(scripted_spec(), {});
+  WorkerReply r = p.request("garbage", json::object(), 10s, {}, nullptr);
+  ASSERT_EQ(r.kind, WorkerReply::Kind::Result);
+  EXPECT_EQ(r.result["after"], "garbage");
+  auto tail = p.stderr_tail();
+  bool kept = false;
+  for (const auto& l : tail) kept = kept || l.find("this is not JSON") != std::string::npos;
+  EXPECT_TRUE(kept) << "the stray line is kept as evidence";
+  EXPECT_EQ(p.request("echo", json{{"k", 1}}, 10s, {}, nullptr).result["k"], 1);
+}
+
 TEST(WorkerProcess, LargeRepliesArrive) {
   WorkerProcess p(scripted_spec(), {});
   WorkerReply r = p.request("big", json{{"bytes", 5 << 20}}, 20s, {}, nullptr);

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fake_llm_server.h"
 #include "loop_fixture.h"
 #include "support/hash.h"
 #include "support/subprocess.h"
@@ -101,10 +102,52 @@ TEST_F(OptimizeCli, ARunKilledMidwayResumesFromTheStore) {
   EXPECT_NE(resumed.err.find("resuming run"), std::string::npos) << resumed.err;
 }
 
+TEST_F(OptimizeCli, AModelEndpointFromTheCommandLineWithTheKeyFromTheEnvironment) {
+  copy_task_file("relu.py");
+  write("relu.cpp",
+        "#include \"hone.h\"\n"
+        "void forward(hone::In<float> x, hone::Out<float> out, hone::Stream) {\n"
+        "  volatile int passes = 6;\n"
+        "  for (int p = 0; p < passes; ++p)\n"
+        "    for (int64_t i = 0; i < x.numel(); ++i) out.data()[i] = x.data()[i] > 0.f ? x.data()[i] : 0.f;\n"
+        "}\n");
+  hone::testing::FakeLlmServer server(dir_ / "llm");
+  server.always({{"reasoning", "one pass is enough"},
+                 {"content", "```cpp\n#include \"hone.h\"\nvoid forward(hone::In<float> x, hone::Out<float> out, "
+                             "hone::Stream) {\n  const float* __restrict a = x.data();\n  float* __restrict o = "
+                             "out.data();\n  for (int64_t i = 0; i < x.numel(); ++i) o[i] = a[i] > 0.f ? a[i] : 0.f;\n}\n```\n"},
+                 {"usage", {{"prompt_tokens", 1000}, {"completion_tokens", 300}}}});
+  ProcessSpec spec;
+  spec.argv = {HONE_BIN, "optimize", "relu.cpp", "--llm-url", server.base_url(), "--llm-model", "deepseek-reasoner",
+               "--samples", "2", "--rounds", "1", "--llm-price-input", "0.55", "--llm-price-output", "2.19", "--json"};
+  spec.cwd = dir_;
+  spec.timeout = std::chrono::seconds(600);
+  auto env = current_environment();
+  env["HONE_LLM_API_KEY"] = "sk-cli-test-key-42";
+  spec.env = env;
+  auto r = run_process(spec);
+  ASSERT_EQ(r.exit_code, 0) << r.describe() << "\n" << r.err << r.out;
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["best"]["origin"], "llm");
+  EXPECT_EQ(j["tokens"]["prompt"], 2000);
+  EXPECT_NEAR(j["cost_usd"].get<double>(), 2 * (1000 * 0.55 + 300 * 2.19) / 1e6, 1e-9);
+  EXPECT_EQ(j["proposer"]["llm"]["model"], "deepseek-reasoner");
+  EXPECT_EQ(r.out.find("sk-cli-test-key-42"), std::string::npos);
+  EXPECT_EQ(r.err.find("sk-cli-test-key-42"), std::string::npos);
+  for (const auto& req : server.requests()) EXPECT_EQ(req["headers"]["Authorization"], "Bearer sk-cli-test-key-42");
+  auto runs = json::parse(hone({"runs", "--json"}).out);
+  EXPECT_EQ(runs[0]["config"]["llm"]["api_key_set"], true);
+  EXPECT_EQ(runs[0]["config"]["llm"]["url"], server.base_url());
+  EXPECT_EQ(store_bytes().find("sk-cli-test-key-42"), std::string::npos);
+}
+
 TEST_F(OptimizeCli, UsageErrorsExitWithTwoAndSayWhy) {
   auto none = hone({"optimize"});
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.err.find("--resume"), std::string::npos) << none.err;
+  auto both = hone({"optimize", "k.cpp", "--resume", "1"});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("or --resume RUN"), std::string::npos) << both.err;
   auto budget = hone({"optimize", "k.cpp", "--budget", "5x"});
   EXPECT_EQ(budget.exit_code, 2);
   EXPECT_NE(budget.err.find("15m"), std::string::npos) << budget.err;

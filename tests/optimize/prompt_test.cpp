@@ -162,6 +162,8 @@ TEST(FormatNumber, ThreeSignificantDigits) {
   EXPECT_EQ(hone::format_number(1234.6), "1235");
   EXPECT_EQ(hone::format_number(0.012345), "0.0123");
   EXPECT_EQ(hone::format_number(3.0), "3");
+  EXPECT_EQ(hone::format_number(3.1), "3.1");
+  EXPECT_EQ(hone::format_number(99.96), "100");
 }
 
 }  // namespace
