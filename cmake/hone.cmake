@@ -3,8 +3,7 @@
 
 function(hone_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Werror -Wno-missing-field-initializers)
-  # GCC 12 reports false -Wrestrict errors inside std::string at -O3 (GCC bug 105329), which
-  # breaks Release builds (scripts/gpu-pack.sh); fixed in GCC 13.
+  # GCC 12 reports -Wrestrict false positives inside std::string at -O3 (GCC bug 105329).
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
     target_compile_options(${target} PRIVATE -Wno-restrict)
   endif()
