@@ -41,7 +41,8 @@ declare -A status
 for s in "${sections[@]}"; do
   echo "=== section $s ==="
   start=$(date +%s)
-  timeout "${HONE_SECTION_TIMEOUT:-900}" bash "scripts/gpu/$s.sh" > "$OUT/$s.log" 2>&1
+  limit_var="HONE_TIMEOUT_$s"   # e.g. HONE_TIMEOUT_eval=220 bounds one section
+  timeout "${!limit_var:-${HONE_SECTION_TIMEOUT:-900}}" bash "scripts/gpu/$s.sh" > "$OUT/$s.log" 2>&1
   rc=$?
   status[$s]="rc=$rc $(( $(date +%s) - start ))s"
   tail -n "${HONE_TAIL_LINES:-25}" "$OUT/$s.log"
@@ -49,3 +50,12 @@ done
 
 echo "=== summary ==="
 for s in "${sections[@]}"; do printf '%-14s %s\n' "$s" "${status[$s]}"; done
+
+# The device tool returns at most 8 files: pack everything into one archive plus the summary.
+if [ "${HONE_PACK_OUT:-1}" = 1 ]; then
+  pack=$(mktemp -d)
+  tar czf "$pack/results.tgz" -C "$OUT" .
+  find "$OUT" -mindepth 1 -delete
+  mv "$pack/results.tgz" "$OUT/"
+  for s in "${sections[@]}"; do printf '%-14s %s\n' "$s" "${status[$s]}"; done > "$OUT/summary.txt"
+fi
