@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/engine_flags.h"
 #include "engine/check_summary.h"
 #include "engine/engine.h"
 
@@ -18,66 +19,6 @@ namespace hone::cli {
 namespace {
 
 using nlohmann::json;
-
-struct EngineFlags {
-  std::string device = "auto";
-  std::string python;
-  bool no_sandbox = false;
-  int seeds = 0;
-  double timeout_s = 0;
-  std::string arch;
-  std::string baselines = "all";
-};
-
-void add_engine_flags(CLI::App* cmd, EngineFlags& f) {
-  cmd->add_option("--device", f.device, "Where to run: auto (GPU for .cu, CPU for .cpp), cpu or cuda")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  cmd->add_option("--python", f.python, "Python interpreter that imports torch (default: $HONE_PYTHON, then search)");
-}
-
-// Builds the engine's options; a bad value is a usage error (exit 2).
-EngineOptions engine_options(const EngineFlags& f) {
-  EngineOptions o;
-  o.device = *parse_device_kind(f.device);
-  if (!f.python.empty()) o.python = f.python;
-  o.sandbox = !f.no_sandbox;
-  if (f.seeds > 0) o.seeds = f.seeds;
-  if (f.timeout_s > 0) o.check_timeout = std::chrono::seconds(static_cast<long>(f.timeout_s + 0.999));
-  if (!f.arch.empty()) o.arch = f.arch;
-  return o;
-}
-
-// A single status line on a terminal, rewritten as progress arrives; nothing when not a TTY.
-class ProgressLine {
- public:
-  explicit ProgressLine(bool enabled) : enabled_(enabled) {}
-  ~ProgressLine() { clear(); }
-  void show(const Progress& p) {
-    if (!enabled_) return;
-    std::cerr << "\r\033[K" << p.stage << ": " << p.message << std::flush;
-    shown_ = true;
-  }
-  void clear() {
-    if (shown_) std::cerr << "\r\033[K" << std::flush;
-    shown_ = false;
-  }
-
- private:
-  bool enabled_;
-  bool shown_ = false;
-};
-
-// Prints the error (and, with --json, one object naming the kernel or task it is about).
-int report_error(const EngineError& e, bool as_json, const char* about, const std::string& subject) {
-  if (as_json) {
-    json j{{"error", e.what()}, {about, subject}};
-    if (!e.detail().empty()) j["detail"] = e.detail();
-    std::cout << j.dump() << std::endl;
-  }
-  std::cerr << "hone: error: " << e.what() << "\n";
-  if (!e.detail().empty()) std::cerr << e.detail() << (e.detail().back() == '\n' ? "" : "\n");
-  return e.kind() == EngineError::Kind::Cancelled ? 1 : 2;
-}
 
 int run_check(const std::vector<std::string>& kernels, const std::string& task, const EngineFlags& flags, bool as_json) {
   std::unique_ptr<Engine> engine;
@@ -192,15 +133,7 @@ void add_check_command(CLI::App& app, CommandRegistry& registry) {
   cmd->add_option("kernel", state->kernels, "Kernel files (.cu for the GPU, .cpp for the CPU)")->required();
   cmd->add_option("--task", state->task, "Reference task (KernelBench format); default: paired with the kernel");
   add_engine_flags(cmd, state->flags);
-  cmd->add_option("--seeds", state->flags.seeds, "Correctness trials with fresh inputs (at least 1; default 3)")
-      ->check(CLI::Range(1, 1000));
-  cmd->add_option("--timeout", state->flags.timeout_s, "Seconds one check may take before the worker is killed")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--arch", state->flags.arch, "GPU architecture to build for (sm_90); default: the local GPU's");
-  cmd->add_option("--baselines", state->flags.baselines,
-                  "Reference timings for the speedups: all (eager and torch.compile), eager, or none")
-      ->check(CLI::IsMember({"all", "eager", "none"}));
-  cmd->add_flag("--no-sandbox", state->flags.no_sandbox, "Run candidates unconfined (recorded in the verdict)");
+  add_check_flags(cmd, state->flags);
   cmd->add_flag("--json", state->json, "One JSON verdict per kernel (protocol/schema/verdict.schema.json)");
   cmd->callback([state, &registry] {
     registry.set_exit_code(run_check(state->kernels, state->task, state->flags, state->json));

@@ -25,6 +25,7 @@ void add_runs_command(CLI::App& app, CommandRegistry& registry);
 void add_export_command(CLI::App& app, CommandRegistry& registry);
 void add_profile_command(CLI::App& app, CommandRegistry& registry);
 void add_specs_command(CLI::App& app, CommandRegistry& registry);
+void add_bench_command(CLI::App& app, CommandRegistry& registry);
 
 // Adds every subcommand (commands.cpp).
 void register_commands(CLI::App& app, CommandRegistry& registry);

@@ -1,0 +1,61 @@
+// cli/engine_flags.cpp: engine flags, progress line and error reporting shared by check, task and bench.
+#include "cli/engine_flags.h"
+
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+namespace hone::cli {
+
+void add_engine_flags(CLI::App* cmd, EngineFlags& f) {
+  cmd->add_option("--device", f.device, "Where to run: auto (GPU for .cu, CPU for .cpp), cpu or cuda")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  cmd->add_option("--python", f.python, "Python interpreter that imports torch (default: $HONE_PYTHON, then search)");
+}
+
+void add_check_flags(CLI::App* cmd, EngineFlags& f) {
+  cmd->add_option("--seeds", f.seeds, "Correctness trials with fresh inputs (at least 1; default 3)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--timeout", f.timeout_s, "Seconds one check may take before the worker is killed")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--arch", f.arch, "GPU architecture to build for (sm_90); default: the local GPU's");
+  cmd->add_option("--baselines", f.baselines,
+                  "Reference timings for the speedups: all (eager and torch.compile), eager, or none")
+      ->check(CLI::IsMember({"all", "eager", "none"}));
+  cmd->add_flag("--no-sandbox", f.no_sandbox, "Run candidates unconfined (recorded in the verdict)");
+}
+
+EngineOptions engine_options(const EngineFlags& f) {
+  EngineOptions o;
+  o.device = *parse_device_kind(f.device);
+  if (!f.python.empty()) o.python = f.python;
+  o.sandbox = !f.no_sandbox;
+  if (f.seeds > 0) o.seeds = f.seeds;
+  if (f.timeout_s > 0) o.check_timeout = std::chrono::seconds(static_cast<long>(f.timeout_s + 0.999));
+  if (!f.arch.empty()) o.arch = f.arch;
+  return o;
+}
+
+void ProgressLine::show(const std::string& text) {
+  if (!enabled_) return;
+  std::cerr << "\r\033[K" << text << std::flush;
+  shown_ = true;
+}
+
+void ProgressLine::clear() {
+  if (shown_) std::cerr << "\r\033[K" << std::flush;
+  shown_ = false;
+}
+
+int report_error(const EngineError& e, bool as_json, const char* about, const std::string& subject) {
+  if (as_json) {
+    nlohmann::json j{{"error", e.what()}, {about, subject}};
+    if (!e.detail().empty()) j["detail"] = e.detail();
+    std::cout << j.dump() << std::endl;
+  }
+  std::cerr << "hone: error: " << e.what() << "\n";
+  if (!e.detail().empty()) std::cerr << e.detail() << (e.detail().back() == '\n' ? "" : "\n");
+  return e.kind() == EngineError::Kind::Cancelled ? 1 : 2;
+}
+
+}  // namespace hone::cli
