@@ -19,12 +19,17 @@ export function speedupText(p: Proposal): string {
   return parts.join(' · ');
 }
 
+/** How a correct proposal was verified: "verified", or "verified once, run stopped" before its re-verification. */
+export function verifiedWord(p: Proposal): string {
+  return p.rechecked === false ? 'verified once, run stopped' : 'verified';
+}
+
 /** The diff editor title: "softmax.cu ↔ proposal 12 (verified: 1.6× vs current · 2.1× eager · 41.2 µs)". */
 export function diffTitle(p: Proposal): string {
   const name = basename(p.kernelUri);
   if (p.status !== 'correct') return `${name} ↔ candidate ${p.candidateId} (${p.status}${p.reason ? `: ${p.reason}` : ''})`;
   const measured = [speedupText(p), p.p50Us !== null ? formatMicros(p.p50Us) : ''].filter((s) => s).join(' · ');
-  return `${name} ↔ proposal ${p.candidateId} (verified${measured ? `: ${measured}` : ''})`;
+  return `${name} ↔ proposal ${p.candidateId} (${verifiedWord(p)}${measured ? `: ${measured}` : ''})`;
 }
 
 /** A row of the "Browse proposals" quick pick. */

@@ -26,6 +26,11 @@ export interface Proposal {
   source?: string;
   /** A unified diff against the kernel the run started from, when the server gave one. */
   diff?: string;
+  /**
+   * Whether the server re-verified it on fresh seeds as its run's winner; false for the best
+   * candidate of a run stopped before that (verified once). Undefined for table rows.
+   */
+  rechecked?: boolean;
 }
 
 /** One progress report of an optimize run. */

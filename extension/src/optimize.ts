@@ -8,19 +8,29 @@ import { WorkDoneProgress } from 'vscode-languageclient/node';
 import type { HoneContext } from './context';
 import { jobProgressNotification, optimizeRequest, proposalRequest, resultRequest } from './lsp_ext';
 import type { Proposal } from './model';
-import { speedupText } from './diff_title';
+import { speedupText, verifiedWord } from './diff_title';
 import { showProposalDiff } from './proposals';
 import { rankingSpeedup } from './proposal_store';
-import { describeOptimizeSettings, optimizeJobOptions } from './settings';
+import { describeOptimizeSettings, hintFrom, optimizeJobOptions } from './settings';
 import { formatSpeedup, optimizeNotificationText, optimizeStatusText } from './status_text';
 import { errorText, fileName, kernelDocument } from './target';
-import { candidateFromProgress, latestVerdict, optimizeOutcome, optimizeProgressFrom, proposalFrom, runFacts, type OptimizeResult } from './wire';
+import { candidateFromProgress, latestVerdict, mergeProgress, optimizeOutcome, optimizeProgressFrom, proposalFrom, runFacts, type KernelResult, type OptimizeResult } from './wire';
 
 let runCounter = 0;
 
 export function activate(ctx: HoneContext): void {
   ctx.subscribe(
-    vscode.commands.registerCommand('hone.optimize', (arg?: unknown) => optimize(ctx, arg)),
+    // A code action passes the profiler's suggestion as {hint} after the kernel's URI.
+    vscode.commands.registerCommand('hone.optimize', (arg?: unknown, extra?: unknown) => optimize(ctx, arg, hintFrom(extra))),
+    vscode.commands.registerCommand('hone.optimizeWithHint', async (arg?: unknown) => {
+      const hint = await vscode.window.showInputBox({
+        title: 'hone: Optimize with a hint',
+        prompt: 'A direction for the model, added to every prompt of this run (the built-in tuner ignores it)',
+        placeHolder: 'e.g. use float4 loads and keep the reduction in shared memory',
+        ignoreFocusOut: true,
+      });
+      if (hint !== undefined && hint.trim() !== '') await optimize(ctx, arg, hint.trim());
+    }),
     vscode.commands.registerCommand('hone.stop', () => {
       const n = ctx.jobs.cancelAll();
       if (n === 0) void vscode.window.showInformationMessage('hone: nothing is running.');
@@ -28,7 +38,7 @@ export function activate(ctx: HoneContext): void {
   );
 }
 
-async function optimize(ctx: HoneContext, arg: unknown): Promise<void> {
+async function optimize(ctx: HoneContext, arg: unknown, hint?: string): Promise<void> {
   const doc = await kernelDocument(arg, 'optimize');
   if (!doc) return;
   let client;
@@ -53,11 +63,12 @@ async function optimize(ctx: HoneContext, arg: unknown): Promise<void> {
   const token = `hone-optimize-${randomUUID()}`;
   const started = Date.now();
   const budgetS = settings.optimize.budgetMinutes * 60;
-  ctx.output.info(`optimize ${doc.uri.fsPath}: ${describeOptimizeSettings(settings)}`);
+  ctx.output.info(`optimize ${doc.uri.fsPath}: ${describeOptimizeSettings(settings)}${hint ? ` · hint: ${hint}` : ''}`);
   let result: OptimizeResult | undefined;
   let failure: unknown;
+  let known: KernelResult | undefined;
   try {
-    const known = await client.sendRequest(resultRequest, { textDocument: { uri } }).catch(() => undefined);
+    known = await client.sendRequest(resultRequest, { textDocument: { uri } }).catch(() => undefined);
     const base = latestVerdict(known);
     run.baseP50Us = base?.status === 'correct' ? (base.timing?.p50_us ?? null) : null;
     const reply = await vscode.window.withProgress(
@@ -76,8 +87,9 @@ async function optimize(ctx: HoneContext, arg: unknown): Promise<void> {
             if (n.uri !== uri || n.kind !== 'optimize') return;
             const candidate = candidateFromProgress(uri, runId, n);
             if (candidate) ctx.store.upsert(candidate);
-            const p = optimizeProgressFrom(n, (Date.now() - started) / 1000);
-            if (!p) return;
+            const raw = optimizeProgressFrom(n, (Date.now() - started) / 1000);
+            if (!raw) return;
+            const p = mergeProgress(ctx.store.run(runId)?.progress.at(-1), raw);
             ctx.store.recordProgress(runId, p);
             ctx.jobs.setLabel(job.id, optimizeStatusText(p));
             advance(optimizeNotificationText(p));
@@ -89,7 +101,7 @@ async function optimize(ctx: HoneContext, arg: unknown): Promise<void> {
         try {
           return await client.sendRequest(
             optimizeRequest,
-            { textDocument: { uri }, workDoneToken: token, options: optimizeJobOptions(settings) },
+            { textDocument: { uri }, workDoneToken: token, options: optimizeJobOptions(settings, hint) },
             cts.token,
           );
         } finally {
@@ -106,6 +118,12 @@ async function optimize(ctx: HoneContext, arg: unknown): Promise<void> {
   }
   const stopped = cts.token.isCancellationRequested;
   cts.dispose();
+  if (stopped && !result) {
+    // A stopped run still leaves what it verified: the server's partial result for this kernel.
+    const after = await client.sendRequest(resultRequest, { textDocument: { uri } }).catch(() => undefined);
+    const partial = after?.optimize;
+    if (partial && partial.runId !== known?.optimize?.runId) result = partial;
+  }
   if (failure !== undefined && !stopped) {
     ctx.output.error(`optimize ${doc.uri.fsPath}: ${errorText(failure)}`);
     void vscode.window.showErrorMessage(`hone: optimizing ${name} failed: ${errorText(failure)}`, 'Show output').then((p) => p && ctx.output.show());
@@ -149,7 +167,7 @@ async function announce(ctx: HoneContext, name: string, best: Proposal | undefin
   }
   await showProposalDiff(ctx, best);
   const pick = await vscode.window.showInformationMessage(
-    `hone: ${how} optimizing ${name}: proposal ${best.candidateId} is verified (${speedupText(best)}).`,
+    `hone: ${how} optimizing ${name}: proposal ${best.candidateId} is ${verifiedWord(best)} (${speedupText(best)}).`,
     'Apply',
     'Browse',
     'Show report',

@@ -128,11 +128,20 @@ export function checkJobOptions(s: HoneSettings): JobOptions {
 }
 
 /** Options of an optimize job: the check's, the budget and samples × rounds. The proposer follows the server's llm setting (none: the built-in tuner). */
-export function optimizeJobOptions(s: HoneSettings): JobOptions {
-  return {
+export function optimizeJobOptions(s: HoneSettings, hint?: string): JobOptions {
+  const options: JobOptions = {
     ...checkJobOptions(s),
     budgetSeconds: Math.max(1, Math.round(s.optimize.budgetMinutes * 60)),
     samples: s.optimize.samples,
     rounds: s.optimize.rounds,
   };
+  const direction = hint?.trim();
+  if (direction) options.hint = direction;
+  return options;
+}
+
+/** The hint in a command's extra argument ({hint: "..."}, as hone-server's code actions pass it), if not blank. */
+export function hintFrom(extra: unknown): string | undefined {
+  const hint = typeof extra === 'object' && extra !== null ? (extra as { hint?: unknown }).hint : undefined;
+  return typeof hint === 'string' && hint.trim() !== '' ? hint.trim() : undefined;
 }

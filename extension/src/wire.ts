@@ -80,7 +80,7 @@ export function latestVerdict(r: KernelResult | null | undefined): Verdict | und
 /**
  * A verified proposal as the model's Proposal. The speedup over the current kernel is the
  * server's `speedup.kernel` when it sends one, else the ratio of the starting kernel's time to
- * the proposal's.
+ * the proposal's. `rechecked` is false for the best-so-far of a stopped run.
  */
 export function proposalFrom(kernelUri: string, w: WireProposal | ProposalReply, baseP50Us: number | null): Proposal {
   const v = w.verdict;
@@ -96,6 +96,7 @@ export function proposalFrom(kernelUri: string, w: WireProposal | ProposalReply,
     speedup: { eager: num(w.speedup?.eager ?? v?.speedup?.eager), compile: num(w.speedup?.compile ?? v?.speedup?.compile), overCurrent: over },
     source: w.text,
     diff: typeof (w as ProposalReply).diff === 'string' ? (w as ProposalReply).diff : undefined,
+    rechecked: w.rechecked !== false,
   };
 }
 
@@ -115,24 +116,36 @@ export function optimizeProgressFrom(n: JobProgress, elapsedS: number): Optimize
 
 /**
  * A candidate the optimizer reported in a hone/jobProgress event ("proposed", "verified"), when
- * the event names it (candidateId and status), as a row for the candidate table.
+ * the event names it (candidateId and a verdict status), as a row for the candidate table of the
+ * extension's run `runId` (the server's run id is not the extension's). A verified correct
+ * candidate carries its own time and speedups; the reason of a failed one is the event's note.
  */
 export function candidateFromProgress(kernelUri: string, runId: string, n: JobProgress): Proposal | undefined {
-  const id = n.candidateId ?? n.candidate_id;
+  const id = n.candidateId;
   const status = n.status;
-  if ((typeof id !== 'number' && typeof id !== 'string') || typeof status !== 'string') return undefined;
+  if (typeof id !== 'number' || typeof status !== 'string') return undefined;
   const known = ['correct', 'incorrect', 'compile_error', 'runtime_error', 'timeout', 'rejected'];
   if (!known.includes(status)) return undefined;
   return {
     kernelUri,
-    runId: typeof n.runId === 'number' || typeof n.runId === 'string' ? String(n.runId) : runId,
+    runId,
     candidateId: String(id),
     status: status as Proposal['status'],
-    reason: status === 'correct' ? undefined : n.message || undefined,
+    reason: status === 'correct' ? undefined : n.note || undefined,
     round: n.round,
     p50Us: num(n.p50Us),
-    speedup: { eager: num(n.speedupEager), compile: null, overCurrent: num(n.speedupKernel) },
+    speedup: { eager: num(n.speedupEager), compile: num(n.speedupCompile), overCurrent: num(n.speedupKernel) },
   };
+}
+
+/**
+ * The progress to show after `next`: the best speedup never goes down within a run (a candidate
+ * that later fails its re-verification does not take back what was shown; the final result says).
+ */
+export function mergeProgress(previous: OptimizeProgress | undefined, next: OptimizeProgress): OptimizeProgress {
+  const before = previous?.bestSpeedup ?? null;
+  if (before === null || (next.bestSpeedup !== null && next.bestSpeedup >= before)) return next;
+  return { ...next, bestSpeedup: before, bestP50Us: previous?.bestP50Us ?? next.bestP50Us };
 }
 
 /** The parts of a profile (profile.schema.json) the report reads. */

@@ -20,6 +20,11 @@ describe('diff titles', () => {
     assert.equal(diffTitle({ ...base, speedup: { eager: null, compile: null, overCurrent: null }, p50Us: null }), 'softmax.cu ↔ proposal 12 (verified)');
   });
 
+  it('says when the run was stopped before the proposal was re-verified', () => {
+    assert.equal(diffTitle({ ...base, rechecked: false }), 'softmax.cu ↔ proposal 12 (verified once, run stopped: 1.6× vs current · 2.1× eager · 1.3× compile · 41.2 µs)');
+    assert.match(diffTitle({ ...base, rechecked: true }), /\(verified: /);
+  });
+
   it('never presents an unverified candidate as a proposal', () => {
     const t = diffTitle({ ...base, status: 'incorrect', reason: 'mismatch at out[0]' });
     assert.equal(t, 'softmax.cu ↔ candidate 12 (incorrect: mismatch at out[0])');

@@ -54,7 +54,10 @@ describe('manifest', () => {
     assert.ok(manifest.activationEvents.some((e: string) => e.includes('*.cu')));
     assert.ok(manifest.activationEvents.some((e: string) => e.includes('hone.toml')));
     assert.deepEqual(manifest.extensionKind, ['workspace']);
-    assert.ok(manifest.repository && manifest.license);
+    assert.ok(manifest.license);
+    // hone has no public repository yet: no made-up URL, and vsce is told so (not asked on a prompt).
+    assert.equal(manifest.repository, undefined);
+    assert.match(manifest.scripts.package, /vsce package .*--allow-missing-repository/);
     assert.equal(manifest.main, './dist/extension.js');
   });
 });

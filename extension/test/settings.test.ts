@@ -1,6 +1,6 @@
 // settings.test.ts: reading hone.* settings and mapping them onto the server's environment and payload.
 import * as assert from 'node:assert/strict';
-import { API_KEY_ENV, DEFAULTS, checkJobOptions, describeOptimizeSettings, optimizeJobOptions, readSettings, serverEnvironment, serverSettings } from '../src/settings';
+import { API_KEY_ENV, DEFAULTS, checkJobOptions, describeOptimizeSettings, hintFrom, optimizeJobOptions, readSettings, serverEnvironment, serverSettings } from '../src/settings';
 
 const getter = (values: Record<string, unknown>) => (key: string) => values[key];
 
@@ -43,6 +43,14 @@ describe('settings', () => {
     assert.deepEqual(serverSettings(settings), { device: 'auto' });
     assert.deepEqual(optimizeJobOptions(settings), { device: 'auto', budgetSeconds: 30, samples: 4, rounds: 8 });
     assert.equal(describeOptimizeSettings(settings), 'built-in proposer · 4 samples × 8 rounds · 30 s');
+  });
+
+  it('forwards a hint (a code action\'s suggestion or typed text) trimmed, and never a blank one', () => {
+    const { settings } = readSettings(getter({}));
+    assert.equal(optimizeJobOptions(settings, '  use float4 loads \n').hint, 'use float4 loads');
+    assert.equal('hint' in optimizeJobOptions(settings, ' \t'), false);
+    assert.equal(hintFrom({ hint: ' Use 16-byte loads ' }), 'Use 16-byte loads');
+    for (const extra of [undefined, null, 'text', { hint: 3 }, { hint: '   ' }, {}]) assert.equal(hintFrom(extra), undefined);
   });
 
   it('reports bad values and falls back, never throwing', () => {

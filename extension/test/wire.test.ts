@@ -6,6 +6,7 @@ import {
   checkOutcome,
   latestVerdict,
   optimizeOutcome,
+  mergeProgress,
   optimizeProgressFrom,
   proposalFrom,
   rooflineInput,
@@ -85,7 +86,9 @@ describe('wire adapters', () => {
       speedup: { eager: 2.5, compile: null, overCurrent: 1.6 },
       source: 'src',
       diff: undefined,
+      rechecked: true,
     });
+    assert.equal(proposalFrom('k', { id: 8, runId: 2, text: 's', verdict: verdict(), speedup: {}, rechecked: false }, null).rechecked, false);
     const withDiff = proposalFrom('k', { id: 4, runId: 1, text: 't', verdict: verdict(), speedup: {}, uri: 'k', diff: '--- a/k.cu' }, null);
     assert.equal(withDiff.diff, '--- a/k.cu');
   });
@@ -111,7 +114,7 @@ describe('wire adapters', () => {
   });
 
   it('takes candidate rows from progress events that name a candidate and its status', () => {
-    const row = candidateFromProgress('k', '1', progress({ event: 'verified', candidateId: 12, status: 'incorrect', message: 'mismatch at out[3]', round: 2 }));
+    const row = candidateFromProgress('k', '1', progress({ event: 'verified', runId: 40, candidateId: 12, status: 'incorrect', message: 'round 2/8 · 5 candidates', note: 'mismatch at out[3]', round: 2 }));
     assert.deepEqual(row, {
       kernelUri: 'k',
       runId: '1',
@@ -123,20 +126,38 @@ describe('wire adapters', () => {
       speedup: { eager: null, compile: null, overCurrent: null },
     });
     assert.equal(candidateFromProgress('k', '1', progress({ event: 'proposed', candidateId: 12, status: 'pending' })), undefined);
+    const fast = candidateFromProgress('k', '1', progress({ event: 'verified', runId: 40, candidateId: 13, status: 'correct', note: '', round: 3, p50Us: 20.5, speedupEager: 2.4, speedupCompile: 1.1, speedupKernel: 1.9 }));
+    assert.equal(fast?.runId, '1', "rows belong to the extension's run, not the server's run id");
+    assert.equal(fast?.reason, undefined);
+    assert.equal(fast?.p50Us, 20.5);
+    assert.deepEqual(fast?.speedup, { eager: 2.4, compile: 1.1, overCurrent: 1.9 });
     assert.equal(candidateFromProgress('k', '1', progress({ event: 'note' })), undefined);
+  });
+
+  it('never shows a lower best speedup than it already showed in a run', () => {
+    const at = (best: number | null, round: number) => ({ round, rounds: 8, candidates: round * 4, bestSpeedup: best, bestP50Us: best ? 10 / best : null, elapsedS: round });
+    let shown = mergeProgress(undefined, at(null, 1));
+    assert.equal(shown.bestSpeedup, null);
+    shown = mergeProgress(shown, at(2.1, 2));
+    assert.equal(shown.bestSpeedup, 2.1);
+    shown = mergeProgress(shown, at(1.7, 3));  // the 2.1× candidate failed its re-verification
+    assert.deepEqual([shown.bestSpeedup, shown.bestP50Us, shown.round, shown.candidates], [2.1, 10 / 2.1, 3, 12]);
+    shown = mergeProgress(shown, at(null, 4));
+    assert.equal(shown.bestSpeedup, 2.1);
+    assert.equal(mergeProgress(shown, at(3, 5)).bestSpeedup, 3);
   });
 
   it('places the kernel and the reference from the profile, and the best proposal with the kernel\'s work', () => {
     const point = (seconds: number, flops: number, bytes: number) => ({
       label: 'x', seconds, dram_bytes: bytes, flops, precision: 'fp32', arithmetic_intensity: flops / bytes,
-      memory_pct: 1, compute_pct: 1, pct_of_roofline: 1, bound: 'memory', peak_bytes_per_s: 4.8e12, peak_flops_per_s: 6e13,
+      memory_pct: 1, compute_pct: 1, pct_of_roofline: 1, bound: 'memory' as const, peak_bytes_per_s: 4.8e12, peak_flops_per_s: 6e13,
     });
     const v = verdict({
       profile: {
         ceilings: { dram_bytes_per_s: { value: 4.8e12, source: 'spec' }, flops_per_s: { fp32: { value: 6e13, source: 'spec' } } },
         candidate: { roofline: point(20e-6, 1e9, 2e9) },
         reference: { roofline: point(50e-6, 1e9, 4e9) },
-      },
+      } as unknown as Verdict['profile'],  // only the parts the report reads
     });
     const best = { kernelUri: 'k', runId: '1', candidateId: '4', status: 'correct' as const, speedup: { eager: 5, compile: null, overCurrent: 2 }, p50Us: 10 };
     const r = rooflineInput(v, best);

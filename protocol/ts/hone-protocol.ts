@@ -171,12 +171,7 @@ export type Verdict = {
     traceback?: string;
     [k: string]: unknown;
   };
-  /**
-   * hone profile's counters, roofline and suggestions (profile.schema.json)
-   */
-  profile?: {
-    [k: string]: unknown;
-  };
+  profile?: Profile;
   /**
    * Wall time of each stage of this check.
    */
@@ -308,12 +303,7 @@ export type Verdict1 = {
     traceback?: string;
     [k: string]: unknown;
   };
-  /**
-   * hone profile's counters, roofline and suggestions (profile.schema.json)
-   */
-  profile?: {
-    [k: string]: unknown;
-  };
+  profile?: Profile;
   /**
    * Wall time of each stage of this check.
    */
@@ -394,7 +384,7 @@ export interface DocumentParams {
   [k: string]: unknown;
 }
 /**
- * Per-request options. check: device, seeds, atol, rtol, timing, baselines. profile: metrics. optimize: device, samples, rounds, budgetSeconds, tokenBudget, tuner (true: the built-in tuner even when an LLM is configured).
+ * Per-request options. check: device, seeds, atol, rtol, timing, baselines. profile: metrics. optimize: device, samples, rounds, budgetSeconds, tokenBudget, tuner (true: the built-in tuner even when an LLM is configured), hint (free text for the model's prompts).
  *
  * This interface was referenced by `HoneLspProtocol`'s JSON-Schema
  * via the `definition` "JobOptions".
@@ -415,6 +405,10 @@ export interface JobOptions {
    * profile: the counter set (default: at most 2 replay passes on sm_90)
    */
   metrics?: 'default' | 'full';
+  /**
+   * optimize: a direction for the model, added to every prompt of the run (the built-in tuner ignores it)
+   */
+  hint?: string;
 }
 /**
  * Starts a job on the document's current buffer (saved or not). The request is answered when the job ends; $/cancelRequest or window/workDoneProgress/cancel stop it (answer: -32800).
@@ -642,6 +636,288 @@ export interface Timing {
   [k: string]: unknown;
 }
 /**
+ * hone profile's counters, roofline and suggestions: profile.schema.json (its $id resolves this $ref; validators register it by that $id)
+ */
+export interface Profile {
+  schema_version: 1;
+  /**
+   * What the device reported about itself (the worker's hello).
+   */
+  device: {
+    index?: number;
+    name: string;
+    arch?: string;
+    sm_count?: number;
+    l2_bytes?: number;
+    memory_bytes?: number;
+    max_threads_per_sm?: number;
+    shared_bytes_per_sm?: number;
+    registers_per_sm?: number;
+    memory_clock_khz?: number;
+    memory_bus_bits?: number;
+    sm_clock_khz?: number;
+    theoretical_dram_bytes_per_s?: number;
+    [k: string]: unknown;
+  };
+  spec?: GpuSpec | null;
+  ceilings: {
+    dram_bytes_per_s?: Ceiling;
+    flops_per_s?: {
+      [k: string]: Ceiling;
+    };
+    [k: string]: unknown;
+  };
+  measured_ceilings?: MeasuredCeilings | null;
+  task_dtype?: string;
+  /**
+   * the task's input + output bytes
+   */
+  compulsory_bytes?: number;
+  candidate: Call;
+  /**
+   * the PyTorch reference profiled the same way: the baseline
+   */
+  reference?: Call | null;
+  suggestions: Suggestion[];
+  overhead: {
+    /**
+     * wall time of the traced call
+     */
+    activity_seconds?: number;
+    /**
+     * wall time of the counter replay pass
+     */
+    replay_seconds?: number;
+    /**
+     * wall time of the whole profile request in the worker
+     */
+    profile_seconds?: number;
+    [k: string]: unknown;
+  };
+  notes: string[];
+  /**
+   * path of the SVG roofline plot written beside the JSON
+   */
+  plot?: string | null;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `Profile`'s JSON-Schema
+ * via the `definition` "gpu_spec".
+ */
+export interface GpuSpec {
+  name: string;
+  key: string;
+  arch?: string;
+  chip?: string;
+  sm_count?: number;
+  boost_clock_hz?: number;
+  peak_dram_bytes_per_s: number;
+  memory_bytes?: number;
+  l2_bytes?: number;
+  shared_bytes_per_sm?: number;
+  shared_bytes_per_block?: number;
+  registers_per_sm?: number;
+  max_warps_per_sm?: number;
+  max_blocks_per_sm?: number;
+  peak_flops_per_s: {
+    [k: string]: number;
+  };
+  source: string;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `Profile`'s JSON-Schema
+ * via the `definition` "ceiling".
+ */
+export interface Ceiling {
+  value: number;
+  source: 'measured' | 'spec' | 'device';
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `Profile`'s JSON-Schema
+ * via the `definition` "measured_ceilings".
+ */
+export interface MeasuredCeilings {
+  device_name: string;
+  torch_version?: string;
+  measured_at?: string;
+  dram_copy_bytes_per_s: number | null;
+  matmul_flops_per_s: {
+    [k: string]: number;
+  };
+  details?: {
+    [k: string]: unknown;
+  };
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `Profile`'s JSON-Schema
+ * via the `definition` "call".
+ */
+export interface Call {
+  kernels: Kernel[];
+  own_us: number;
+  library_us: number;
+  copy_us: number;
+  own_share: number;
+  counters: Counters;
+  match_note?: string;
+  roofline: RooflinePoint | null;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `Profile`'s JSON-Schema
+ * via the `definition` "kernel".
+ */
+export interface Kernel {
+  name: string;
+  own: boolean;
+  duration_us: number;
+  /**
+   * @minItems 3
+   * @maxItems 3
+   */
+  grid: [number, number, number];
+  /**
+   * @minItems 3
+   * @maxItems 3
+   */
+  block: [number, number, number];
+  registers?: number;
+  shared_bytes?: number;
+  local_bytes_per_thread?: number;
+  stream?: number;
+  /**
+   * raw counter values by metric name
+   */
+  metrics?: {
+    [k: string]: number;
+  };
+  derived?: {
+    dram_bytes?: number;
+    dram_read_bytes?: number;
+    dram_write_bytes?: number;
+    flops?: {
+      [k: string]: number;
+    };
+    global_load_efficiency_pct?: number;
+    global_store_efficiency_pct?: number;
+    shared_wavefronts_per_request?: number;
+    divergent_branch_pct?: number;
+    local_memory_instructions?: number;
+    achieved_occupancy_pct?: number;
+    tensor_instructions?: number;
+    sm_clock_hz?: number;
+    l1_hit_pct?: number;
+    l2_hit_pct?: number;
+    active_threads_per_instruction?: number;
+    [k: string]: unknown;
+  };
+  roofline?: RooflinePoint | null;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `Profile`'s JSON-Schema
+ * via the `definition` "roofline_point".
+ */
+export interface RooflinePoint {
+  label: string;
+  seconds: number;
+  dram_bytes: number;
+  flops?: number;
+  precision?: string | null;
+  arithmetic_intensity: number;
+  achieved_flops_per_s?: number;
+  achieved_bytes_per_s?: number;
+  peak_bytes_per_s?: number;
+  peak_flops_per_s?: number;
+  ridge_intensity?: number;
+  memory_pct: number;
+  compute_pct: number;
+  pct_of_roofline: number;
+  bound: 'memory' | 'compute' | 'latency';
+  dram_source?: string;
+  flops_source?: string;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `Profile`'s JSON-Schema
+ * via the `definition` "counters".
+ */
+export interface Counters {
+  available: boolean;
+  /**
+   * cupti or ncu
+   */
+  source?: string;
+  /**
+   * why they are missing: insufficient_privileges, hardware_busy, not_supported, no_device, ...
+   */
+  code?: string;
+  message?: string;
+  chip?: string;
+  /**
+   * default, full or custom
+   */
+  set?: string;
+  passes?: number;
+  omitted?: string[];
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `Profile`'s JSON-Schema
+ * via the `definition` "suggestion".
+ */
+export interface Suggestion {
+  /**
+   * the rule: uncoalesced_loads, uncoalesced_stores, narrow_loads, local_memory, bank_conflicts, low_bandwidth, occupancy_registers, occupancy_shared_memory, small_grid, tensor_cores_unused, divergent_branches, latency_bound, redundant_dram_traffic, time_outside_own_kernels
+   */
+  id: string;
+  title: string;
+  detail: string;
+  kernel: string | null;
+  /**
+   * @minItems 1
+   */
+  evidence: [
+    {
+      metric: string;
+      value: number;
+      comparison: string;
+      threshold: number;
+      unit: string;
+      [k: string]: unknown;
+    },
+    ...{
+      metric: string;
+      value: number;
+      comparison: string;
+      threshold: number;
+      unit: string;
+      [k: string]: unknown;
+    }[]
+  ];
+  gain: {
+    speedup: number;
+    basis: string;
+    [k: string]: unknown;
+  } | null;
+  location: {
+    file: string;
+    line: number;
+    scope: 'kernel' | 'line';
+    /**
+     * @minItems 1
+     */
+    lines?: [number, ...number[]];
+    [k: string]: unknown;
+  } | null;
+  saved_us: number;
+  [k: string]: unknown;
+}
+/**
  * This interface was referenced by `HoneLspProtocol`'s JSON-Schema
  * via the `definition` "ProfileOutcome".
  */
@@ -686,7 +962,7 @@ export interface OptimizeResult {
    */
   proposals: Proposal[];
   /**
-   * the id of this run's winner, null when nothing faster was verified
+   * the id of this run's winner (re-verified), or after a Stop the fastest candidate verified so far (its proposal has rechecked false); null when nothing faster was verified
    */
   best: number | null;
   summary: string;
@@ -700,7 +976,7 @@ export interface OptimizeResult {
   [k: string]: unknown;
 }
 /**
- * A verified, re-checked proposal from an optimizer run.
+ * A verified proposal from an optimizer run: the winner re-verified on fresh seeds, or (rechecked false) the fastest candidate verified so far when the run was stopped before its re-verification.
  *
  * This interface was referenced by `HoneLspProtocol`'s JSON-Schema
  * via the `definition` "Proposal".
@@ -717,6 +993,10 @@ export interface Proposal {
   text: string;
   verdict: Verdict;
   speedup: Speedups;
+  /**
+   * true: re-verified on fresh seeds as the run's winner; false: verified once, the run was stopped first (absent: true)
+   */
+  rechecked?: boolean;
   [k: string]: unknown;
 }
 /**
@@ -733,7 +1013,7 @@ export interface Speedups {
   [k: string]: unknown;
 }
 /**
- * The hone/jobFinished notification, also the result of a hone/check|profile|optimize request that ends with status done (other endings answer with an error).
+ * The hone/jobFinished notification, also the result of a hone/check|profile|optimize request that ends with status done (other endings answer with an error). A stopped optimize (status cancelled) carries its partial result: what it verified before the Stop.
  *
  * This interface was referenced by `HoneLspProtocol`'s JSON-Schema
  * via the `definition` "JobFinished".
@@ -748,7 +1028,7 @@ export interface JobFinished {
   [k: string]: unknown;
 }
 /**
- * hone/jobProgress: each stage of a job (also sent as $/progress reports when there is a progress token). Optimizer events add the round fields.
+ * hone/jobProgress: each stage of a job (also sent as $/progress reports when there is a progress token). Optimizer events add the round fields; events about one candidate (proposed, verified, recheck) add candidateId and status, and a verified correct candidate its own p50Us and speedups.
  *
  * This interface was referenced by `HoneLspProtocol`'s JSON-Schema
  * via the `definition` "JobProgress".
@@ -766,13 +1046,47 @@ export interface JobProgress {
    * optimize: the optimizer's event (run_started, round_started, proposed, verified, note, recheck, finished)
    */
   event?: string;
+  /**
+   * optimize: the run's id in the workspace's store
+   */
+  runId?: number;
   round?: number;
   rounds?: number;
   candidates?: number;
+  /**
+   * optimize: the best verified speedup over eager PyTorch reached so far in this job; never decreases
+   */
   bestSpeedupEager?: number;
+  /**
+   * optimize: the median time of the fastest verified candidate
+   */
   bestP50Us?: number;
   elapsedSeconds?: number;
   note?: string;
+  /**
+   * optimize: the candidate the event is about
+   */
+  candidateId?: number;
+  /**
+   * optimize: that candidate's status: pending, a verdict status (correct, incorrect, compile_error, runtime_error, timeout, rejected), no_code, llm_error
+   */
+  status?: string;
+  /**
+   * optimize, a verified correct candidate: its median time
+   */
+  p50Us?: number;
+  /**
+   * optimize, a verified correct candidate: eager PyTorch's time over its
+   */
+  speedupEager?: number;
+  /**
+   * optimize, a verified correct candidate: torch.compile's time over its
+   */
+  speedupCompile?: number;
+  /**
+   * optimize, a verified correct candidate: the original kernel's time over its
+   */
+  speedupKernel?: number;
   [k: string]: unknown;
 }
 export interface ProposalWithDiff {

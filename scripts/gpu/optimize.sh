@@ -1,28 +1,51 @@
 #!/usr/bin/env bash
 # scripts/gpu/optimize.sh: the optimizer on the H200 (run by scripts/gpu-check.sh with HONE_BIN, PY
 # and OUT set): the built-in tuner (no LLM) on the deliberately badly-tuned CUDA example
-# tasks/tune_transpose.cu under a 100 s budget, then `hone runs` and `hone export`. Prints the
-# original and the re-verified best time, the speedups and candidates verified per minute; the
-# JSON result, the export and the logs land in $OUT/optimize/. About 2 minutes.
+# tasks/tune_transpose.cu under a 100 s budget in a mode-700 folder (as root, candidates run as
+# nobody), then `hone runs` and `hone export`. Prints the original and the re-verified best time,
+# the speedups and candidates verified per minute; the JSON result, the export and the logs land in
+# $OUT/optimize/. About 2 minutes.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 : "${HONE_BIN:?}" "${OUT:?}" "${PY:=python3}"
 PYTHON=$(command -v "$PY")
 mkdir -p "$OUT/optimize"
-WS=$(mktemp -d /tmp/hone-optimize-gpu.XXXXXX)
-cp tasks/tune_transpose.cu tasks/tune_transpose.py "$WS/"
 fails=0
 step() { printf '%-30s %s\n' "$1" "$2"; }
 
-cd "$WS"
-start=$SECONDS
-timeout 170 "$HONE_BIN/hone" optimize tune_transpose.cu --device cuda --no-llm --python "$PYTHON" \
-  --budget 100s --samples 4 --rounds 20 --json > "$OUT/optimize/tune_transpose.json" 2> "$OUT/optimize/progress.log"
-rc=$?
-wall=$((SECONDS - start))
-step "hone optimize (tuner, cuda)" "rc=$rc wall=${wall}s"
-[ $rc -eq 0 ] || fails=$((fails + 1))
+# The tuner in a workspace WS (a copy of the example and its task) under a budget; sets rc.
+run_tuner() {
+  cp tasks/tune_transpose.cu tasks/tune_transpose.py "$1/"
+  start=$SECONDS
+  (cd "$1" && timeout 170 "$HONE_BIN/hone" optimize tune_transpose.cu --device cuda --no-llm --python "$PYTHON" \
+    --budget "$2" --samples 4 --rounds 20 --json > "$OUT/optimize/tune_transpose.json" 2> "$OUT/optimize/progress.log")
+  rc=$?
+  wall=$((SECONDS - start))
+  step "hone optimize (tuner, cuda)" "rc=$rc wall=${wall}s in $1 (mode $(stat -c %a "$1"))"
+}
+
+# First in a folder only root may enter (mktemp -d, as a user's private folder): candidates run as
+# nobody and must still build and run (the sandbox stages the kernel's files). Should that fail,
+# quickly (an environment error), once more in a world-readable folder so the tuner's numbers are
+# measured anyway.
+WS=$(mktemp -d /tmp/hone-optimize-gpu.XXXXXX)
+run_tuner "$WS" 100s
+if [ $rc -ne 0 ]; then
+  fails=$((fails + 1))
+  step "private folder (mode 700)" "FAILED: $(grep -m1 -i 'error' "$OUT/optimize/progress.log" | cut -c1-160)"
+  cp "$OUT/optimize/progress.log" "$OUT/optimize/progress-private.log"
+fi
+if [ $rc -ne 0 ] && [ "$wall" -lt 40 ]; then
+  rm -rf "$WS"
+  WS=$(mktemp -d /tmp/hone-optimize-gpu-open.XXXXXX)
+  chmod 755 "$WS"
+  run_tuner "$WS" 90s
+  [ $rc -eq 0 ] || fails=$((fails + 1))
+elif [ $rc -eq 0 ]; then
+  step "private folder (mode 700)" "ok (hone ran as $(id -un))"
+fi
 tail -n 5 "$OUT/optimize/progress.log"
+cd "$WS"
 
 "$PYTHON" - "$OUT/optimize/tune_transpose.json" <<'EOF'
 import json, sys

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The profile section of scripts/gpu-check.sh (issue 4) on the H200: libhone_cupti against known
 # answers (vector add DRAM bytes, exact FMA FLOPs, 12.5% coalescing of a strided gather, kernel
-# replay side effects, the coalescing and occupancy suggestions), the DRAM bytes against ncu, the
-# measured ceilings, `hone profile` end to end, and the profiling overhead. Gets HONE_BUILD,
-# HONE_BIN, PY and OUT from the driver; prints a short summary; full JSON under $OUT/profile
-# (fixtures/ holds recorded worker results to replace the hand-written tests/profile/fixtures).
+# replay side effects; the coalescing, occupancy, bank-conflict, divergence, local-memory,
+# tensor-core and small-grid suggestions), the DRAM bytes against ncu, the measured ceilings,
+# `hone profile` end to end (suggestion source lines, the verdict against its schema) unconfined
+# and inside hone's sandbox, and the profiling overhead. Gets HONE_BUILD, HONE_BIN, PY and OUT from
+# the driver; prints a short summary with PASS/FAIL per check (tests/profile/gpu_checks.py); full
+# JSON under $OUT/profile (fixtures/ holds recordings for tests/profile/fixtures: see its README.md).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -23,7 +25,8 @@ tail -n 3 "$P/cupti_host_tests.log"
 step "libhone_cupti on the GPU: known answers, suggestions, overhead"
 HONE_PROFILE_OUT=$P/fixtures timeout 300 "$HONE_BIN/cupti_gpu_tests" --gtest_output="json:$P/cupti_gpu_tests.json" \
   > "$P/cupti_gpu_tests.log" 2>&1 || status=1
-grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED  \]" "$P/cupti_gpu_tests.log" | head -n 20
+grep -E "^\[       OK \]|^\[  FAILED  \] [A-Za-z]+\.|^\[  SKIPPED \] [A-Za-z]+\.|^\[  (PASSED|FAILED) " "$P/cupti_gpu_tests.log" | head -n 30
+$PY "$ROOT/tests/profile/gpu_checks.py" cupti "$P" || status=1
 
 step "DRAM bytes of the 2^26-float vector add: hone vs ncu --clock-control none"
 NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
@@ -69,36 +72,31 @@ mkdir -p "$P/cache/ceilings" && $PY -c "
 import json; c=json.load(open('$P/ceilings.json'))
 import re; open('$P/cache/ceilings/'+re.sub(r'[^A-Za-z0-9]','_',c['device_name'])+'.json','w').write(json.dumps(c))" 2>/dev/null
 
-step "hone profile end to end (vector add, strided gather)"
-for k in vec_add strided_gather; do
+step "hone profile end to end (vector add, strided gather unconfined; vector add in the sandbox)"
+echo "driver: $(grep -E 'RmProfilingAdminOnly' /proc/driver/nvidia/params 2>/dev/null || echo 'RmProfilingAdminOnly not readable')"
+for run in vec_add strided_gather vec_add_sandboxed; do
+  k=${run%_sandboxed}
+  # Only the first run profiles the reference too (its torch.compile baseline costs a minute here).
+  case $run in
+    vec_add) extra=(--no-sandbox) ;;
+    strided_gather) extra=(--no-sandbox --no-baseline) ;;
+    vec_add_sandboxed) extra=(--no-baseline) ;;
+  esac
   start=$(date +%s.%N)
-  # The gather skips the reference (its torch.compile baseline costs a minute here).
-  extra=(); [ "$k" = strided_gather ] && extra=(--no-baseline)
-  timeout 240 "$HONE_BIN/hone" profile "$ROOT/tests/profile/gpu/$k.cu" --python "$(command -v $PY)" --no-sandbox --json \
-    --plot "$P/$k.roofline.svg" "${extra[@]}" > "$P/hone_profile_$k.json" 2> "$P/hone_profile_$k.err"
+  timeout 240 "$HONE_BIN/hone" profile "$ROOT/tests/profile/gpu/$k.cu" --python "$(command -v $PY)" --json \
+    --plot "$P/$run.roofline.svg" "${extra[@]}" > "$P/hone_profile_$run.json" 2> "$P/hone_profile_$run.err"
   rc=$?
   end=$(date +%s.%N)
-  $PY - "$P/hone_profile_$k.json" "$rc" "$start" "$end" <<'EOF' || status=1
-import json, sys
-path, rc, start, end = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
-try:
-    v = json.loads(open(path).read().strip().splitlines()[-1])
-except Exception as e:
-    print(f"{path}: no JSON (exit {rc}): {e}; see {path[:-5]}.err"); sys.exit(1)
-if "error" in v:
-    print(f"{path.split('hone_profile_')[-1][:-5]}: exit {rc}: {v['error']}"); sys.exit(1)
-p = v.get("profile") or {}
-cand = p.get("candidate") or {}
-own = [k for k in cand.get("kernels", []) if k.get("own")]
-dram = sum(k.get("derived", {}).get("dram_bytes", 0) for k in own)
-sug = [s["id"] for s in p.get("suggestions", [])]
-rl = cand.get("roofline") or {}
-oh = p.get("overhead", {})
-print(f"{path.split('hone_profile_')[-1][:-5]}: exit {rc}, {v.get('status')}, wall {end-start:.1f} s; own DRAM {dram/1e6:.1f} MB, "
-      f"{rl.get('bound')}-bound {rl.get('pct_of_roofline', 0):.1f}% of roofline, counters {cand.get('counters', {}).get('available')} "
-      f"({cand.get('counters', {}).get('message', '')[:80]}); replay {oh.get('replay_seconds', 0):.2f} s; suggestions {sug}")
-sys.exit(0 if rc == 0 and p else 1)
-EOF
+  $PY "$ROOT/tests/profile/gpu_checks.py" verdict "$run" "$P/hone_profile_$run.json" "$rc" \
+    "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')" || status=1
+  # The verdict against verdict.schema.json, whose profile field is a $ref to profile.schema.json.
+  tail -n 1 "$P/hone_profile_$run.json" | $PY "$ROOT/tests/profile/validate_profile_verdict.py" "$ROOT/protocol/schema" \
+    > "$P/schema_$run.log" 2>&1
+  case $? in
+    0) echo "  verdict schema: PASS" ;;
+    2) echo "  verdict schema: skipped ($PY has no jsonschema; tests/profile validates a recorded verdict)" ;;
+    *) echo "  verdict schema: FAIL: $(tail -n 2 "$P/schema_$run.log")"; status=1 ;;
+  esac
 done
 echo "profile section: $([ $status -eq 0 ] && echo OK || echo 'FAILURES (see the logs under '$P')')"
 exit $status

@@ -1,64 +1,120 @@
-// engine/check_build.cpp: Engine::build, the toolchain's KernelBuilder behind the sandbox's
-// compiler confinement, with the outcome mapped to what the engine's callers expect.
+// engine/check_build.cpp: Engine::build, the toolchain's KernelBuilder behind the sandbox: the
+// include check first, then a compile that sees only the kernel's own files, with the outcome
+// mapped to what the engine's callers expect.
 #include "engine/engine_impl.h"
+#include "sandbox/include_guard.h"
+#include "sandbox/kernel_stage.h"
+#include "support/hash.h"
 #include "support/paths.h"
 #include "toolchain/kernel_builder.h"
+#include "toolchain/kernel_source.h"
 #include "toolchain/tools.h"
 #include "toolchain/torch_env.h"
 
 namespace hone {
 namespace {
 
-// What a confined compiler must read besides the kernel's folder and the system: its own install
+namespace fs = std::filesystem;
+
+// What a confined compiler must read besides the kernel's files and the system: its own install
 // root, hone's headers, and for the torch form torch's headers and libraries and the torch glue
 // object the builder compiles once per torch version (under the cache's glue folder).
-std::vector<std::filesystem::path> toolchain_read_paths(const std::filesystem::path& kernel,
-                                                        const std::optional<std::filesystem::path>& python) {
-  std::vector<std::filesystem::path> paths{share_dir() / "include"};
+std::vector<fs::path> toolchain_read_paths(const fs::path& kernel, const std::optional<toolchain::TorchEnv>& torch) {
+  std::vector<fs::path> paths{share_dir() / "include"};
   if (toolchain::language_for_path(kernel) == toolchain::KernelLanguage::Cuda) {
     if (auto nvcc = toolchain::find_nvcc(); nvcc.tool) paths.push_back(sandbox::compiler_root(nvcc.tool->path));
   }
   if (auto cxx = toolchain::find_host_compiler(); cxx.tool) paths.push_back(sandbox::compiler_root(cxx.tool->path));
-  if (auto torch = toolchain::find_torch_env(python); torch.env) {
-    for (const auto& d : torch.env->include_dirs) paths.push_back(d);
-    paths.push_back(torch.env->library_dir);
-    std::filesystem::create_directories(cache_dir() / "glue");
+  if (torch) {
+    for (const auto& d : torch->include_dirs) paths.push_back(d);
+    paths.push_back(torch->library_dir);
+    fs::create_directories(cache_dir() / "glue");
     paths.push_back(cache_dir() / "glue");
   }
   return paths;
+}
+
+// A compile error, without compiling, for includes that reach outside the kernel's folder.
+BuildOutcome refused_includes(const fs::path& kernel, const std::string& text, const sandbox::IncludeScan& scan,
+                              std::optional<toolchain::KernelForm> form, toolchain::KernelLanguage language) {
+  BuildOutcome out;
+  for (const auto& v : scan.violations)
+    out.report.diagnostics.push_back({v.file.string(), v.line, v.column, protocol::Severity::Error, v.message,
+                                      protocol::DiagnosticSource::Hone});
+  out.report.ok = false;
+  out.form = form ? std::string(toolchain::to_string(*form)) : "unknown";
+  out.language = std::string(toolchain::to_string(language));
+  Sha256 hash;
+  hash.field(text);
+  for (std::size_t i = 1; i < scan.files.size(); ++i)
+    hash.field(scan.files[i].path.lexically_relative(kernel.parent_path()).generic_string()).field(scan.files[i].contents);
+  out.kernel_hash = hash.hex();
+  return out;
 }
 
 }  // namespace
 
 BuildOutcome Engine::build(const BuildRequest& request, const CallContext& ctx) {
   Impl& impl = *impl_;
-  const std::filesystem::path kernel = impl.absolute(request.kernel.path);
+  const fs::path kernel = impl.absolute(request.kernel.path);
   static const toolchain::KernelBuilder builder;  // resolves the share and cache folders once
-
-  // The interpreter found once for the workers (searching again costs a Python start per build);
-  // without one, raw-form builds still work and a torch-form build says what is missing.
-  std::optional<std::filesystem::path> python = impl.options.python;
-  try {
-    python = impl.python();
-  } catch (const EngineError&) {
-    python = impl.options.python;
-  }
 
   toolchain::BuildRequest br;
   br.kernel = kernel;
   br.contents = request.kernel.contents;
   br.arch = impl.options.arch;
-  br.python = python;
+  br.python = impl.options.python;
   br.timeout = impl.options.compile_timeout;
   br.extra_flags = request.extra_flags;
   br.stop = ctx.stop;
+
+  // A file hone cannot read or name is the builder's to report (BadInput); otherwise its form
+  // decides whether torch is needed at all.
+  std::optional<std::string> text = request.kernel.contents;
+  const auto language = toolchain::language_for_path(kernel);
+  if (!text && language) {
+    try {
+      text = read_file(kernel);
+    } catch (const std::exception&) {
+      text = std::nullopt;
+    }
+  }
+  std::optional<toolchain::KernelForm> form;
+  if (text && language) form = toolchain::analyze_kernel_source(kernel, *text).form;
+
+  // The torch form needs the interpreter the workers run (found once: a search costs a Python
+  // start); the raw form never asks for it. Without one, a torch-form build says what is missing.
+  std::optional<toolchain::TorchEnv> torch;
+  if (form != toolchain::KernelForm::Raw) {
+    try {
+      br.python = impl.python();
+    } catch (const EngineError&) {
+      br.python = impl.options.python;
+    }
+    if (auto found = toolchain::find_torch_env(br.python); found.env) torch = found.env;
+  }
+
   const sandbox::Sandbox& box = impl.sandbox();
-  if (box.mode() != sandbox::SandboxMode::none) {
-    auto readable = toolchain_read_paths(kernel, python);
-    br.wrap_command = [&box, kernel, readable](ProcessSpec spec) {
-      std::filesystem::path out = spec.cwd.value_or(std::filesystem::temp_directory_path());
-      return box.wrap(spec, sandbox::build_policy(kernel.parent_path(), out, readable));
-    };
+  if (box.mode() != sandbox::SandboxMode::none && text && language) {
+    // Defence in depth before any compiler runs: no include may reach outside the kernel's folder.
+    sandbox::IncludeScan scan = sandbox::scan_includes(kernel, *text, kernel.parent_path());
+    if (!scan.violations.empty()) return refused_includes(kernel, *text, scan, form, *language);
+    // The compiler reads the kernel's text from its build folder; of the kernel's folder it sees
+    // only copies of the local headers the scan walked (whatever the folder's modes: candidates
+    // may run as another user), at their own paths.
+    scan.files.erase(scan.files.begin());
+    try {
+      sandbox::StagedKernel staged;
+      if (!scan.files.empty()) staged = sandbox::stage_kernel_files(kernel.parent_path(), scan.files, cache_dir() / "sources");
+      auto readable = toolchain_read_paths(kernel, torch);
+      br.wrap_command = [&box, kernel, staged, readable](ProcessSpec spec) {
+        fs::path out = spec.cwd.value_or(fs::temp_directory_path());
+        return box.wrap(spec, sandbox::staged_build_policy(kernel.parent_path(), staged.dir, staged.files, out, readable));
+      };
+    } catch (const std::exception& e) {
+      throw EngineError(EngineError::Kind::Environment,
+                        "sandbox: cannot prepare the confined build of " + kernel.string() + ": " + e.what());
+    }
   }
   if (ctx.progress) ctx.progress(Progress{"build", "compiling " + kernel.filename().string()});
   toolchain::BuildResult r = builder.build(br);

@@ -238,6 +238,12 @@ std::filesystem::path Engine::Impl::stage_task(const std::filesystem::path& task
   if (!std::filesystem::exists(staged, ec)) {
     std::filesystem::create_directories(dir);
     write_file_atomic(staged, read_file(task));
+    // Readable by the sandbox user whatever hone's umask (as root, the worker runs as nobody).
+    using std::filesystem::perms;
+    std::filesystem::permissions(dir, perms::owner_all | perms::group_read | perms::group_exec | perms::others_read |
+                                          perms::others_exec, ec);
+    std::filesystem::permissions(staged, perms::owner_read | perms::owner_write | perms::group_read | perms::others_read,
+                                 ec);
   }
   return staged;
 }

@@ -132,6 +132,7 @@ OptimizeResult Engine::optimize(const OptimizeRequest& request, const CallContex
   std::optional<std::filesystem::path> prompts_dir = request.prompts_dir;
   int parents = request.parents;
   bool tune_flags = request.tune_flags;
+  std::string hint = request.hint;
   std::optional<RunRecord> resumed;
   if (request.resume_run) {
     open_store();
@@ -160,6 +161,7 @@ OptimizeResult Engine::optimize(const OptimizeRequest& request, const CallContex
     if (cfg.contains("prompts_dir") && cfg["prompts_dir"].is_string()) prompts_dir = cfg["prompts_dir"].get<std::string>();
     parents = cfg.value("parents", parents);
     tune_flags = cfg.value("tune_flags", tune_flags);
+    if (hint.empty() && cfg.contains("hint") && cfg["hint"].is_string()) hint = cfg["hint"].get<std::string>();
   } else {
     target.kernel_path = impl.absolute(request.kernel);
     try {
@@ -176,6 +178,7 @@ OptimizeResult Engine::optimize(const OptimizeRequest& request, const CallContex
     if (request.budget) options.budget = *request.budget;
   }
   target.language = language_of(target.kernel_path);
+  target.hint = hint;
   const DeviceKind device = target.device == "cuda" ? DeviceKind::Cuda : DeviceKind::Cpu;
   try {
     target.task_source = read_file(target.task_path);
@@ -213,6 +216,7 @@ OptimizeResult Engine::optimize(const OptimizeRequest& request, const CallContex
       notes.push_back("no `// hone: tune NAME=v1,v2,...` knobs in " + target.kernel_path.filename().string() +
                       ": the tuner tries compiler flags only (give --llm-url and --llm-model to let a model rewrite it)");
     proposer = std::make_unique<TunerProposer>(target.base_source, std::move(space));
+    if (!hint.empty()) notes.push_back("the built-in tuner does not read hints; the hint is kept with the run for a model");
   }
   for (const auto& n : notes) notify(n);
 
@@ -230,6 +234,7 @@ OptimizeResult Engine::optimize(const OptimizeRequest& request, const CallContex
                    {"tune_flags", tune_flags},
                    {"language", target.language}};
     if (llm) config["llm"] = llm->describe();
+    if (!hint.empty()) config["hint"] = hint;
     if (prompts_dir) config["prompts_dir"] = impl.absolute(*prompts_dir).string();
     return optimizer.run(config, ctx.stop, on_event);
   } catch (const EngineError&) {

@@ -106,6 +106,7 @@ ProfileResult Engine::profile(const ProfileRequest& request, const CallContext& 
   in.measured = measured;
   in.compulsory_bytes = result.value("io_bytes", 0.0);
   in.task_dtype = result.value("dtype", std::string());
+  in.sandbox_mode = out.verdict.sandbox.mode;
   profile::ProfileReport report;
   try {
     in.device = profile::device_facts_from_json(result.contains("device") ? result["device"]

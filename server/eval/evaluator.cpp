@@ -168,6 +168,10 @@ EvalFacts run_check(WorkerSlot& slot, const BaselineCache& cache, const EvalRequ
   verdict.seconds["baselines"] = since(tb);
   if (!eager_unavailable.empty())
     verdict.flags.push_back({"baseline_unavailable", "no eager baseline: " + eager_unavailable});
+  // On a GPU the torch.compile baseline is part of the verdict: say why it is missing. (The CPU's
+  // is optional: Debian's torch 1.13 has no torch.compile.)
+  if (!compile_unavailable.empty() && request.device.starts_with("cuda"))
+    verdict.flags.push_back({"baseline_unavailable", "no torch.compile baseline: " + compile_unavailable});
   verdict.baselines = baselines;
   verdict.speedup = speedups(*verdict.timing, baselines);
 

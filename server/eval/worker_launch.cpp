@@ -3,8 +3,9 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <string_view>
+
+#include "sandbox/environment.h"
 
 namespace hone::eval {
 namespace {
@@ -18,24 +19,13 @@ constexpr std::array<std::string_view, 16> kKeep{
 // Variables passed through by prefix: CUDA and the NVIDIA driver, torch and its compilers.
 constexpr std::array<std::string_view, 6> kKeepPrefixes{"CUDA_", "NVIDIA_", "TORCH", "TRITON_", "CUBLAS", "HONE_"};
 
-bool contains(std::string_view haystack, std::string_view needle) { return haystack.find(needle) != std::string_view::npos; }
-
 }  // namespace
-
-bool is_secret_variable(const std::string& name) {
-  std::string upper(name);
-  std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
-  std::string_view u(upper);
-  return u.ends_with("_KEY") || u.ends_with("_TOKEN") || u.ends_with("_SECRET") || contains(u, "PASSWORD") ||
-         contains(u, "PASSWD") || contains(u, "API_KEY") || contains(u, "CREDENTIAL") || u.starts_with("AWS_") ||
-         u.starts_with("GOOGLE_") || u.starts_with("AZURE_") || u == "SSH_AUTH_SOCK" || u == "GITHUB_TOKEN";
-}
 
 std::map<std::string, std::string> worker_environment(const std::map<std::string, std::string>& parent,
                                                       const std::filesystem::path& share_dir) {
   std::map<std::string, std::string> env;
   for (const auto& [name, value] : parent) {
-    if (is_secret_variable(name)) continue;
+    if (sandbox::is_secret_name(name)) continue;
     bool keep = std::find(kKeep.begin(), kKeep.end(), name) != kKeep.end() ||
                 std::any_of(kKeepPrefixes.begin(), kKeepPrefixes.end(),
                             [&](std::string_view p) { return std::string_view(name).starts_with(p); });

@@ -27,13 +27,10 @@ struct WorkerLaunch {
 inline constexpr int kMallocPerturbByte = 0xA5;
 
 // The worker's environment: the parent's variables that Python, torch and CUDA need (PATH, HOME,
-// LANG, CUDA_*, TORCH*, ...), never a secret (*_KEY, *_TOKEN, *_SECRET, passwords, cloud
-// credentials, SSH agents), plus PYTHONPATH, PYTHONUNBUFFERED and MALLOC_PERTURB_.
+// LANG, CUDA_*, TORCH*, ...), never a secret (sandbox::is_secret_name, the rule candidates get),
+// plus PYTHONPATH, PYTHONUNBUFFERED and MALLOC_PERTURB_.
 std::map<std::string, std::string> worker_environment(const std::map<std::string, std::string>& parent,
                                                       const std::filesystem::path& share_dir);
-
-// Whether a variable name looks like a credential (the sandbox has the same rule for candidates).
-bool is_secret_variable(const std::string& name);
 
 // The full process description (after `wrap`).
 ProcessSpec worker_process_spec(const WorkerLaunch& launch);

@@ -12,9 +12,16 @@
 #include <string>
 
 #if defined(__CUDACC__)
+#include <cuda_runtime.h>
+// hone defines HONE_NO_FP16_HEADERS when the kernel never names half or bfloat16 types: their
+// headers are a third of a small kernel's compile. Declared, the types still name dtypes below.
+#if defined(HONE_NO_FP16_HEADERS)
+struct __half;
+struct __nv_bfloat16;
+#else
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#include <cuda_runtime.h>
+#endif
 #endif
 
 namespace hone {

@@ -50,7 +50,7 @@ const json* find_proposal(const json& optimize, std::optional<int> id) {
 void HoneLspServer::on_code_lens(const DocumentParams& params, Reply reply) {
   auto doc = documents_.get(params.textDocument.uri);
   json lenses = json::array();
-  if (!doc || !is_kernel_path(doc->path)) {
+  if (!doc || !is_kernel_document(*doc)) {
     reply(lenses);
     return;
   }

@@ -49,6 +49,7 @@ std::optional<std::string> validate_job_options(const std::string&, const json& 
     if (options.contains(key) && options[key].get<long long>() < 1) return std::string("'") + key + "' must be at least 1";
   }
   if (auto e = check_type(options, "tuner", &json::is_boolean, "true or false")) return e;
+  if (auto e = check_type(options, "hint", &json::is_string, "a string")) return e;
   if (options.contains("metrics") && options["metrics"] != "default" && options["metrics"] != "full") {
     return "'metrics' must be \"default\" or \"full\"";
   }
@@ -82,6 +83,7 @@ json run_optimize(const JobInput& input, const CallContext& ctx, const json& pre
   if (o.contains("rounds")) request.options.rounds = o["rounds"].get<int>();
   if (o.contains("budgetSeconds")) request.budget = std::chrono::seconds(o["budgetSeconds"].get<int>());
   if (o.contains("tokenBudget")) request.options.token_budget = o["tokenBudget"].get<std::int64_t>();
+  request.hint = o.value("hint", std::string());
   const json llm = input.settings.value("llm", json::object());
   std::string url = llm.is_object() ? llm.value("baseUrl", std::string()) : std::string();
   if (!url.empty() && !o.value("tuner", false)) {
@@ -91,14 +93,25 @@ json run_optimize(const JobInput& input, const CallContext& ctx, const json& pre
     config.api_key = llm_api_key_from_environment();
     request.llm = config;
   }
+  // The best speedup shown only grows: a candidate that fails its re-verification later does not
+  // take back what the status bar said it had reached (the final result is the verified truth).
+  std::optional<double> best_shown;
   OptimizeResult result = input.engine.optimize(request, ctx, [&](const OptimizeEvent& e) {
+    if (e.best_speedup_eager && (!best_shown || *e.best_speedup_eager > *best_shown)) best_shown = e.best_speedup_eager;
     std::string message = "round " + std::to_string(e.round) + "/" + std::to_string(e.rounds);
-    if (e.best_speedup_eager) message += " · best " + format_number(*e.best_speedup_eager) + "×";
+    if (best_shown) message += " · best " + format_number(*best_shown) + "×";
     message += " · " + std::to_string(e.candidates) + " candidates";
     json detail = {{"event", std::string(to_string(e.kind))}, {"round", e.round}, {"rounds", e.rounds},
                    {"candidates", e.candidates}, {"elapsedSeconds", e.elapsed_s}, {"note", e.message}};
-    if (e.best_speedup_eager) detail["bestSpeedupEager"] = *e.best_speedup_eager;
+    if (e.run_id > 0) detail["runId"] = e.run_id;
+    if (best_shown) detail["bestSpeedupEager"] = *best_shown;
     if (e.best_p50_us) detail["bestP50Us"] = *e.best_p50_us;
+    if (e.candidate_id > 0) detail["candidateId"] = e.candidate_id;
+    if (!e.status.empty()) detail["status"] = e.status;
+    if (e.p50_us) detail["p50Us"] = *e.p50_us;
+    if (e.speedup_eager) detail["speedupEager"] = *e.speedup_eager;
+    if (e.speedup_compile) detail["speedupCompile"] = *e.speedup_compile;
+    if (e.speedup_vs_kernel) detail["speedupKernel"] = *e.speedup_vs_kernel;
     input.report(message, detail);
   });
 
@@ -107,19 +120,27 @@ json run_optimize(const JobInput& input, const CallContext& ctx, const json& pre
               {"proposals", previous.is_object() ? previous.value("proposals", json::array()) : json::array()},
               {"best", nullptr}, {"run", result.to_json()}};
   if (!result.error.empty()) out["error"] = result.error;
+  // The winner re-verified on fresh seeds; after a Stop, the fastest verified candidate so far.
+  const CandidateRecord* best = result.best ? &*result.best : result.unconfirmed ? &*result.unconfirmed : nullptr;
   std::string summary;
-  if (result.best) {
+  if (best) {
+    bool rechecked = result.best.has_value();
+    std::optional<double> eager = rechecked ? result.speedup_eager : best->speedup_eager;
+    std::optional<double> compile = rechecked ? result.speedup_compile : best->speedup_compile;
+    std::optional<double> kernel = rechecked ? result.speedup_vs_kernel : result.unconfirmed_vs_kernel;
     json speedup = json::object();
-    if (result.speedup_eager) speedup["eager"] = *result.speedup_eager;
-    if (result.speedup_compile) speedup["compile"] = *result.speedup_compile;
-    if (result.speedup_vs_kernel) speedup["kernel"] = *result.speedup_vs_kernel;
-    json verdict = result.best_recheck.is_null() ? result.best->verdict : result.best_recheck;
-    int id = static_cast<int>(result.best->id);
-    out["proposals"].push_back({{"id", id}, {"runId", result.run_id}, {"text", result.best->source},
-                                {"verdict", verdict}, {"speedup", speedup}});
+    if (eager) speedup["eager"] = *eager;
+    if (compile) speedup["compile"] = *compile;
+    if (kernel) speedup["kernel"] = *kernel;
+    json verdict = rechecked && !result.best_recheck.is_null() ? result.best_recheck : best->verdict;
+    int id = static_cast<int>(best->id);
+    out["proposals"].push_back({{"id", id}, {"runId", result.run_id}, {"text", best->source},
+                                {"verdict", verdict}, {"speedup", speedup}, {"rechecked", rechecked}});
     out["best"] = id;
-    summary = "best verified proposal " + std::to_string(id);
-    if (result.speedup_vs_kernel) summary += ": " + format_number(*result.speedup_vs_kernel) + "× the current kernel";
+    summary = rechecked ? "best verified proposal " + std::to_string(id)
+                        : "stopped: best verified proposal so far " + std::to_string(id);
+    if (kernel) summary += ": " + format_number(*kernel) + "× the current kernel";
+    if (!rechecked) summary += " (not re-verified on fresh seeds)";
   } else {
     summary = "no faster verified proposal (" + result.stop_reason + ")";
   }

@@ -146,10 +146,13 @@ void HoneLspServer::finish_job(const std::shared_ptr<Job>& job, JobOutcome outco
     status = "failed";
   }
   results_.update(job->doc.uri, [&](KernelResults& r) { r.running.erase(job->kind); });
+  // A stopped optimize still returns what it verified (its partial result), as hone/result does.
+  bool partial = status == "cancelled" && job->result.is_object();
   std::string summary = status == "done" ? job->result.value("summary", std::string()) : status;
+  if (partial) summary += ": " + job->result.value("summary", std::string());
   job->progress->end(status == "failed" ? "failed: " + job->error->substr(0, job->error->find('\n')) : summary);
   json finished = {{"jobId", job->id}, {"kind", job->kind}, {"uri", job->doc.uri}, {"status", status}};
-  if (status == "done") finished["result"] = job->result;
+  if (status == "done" || partial) finished["result"] = job->result;
   if (job->error) finished["error"] = *job->error;
   dispatcher_.notify("hone/jobFinished", finished);
   if (status == "done") {

@@ -1,13 +1,29 @@
-// lsp/outline.cpp: anchors from toolchain::analyze_kernel_source, located in the buffer's lines.
+// lsp/outline.cpp: anchors from toolchain::analyze_kernel_source, located in the buffer's lines,
+// and which open documents are kernels.
 #include "lsp/outline.h"
 
 #include "toolchain/kernel_source.h"
+#include "toolchain/task_pairing.h"
 
 namespace hone::lsp {
 
 bool is_kernel_path(const std::filesystem::path& path) {
   std::string ext = path.extension().string();
   return ext == ".cu" || ext == ".cpp" || ext == ".cc" || ext == ".cxx";
+}
+
+bool is_kernel_document(const Document& document) {
+  if (!is_kernel_path(document.path)) return false;
+  if (document.path.extension() == ".cu") return true;
+  try {
+    toolchain::SourceFacts facts = toolchain::analyze_kernel_source(document.path, document.text);
+    if (facts.form || facts.forward) return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+  // A same-stem .py beside an ordinary C++ file is a coincidence, not a request to build it.
+  toolchain::TaskPairing pairing = toolchain::find_task_for_kernel(document.path, document.text);
+  return pairing.task && pairing.how != "same stem";
 }
 
 Outline outline_of(const Document& document) {

@@ -23,8 +23,14 @@ struct Outline {
   std::vector<KernelAnchor> kernels;  // those defined in the document itself
 };
 
-// .cu, .cpp, .cc, .cxx: files hone builds as kernels (headers are tracked but not built).
+// .cu, .cpp, .cc, .cxx: files that may be kernels (headers are tracked but never built).
 bool is_kernel_path(const std::filesystem::path& path);
+
+// Whether hone treats an open document as a kernel (builds it, publishes its diagnostics, shows
+// lenses): every .cu; a .cpp/.cc/.cxx only when it is a hone kernel: it includes hone.h or
+// torch/extension.h (or ATen), defines `forward`, or names its task (`// hone: task=` or a
+// hone.toml entry). Ordinary C++ files are left to other tools. Reads hone.toml files; any thread.
+bool is_kernel_document(const Document& document);
 
 // The outline of an open document; empty when the source cannot be analysed.
 Outline outline_of(const Document& document);

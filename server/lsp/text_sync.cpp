@@ -65,6 +65,21 @@ void HoneLspServer::schedule_build(const std::string& uri, std::chrono::millisec
 void HoneLspServer::run_build(const std::string& uri, std::stop_token stop) {
   auto doc = documents_.get(uri);
   if (!doc) return;
+  if (!is_kernel_document(*doc)) {
+    // Not (or no longer) a kernel: nothing to build; withdraw what an earlier version published.
+    KernelResults old = results_.get(uri);
+    results_.update(uri, [&](KernelResults& r) {
+      r.built_version.reset();
+      r.compile = nullptr;
+      r.check = nullptr;
+      r.profile = nullptr;
+    });
+    if (!old.diagnostic_uris.empty() || old.built_version) {
+      publish_diagnostics(uri);
+      schedule_refresh();
+    }
+    return;
+  }
   json compile;
   auto failure = [&](const std::string& message) {
     return json{{"ok", false},

@@ -67,6 +67,7 @@ std::vector<ChatMessage> LlmProposer::prompt_for(const ProposalRequest& request)
   in.gpu = target_.gpu;
   in.history = history_;
   in.round = request.round;
+  in.hint = target_.hint;
   return templates_.render(prompt_context(in));
 }
 

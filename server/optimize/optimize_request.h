@@ -33,6 +33,7 @@ struct OptimizeRequest {
   std::optional<std::chrono::seconds> budget;
 
   std::optional<LlmConfig> llm;                      // nullopt: the built-in tuner
+  std::string hint;  // free text for the model's prompts (a direction to try); kept with the run
   std::optional<std::filesystem::path> prompts_dir;  // nullopt: share/hone/prompts
   int parents = 2;                                   // LLM: best candidates refined each round
   bool tune_flags = true;                            // tuner: also try compiler flag sets

@@ -22,6 +22,7 @@ struct OptimizeTarget {
   std::string device;        // "cuda" | "cpu"
   nlohmann::json signature;  // verdict schema $defs/signature (inputs, params, outputs, raw, torch)
   nlohmann::json gpu;        // gpu_prompt_facts() of the device; null on the CPU
+  std::string hint;          // the user's direction for the model's prompts; empty: none
 
   // Parameter counts for extraction's signature check; nullopt when the signature is unknown.
   std::optional<ExpectedSignature> expected_signature() const;

@@ -81,6 +81,14 @@ nlohmann::json OptimizeResult::to_json() const {
   } else {
     j["best"] = nullptr;
   }
+  if (unconfirmed) {
+    auto u = describe(*unconfirmed);
+    u["speedup"]["kernel"] = optional_number(unconfirmed_vs_kernel);
+    u["source"] = unconfirmed->source;
+    u["flags"] = flags_of(*unconfirmed);
+    u["rechecked"] = false;
+    j["unconfirmed"] = u;
+  }
   return j;
 }
 
@@ -259,6 +267,7 @@ void Optimizer::run_round(int round, std::vector<ProposalRequest> requests, std:
             verified.candidate_id = c.id;
             verified.status = c.status;
             verified.message = c.reason;
+            fill_measurement(verified, c);
             emit(verified);
           } else {
             std::lock_guard lock(state_mutex_);
@@ -333,6 +342,7 @@ OptimizeResult Optimizer::execute(RunRecord run, std::stop_token external) {
       e.status = copy.status;
       e.message = copy.origin == "baseline" ? "the original kernel: " + (copy.status == "correct" ? std::string("correct") : copy.reason)
                                             : copy.reason;
+      fill_measurement(e, copy);
       emit(e);
     }
     save_progress(run);
@@ -375,6 +385,7 @@ OptimizeResult Optimizer::execute(RunRecord run, std::stop_token external) {
     if (stop.stop_requested()) result.stop_reason = budget_spent ? "budget" : "cancelled";
     watchdog.request_stop();
     finalize(result, external);
+    if (!result.best && external.stop_requested()) keep_unconfirmed(result);
     run.status = external.stop_requested() ? "interrupted" : "finished";
   } catch (const std::exception& e) {
     watchdog.request_stop();
@@ -444,6 +455,30 @@ void Optimizer::profile_best(std::stop_token stop) {
     store_.record_outcome(c.id, o);
     e.message = "profiled candidate " + std::to_string(c.id) + " for the next prompts";
     emit(e);
+  }
+}
+
+void Optimizer::fill_measurement(OptimizeEvent& event, const CandidateRecord& c) const {
+  if (c.status != "correct") return;
+  event.p50_us = c.p50_us;
+  event.speedup_eager = c.speedup_eager;
+  event.speedup_compile = c.speedup_compile;
+  std::lock_guard lock(state_mutex_);
+  if (const auto* b = baseline(); b && b->id != c.id && b->status == "correct" && b->p50_us && c.p50_us && *c.p50_us > 0)
+    event.speedup_vs_kernel = *b->p50_us / *c.p50_us;
+}
+
+void Optimizer::keep_unconfirmed(OptimizeResult& result) const {
+  std::lock_guard lock(state_mutex_);
+  const CandidateRecord* base = baseline();
+  double base_p50 = base && base->status == "correct" && base->p50_us ? *base->p50_us : 0.0;
+  SearchState state{&candidates_, std::nullopt};
+  for (const auto* c : state.ranked_correct()) {
+    if (c->origin == "baseline") continue;
+    if (base_p50 > 0 && *c->p50_us >= base_p50) return;
+    result.unconfirmed = *c;
+    if (base_p50 > 0 && *c->p50_us > 0) result.unconfirmed_vs_kernel = base_p50 / *c->p50_us;
+    return;
   }
 }
 

@@ -47,6 +47,12 @@ struct OptimizeEvent {
   std::int64_t candidate_id = 0;
   std::string status;   // the candidate's, for Proposed / Verified / Recheck
   std::string message;  // human text
+  // Verified: the candidate's own measurement (median time, speedups over the reference's eager
+  // and compiled baselines, the original kernel's time over its), when it has one.
+  std::optional<double> p50_us;
+  std::optional<double> speedup_eager;
+  std::optional<double> speedup_compile;
+  std::optional<double> speedup_vs_kernel;
   int candidates = 0;   // made so far in this run (the original kernel not counted)
   int correct = 0;      // of which verified correct
   std::optional<double> best_p50_us;
@@ -71,6 +77,11 @@ struct OptimizeResult {
   std::optional<double> speedup_vs_kernel;
   std::vector<std::string> best_flags;
   std::string diff;                         // unified diff original -> winner
+  // An interrupted run (stopped before its winner was re-verified): the fastest candidate verified
+  // correct and faster than the original, not re-verified on fresh seeds; its own measurement
+  // is in its p50_us and speedup fields. nullopt when `best` is set or there is none.
+  std::optional<CandidateRecord> unconfirmed;
+  std::optional<double> unconfirmed_vs_kernel;  // the original kernel's time / the unconfirmed's
   std::map<std::string, int> counts;        // candidates by status (the original kernel not counted)
   int candidates = 0;
   int rounds_done = 0;
@@ -100,6 +111,8 @@ class Optimizer {
   bool verify_candidate(CandidateRecord& c, std::stop_token stop);
   void run_round(int round, std::vector<ProposalRequest> requests, std::stop_token stop);
   void finalize(OptimizeResult& result, std::stop_token external);
+  void keep_unconfirmed(OptimizeResult& result) const;
+  void fill_measurement(OptimizeEvent& event, const CandidateRecord& c) const;
   void profile_best(std::stop_token stop);
   void emit(OptimizeEvent event);
   void save_progress(RunRecord& run);

@@ -221,6 +221,8 @@ json prompt_context(const PromptInputs& in) {
   }
   ctx["history"] = history;
   ctx["has_history"] = !history.empty();
+  std::string hint = rstrip(in.hint);
+  if (std::size_t first = hint.find_first_not_of(" \t\r\n"); first != std::string::npos) ctx["hint"] = hint.substr(first);
   return ctx;
 }
 

@@ -35,6 +35,7 @@ struct PromptInputs {
   nlohmann::json gpu;          // gpu_facts() of the device, null on the CPU
   std::vector<AttemptSummary> history;
   int round = 1;
+  std::string hint;            // the user's free-text direction for the model; empty: none
 };
 
 // The template variables.

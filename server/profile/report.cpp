@@ -5,6 +5,7 @@
 #include "profile/roofline.h"
 #include "profile/rules.h"
 #include "profile/svg_roofline.h"
+#include "support/hash.h"
 
 namespace hone::profile {
 namespace {
@@ -113,6 +114,20 @@ SideReport side_report(const ProfiledCall& call, const std::string& label, bool 
   return out;
 }
 
+// The user-file lines of the build's instructions; empty when its PTX cannot be read.
+PtxSourceLines read_source_lines(const ProfileInputs& in) {
+  std::filesystem::path ptx = in.ptx;
+  if (ptx.empty() && in.compile && !in.compile->library.empty())
+    ptx = std::filesystem::path(in.compile->library).parent_path() / "kernel.ptx";
+  std::error_code ec;
+  if (ptx.empty() || in.kernel_file.empty() || !std::filesystem::is_regular_file(ptx, ec)) return {};
+  try {
+    return parse_ptx_source_lines(read_file(ptx), in.kernel_file);
+  } catch (const std::exception&) {
+    return {};  // unreadable now (a cache entry being replaced): suggestions point at the kernel
+  }
+}
+
 }  // namespace
 
 ProfileReport build_profile_report(const ProfileInputs& in) {
@@ -130,6 +145,7 @@ ProfileReport build_profile_report(const ProfileInputs& in) {
   std::optional<SideReport> ref;
   if (reference) ref = side_report(*reference, "reference", false, ceilings);
 
+  const PtxSourceLines source_lines = read_source_lines(in);
   std::vector<KernelRuleInput> rule_inputs;
   for (const ProfiledKernel& k : candidate.kernels) {
     if (!k.record.own) continue;
@@ -142,6 +158,7 @@ ProfileReport build_profile_report(const ProfileInputs& in) {
     ri.device = limits;
     ri.task_dtype = in.task_dtype;
     ri.kernel_file = in.kernel_file;
+    ri.ptx_lines = &source_lines;
     rule_inputs.push_back(ri);
   }
   std::vector<Suggestion> suggestions = run_rules(rule_inputs, {&candidate, in.compulsory_bytes, cand.point});
@@ -152,6 +169,12 @@ ProfileReport build_profile_report(const ProfileInputs& in) {
   nlohmann::json notes = nlohmann::json::array();
   if (!candidate.counters.available)
     notes.push_back("hardware counters unavailable: " + candidate.counters.message + " (no counter values are shown)");
+  if (!candidate.counters.available && candidate.counters.code == "insufficient_privileges" && !in.sandbox_mode.empty() &&
+      in.sandbox_mode != "none")
+    notes.push_back("the candidate ran in hone's sandbox (" + in.sandbox_mode +
+                    "), as an unprivileged user when hone runs as root: counters restricted to administrators cannot be read "
+                    "there. Profile with --no-sandbox (the candidate then runs unconfined, as you), or let all users read "
+                    "counters (NVreg_RestrictProfilingToAdminUsers=0)");
   if (candidate.own_us() <= 0 && !candidate.kernels.empty()) notes.push_back("no kernel of the candidate's own was launched");
   out.json = {{"schema_version", 1},
               {"device", to_json(in.device)},

@@ -4,6 +4,7 @@
 // the readable text `hone profile` prints. Called by the engine's profile call; pure, any thread.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,10 +22,14 @@ struct ProfileInputs {
   std::vector<std::string> own_kernels;  // the candidate's __global__ names
   const protocol::CompileReport* compile = nullptr;  // static facts per kernel; may be null
   std::string kernel_file;               // for source locations
+  // The build's PTX (built with -lineinfo), for the lines of the instructions a suggestion is
+  // about; empty: kernel.ptx beside compile->library (the build cache keeps it there).
+  std::filesystem::path ptx;
   DeviceFacts device;
   std::optional<MeasuredCeilings> measured;
   double compulsory_bytes = 0;           // the task's input + output bytes
   std::string task_dtype;                // "float32", "bfloat16", ...
+  std::string sandbox_mode;              // the verdict's sandbox.mode: "namespaces", "bwrap", "none"; empty: unknown
 };
 
 struct ProfileReport {

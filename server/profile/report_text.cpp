@@ -81,7 +81,16 @@ std::string render_profile_text(const nlohmann::json& profile) {
     if (gain.is_object()) out << " (est. up to " << num(gain, "speedup", 1) << "x)";
     out << "\n";
     const nlohmann::json loc = s.value("location", nlohmann::json());
-    if (loc.is_object()) out << "     at " << loc.value("file", std::string()) << ":" << loc.value("line", 0) << " (" << s.value("kernel", nlohmann::json("")).get<std::string>() << ")\n";
+    if (loc.is_object()) {
+      out << "     at " << loc.value("file", std::string()) << ":" << loc.value("line", 0);
+      const nlohmann::json lines = loc.value("lines", nlohmann::json::array());
+      if (lines.size() > 1) {
+        out << " (lines";
+        for (const nlohmann::json& l : lines) out << " " << l.get<int>();
+        out << ")";
+      }
+      out << " in " << s.value("kernel", nlohmann::json("")).get<std::string>() << "\n";
+    }
     const nlohmann::json evidence = s.value("evidence", nlohmann::json::array());
     for (const nlohmann::json& e : evidence)
       out << "     evidence: " << e.value("metric", std::string()) << " = " << num(e, "value", 2) << " " << e.value("unit", std::string())

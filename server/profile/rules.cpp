@@ -42,13 +42,38 @@ std::optional<SourceLocation> kernel_location(const KernelRuleInput& in) {
   return SourceLocation{in.kernel_file, *in.static_facts->line, "kernel"};
 }
 
+std::optional<SourceLocation> rule_location(const KernelRuleInput& in, const std::string& id) {
+  struct Sites {
+    const char* id;
+    std::vector<AccessKind> kinds;
+    int max_bits;
+  };
+  static const Sites kSites[] = {
+      {"uncoalesced_loads", {AccessKind::GlobalLoad}, 0},
+      {"uncoalesced_stores", {AccessKind::GlobalStore}, 0},
+      {"narrow_loads", {AccessKind::GlobalLoad}, 32},
+      {"local_memory", {AccessKind::LocalLoad, AccessKind::LocalStore}, 0},
+      {"bank_conflicts", {AccessKind::SharedLoad, AccessKind::SharedStore}, 0},
+      {"divergent_branches", {AccessKind::DivergentBranch}, 0},
+  };
+  if (in.ptx_lines && !in.kernel_file.empty()) {
+    const std::string& mangled = in.static_facts && !in.static_facts->mangled.empty() ? in.static_facts->mangled : in.kernel->record.mangled;
+    for (const Sites& s : kSites) {
+      if (id != s.id) continue;
+      std::vector<int> lines = in.ptx_lines->lines(mangled, s.kinds, s.max_bits);
+      if (!lines.empty()) return SourceLocation{in.kernel_file, lines.front(), "line", std::move(lines)};
+    }
+  }
+  return kernel_location(in);
+}
+
 Suggestion make_suggestion(const KernelRuleInput& in, std::string id, std::string title, std::string detail) {
   Suggestion s;
   s.id = std::move(id);
   s.title = std::move(title);
   s.detail = std::move(detail);
   s.kernel = base_kernel_name(in.kernel->record.name);
-  s.location = kernel_location(in);
+  s.location = rule_location(in, s.id);
   return s;
 }
 
@@ -78,8 +103,11 @@ nlohmann::json to_json(const Suggestion& s) {
   nlohmann::json j = {{"id", s.id}, {"title", s.title}, {"detail", s.detail}, {"evidence", evidence}, {"saved_us", s.saved_us}};
   j["kernel"] = s.kernel.empty() ? nlohmann::json() : nlohmann::json(s.kernel);
   j["gain"] = s.gain ? nlohmann::json{{"speedup", s.gain->speedup}, {"basis", s.gain->basis}} : nlohmann::json();
-  j["location"] = s.location ? nlohmann::json{{"file", s.location->file}, {"line", s.location->line}, {"scope", s.location->scope}}
-                             : nlohmann::json();
+  j["location"] = nlohmann::json();
+  if (s.location) {
+    j["location"] = {{"file", s.location->file}, {"line", s.location->line}, {"scope", s.location->scope}};
+    if (!s.location->lines.empty()) j["location"]["lines"] = s.location->lines;
+  }
   return j;
 }
 

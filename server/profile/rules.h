@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "profile/kernel_profile.h"
+#include "profile/ptx_lines.h"
 #include "profile/roofline.h"
 #include "protocol/build_report.h"
 
@@ -44,7 +45,10 @@ struct EstimatedGain {
 struct SourceLocation {
   std::string file;
   int line = 0;
-  std::string scope;  // "kernel": the __global__ definition (counters are per kernel, not per line)
+  // "kernel": the __global__ definition (counters are per kernel, not per line); "line": the
+  // first of `lines`, the user-file lines (PTX `.loc`) of the instructions the rule is about.
+  std::string scope;
+  std::vector<int> lines;
 };
 
 struct Suggestion {
@@ -75,6 +79,7 @@ struct KernelRuleInput {
   DeviceLimits device;
   std::string task_dtype;  // torch dtype name of the task's first input: "float32", "bfloat16", ...
   std::string kernel_file;
+  const PtxSourceLines* ptx_lines = nullptr;  // null when the kernel's PTX was not read
 };
 
 struct CallRuleInput {
@@ -115,8 +120,10 @@ std::vector<Suggestion> run_rules(const std::vector<KernelRuleInput>& kernels, c
 
 nlohmann::json to_json(const Suggestion& s);
 
-// Shared by the rule files: the kernel's source location, and a suggestion with the common fields.
+// Shared by the rule files: the kernel's source location; the lines of the instructions rule `id`
+// is about (falling back to the kernel's line); and a suggestion with the common fields.
 std::optional<SourceLocation> kernel_location(const KernelRuleInput& in);
+std::optional<SourceLocation> rule_location(const KernelRuleInput& in, const std::string& id);
 Suggestion make_suggestion(const KernelRuleInput& in, std::string id, std::string title, std::string detail);
 // v with `digits` decimals ("12.5").
 std::string fixed(double v, int digits);

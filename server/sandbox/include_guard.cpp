@@ -70,6 +70,7 @@ struct Checker {
   fs::path root_real;
   std::set<fs::path> visited;
   std::vector<IncludeViolation> violations;
+  std::vector<LocalFile> files;
 
   void add(const fs::path& file, int line, int column, std::string message) {
     violations.push_back({file, line, column, std::move(message)});
@@ -77,6 +78,7 @@ struct Checker {
 
   void check_file(const fs::path& file, std::string_view raw) {
     if (!visited.insert(file).second) return;
+    files.push_back({file, std::string(raw)});
     const std::string text = strip_comments(raw);
     check_assembler(file, text);
     std::size_t pos = 0;
@@ -152,21 +154,26 @@ struct Checker {
       return;
     }
     const bool climbs = std::any_of(p.begin(), p.end(), [](const fs::path& part) { return part == ".."; });
-    if (!quoted) {
-      if (climbs) add(file, line, column, "#include " + shown + " climbs out with '..'" + outside);
-      return;
-    }
-    const fs::path resolved = (file.parent_path() / p).lexically_normal();
-    if (!is_within(resolved, root_lexical)) {
-      add(file, line, column, "#include " + shown + " reaches " + resolved.string() + outside);
+    if (!quoted && climbs) {
+      add(file, line, column, "#include " + shown + " climbs out with '..'" + outside);
       return;
     }
     std::error_code ec;
-    if (!fs::is_regular_file(resolved, ec)) {
-      if (climbs)
+    fs::path resolved = (root_lexical / p).lexically_normal();  // <...>: found through -I <kernel folder>
+    if (quoted) {
+      resolved = (file.parent_path() / p).lexically_normal();
+      if (!is_within(resolved, root_lexical)) {
+        add(file, line, column, "#include " + shown + " reaches " + resolved.string() + outside);
+        return;
+      }
+      if (!fs::is_regular_file(resolved, ec) && climbs) {
         add(file, line, column, "#include " + shown + " uses '..' but names no file in the kernel's folder" + outside);
-      return;
+        return;
+      }
+      // Not beside the including file: the compiler looks in the kernel's folder next.
+      if (!fs::is_regular_file(resolved, ec)) resolved = (root_lexical / p).lexically_normal();
     }
+    if (!fs::is_regular_file(resolved, ec)) return;  // a toolchain header, or missing (the compiler says so)
     const fs::path real = fs::canonical(resolved, ec);
     if (ec || !is_within(real, root_real)) {
       add(file, line, column, "#include " + shown + " is a link to " + real.string() + outside);
@@ -182,15 +189,19 @@ struct Checker {
 
 }  // namespace
 
-std::vector<IncludeViolation> check_includes(const fs::path& source, std::string_view text,
-                                             const fs::path& kernel_root) {
+IncludeScan scan_includes(const fs::path& source, std::string_view text, const fs::path& kernel_root) {
   Checker c;
   c.root_lexical = fs::absolute(kernel_root).lexically_normal();
   std::error_code ec;
   c.root_real = fs::weakly_canonical(c.root_lexical, ec);
   if (ec) c.root_real = c.root_lexical;
   c.check_file(fs::absolute(source).lexically_normal(), text);
-  return c.violations;
+  return {std::move(c.violations), std::move(c.files)};
+}
+
+std::vector<IncludeViolation> check_includes(const fs::path& source, std::string_view text,
+                                             const fs::path& kernel_root) {
+  return scan_includes(source, text, kernel_root).violations;
 }
 
 std::string format_violation(const IncludeViolation& v) {

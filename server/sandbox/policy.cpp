@@ -2,6 +2,7 @@
 // a Python interpreter's folders, and the ready-made build and run policies.
 #include <unistd.h>
 
+#include <algorithm>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -108,22 +109,45 @@ std::vector<fs::path> python_read_paths(const fs::path& python) {
   return paths;
 }
 
-SandboxPolicy build_policy(const fs::path& kernel_dir, const fs::path& out_dir,
-                           const std::vector<fs::path>& toolchain_paths) {
+namespace {
+
+// What every build gets: `out_dir` writable, the toolchain readable, and the build limits.
+SandboxPolicy base_build_policy(const fs::path& out_dir, const std::vector<fs::path>& toolchain_paths) {
   SandboxPolicy policy;
   policy.scratch = out_dir;
-  policy.read_only.push_back(kernel_dir);
-  policy.read_only.insert(policy.read_only.end(), toolchain_paths.begin(), toolchain_paths.end());
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(kernel_dir, ec))
-    if (entry.path().filename().string().starts_with(".") && entry.path() != out_dir)
-      policy.hidden.push_back(entry.path());
+  policy.read_only = toolchain_paths;
   policy.limits.cpu_seconds = 600;
   policy.limits.address_space_bytes = 16ull << 30;
   policy.limits.processes = 256;
   policy.limits.open_files = 1024;
   policy.limits.file_size_bytes = 4ull << 30;
   policy.limits.tmp_bytes = 1ull << 30;
+  return policy;
+}
+
+}  // namespace
+
+SandboxPolicy build_policy(const fs::path& kernel_dir, const fs::path& out_dir,
+                           const std::vector<fs::path>& toolchain_paths) {
+  SandboxPolicy policy = base_build_policy(out_dir, toolchain_paths);
+  policy.read_only.insert(policy.read_only.begin(), kernel_dir);
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(kernel_dir, ec))
+    if (entry.path().filename().string().starts_with(".") && entry.path() != out_dir)
+      policy.hidden.push_back(entry.path());
+  return policy;
+}
+
+SandboxPolicy staged_build_policy(const fs::path& kernel_dir, const fs::path& staged,
+                                  const std::vector<fs::path>& relative_files, const fs::path& out_dir,
+                                  const std::vector<fs::path>& toolchain_paths) {
+  SandboxPolicy policy = base_build_policy(out_dir, toolchain_paths);
+  for (const auto& rel : relative_files) {
+    const bool climbs = std::any_of(rel.begin(), rel.end(), [](const fs::path& part) { return part == ".."; });
+    if (rel.empty() || rel.is_absolute() || climbs)
+      throw std::invalid_argument("sandbox policy: not a path inside the kernel's folder: " + rel.string());
+    policy.read_only_at.push_back({staged / rel, kernel_dir / rel});
+  }
   return policy;
 }
 

@@ -42,10 +42,17 @@ struct SandboxLimits {
   std::uint64_t tmp_bytes = 256u << 20;  // size of the private /tmp (memory-backed)
 };
 
+// A host file shown read-only at another path (a staged copy of a kernel's file at the original's path).
+struct ShownFile {
+  std::filesystem::path source;  // on the host
+  std::filesystem::path dest;    // where it appears inside: an absolute path that exists on the host
+};
+
 // What a confined command may see and do. Paths are host paths, shown at the same path inside.
 struct SandboxPolicy {
   std::filesystem::path scratch;                 // the only writable folder (created if missing)
   std::vector<std::filesystem::path> read_only;  // files and folders it may read (plus system_read_paths())
+  std::vector<ShownFile> read_only_at;           // files it may read at another path
   // Paths masked inside read-only folders: a folder shows empty, a file reads as empty.
   std::vector<std::filesystem::path> hidden;
   bool gpu = false;  // bind the GPU device nodes (/dev/nvidia*, /dev/nvidia-caps, /dev/dri)
@@ -145,6 +152,15 @@ std::vector<std::filesystem::path> python_read_paths(const std::filesystem::path
 // Limits: 10 min CPU, 16 GiB address space, 256 processes, 1024 files, 4 GiB file size.
 SandboxPolicy build_policy(const std::filesystem::path& kernel_dir, const std::filesystem::path& out_dir,
                            const std::vector<std::filesystem::path>& toolchain_paths);
+
+// A build's policy that shows only the kernel's own files: each staged copy (stage_kernel_files)
+// at its original path, nothing else of the kernel's folder; the rest as build_policy. The sandbox
+// user reads the copies whatever the modes of the originals and their folders (a kernel in root's
+// mode-700 temporary folder). `staged`: the folder stage_kernel_files returned.
+SandboxPolicy staged_build_policy(const std::filesystem::path& kernel_dir, const std::filesystem::path& staged,
+                                  const std::vector<std::filesystem::path>& relative_files,
+                                  const std::filesystem::path& out_dir,
+                                  const std::vector<std::filesystem::path>& toolchain_paths);
 
 // A run's policy (the eval worker): python's folders, hone's share folder, the task file, the
 // folder of built candidates; `gpu` binds the device nodes and lifts the address-space limit.

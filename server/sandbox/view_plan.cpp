@@ -103,6 +103,12 @@ std::vector<ViewStep> plan_view(const SandboxPolicy& policy, const std::vector<f
   }
   std::vector<fs::path> hidden;
   for (const auto& h : policy.hidden) hidden.push_back(resolve_links(h).real);
+  std::vector<std::pair<fs::path, fs::path>> shown;  // source, dest (both real)
+  for (const auto& f : policy.read_only_at) {
+    ResolvedPath dest = resolve_links(f.dest);
+    links.insert(links.end(), dest.links.begin(), dest.links.end());
+    shown.emplace_back(resolve_links(f.source).real, dest.real);
+  }
 
   // A read-only bind inside another read-only bind is redundant unless a writable bind or a mask
   // lies between them.
@@ -114,6 +120,9 @@ std::vector<ViewStep> plan_view(const SandboxPolicy& policy, const std::vector<f
       });
       between = between || std::any_of(hidden.begin(), hidden.end(),
                                        [&](const fs::path& h) { return is_within(h, a) && is_within(p, h); });
+      between = between || std::any_of(shown.begin(), shown.end(), [&](const auto& f) {
+                  return is_within(f.second, a) && is_within(p, f.second);
+                });
       if (!between) return true;
     }
     return false;
@@ -130,6 +139,10 @@ std::vector<ViewStep> plan_view(const SandboxPolicy& policy, const std::vector<f
     s.dest = path;
     steps.push_back(s);
     bound.push_back(path);
+  }
+  for (const auto& [source, dest] : shown) {
+    steps.push_back({ViewStep::Kind::ro_bind, source, dest});
+    bound.push_back(dest);
   }
   steps.push_back({ViewStep::Kind::proc, {}, "/proc"});
   steps.push_back({ViewStep::Kind::dev, {}, "/dev"});

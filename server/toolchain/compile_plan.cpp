@@ -1,6 +1,8 @@
 // toolchain/compile_plan.cpp: building nvcc / host compiler commands for both kernel forms.
 #include "toolchain/compile_plan.h"
 
+#include <cctype>
+
 namespace hone::toolchain {
 
 namespace {
@@ -16,6 +18,16 @@ std::string line_literal(const std::string& path) {
 }
 
 }  // namespace
+
+bool names_16bit_floats(const std::vector<std::string_view>& texts) {
+  for (std::string_view text : texts) {
+    std::string lower(text);
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const char* word : {"half", "bfloat16", "bf16"})
+      if (lower.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
 
 std::vector<std::string> torch_compile_flags(const TorchEnv& torch) {
   std::vector<std::string> flags{"-std=c++17", std::string("-D_GLIBCXX_USE_CXX11_ABI=") + (torch.cxx11_abi ? "1" : "0")};
@@ -52,8 +64,10 @@ CompilePlan make_compile_plan(const PlanInputs& in) {
     auto flags = torch_compile_flags(*in.torch);
     a.insert(a.end(), flags.begin(), flags.end());
     a.push_back("-DHONE_OP_NAMESPACE=" + in.op_namespace);
+    if (in.torch_light) a.insert(a.end(), {"-DHONE_TORCH_LIGHT", "-I."});
   } else {
     a.push_back("-I" + include.string());
+    if (cuda && !in.fp16_headers) a.push_back("-DHONE_NO_FP16_HEADERS");
   }
   a.push_back("-I" + in.kernel.parent_path().string());
   a.insert(a.end(), in.extra_flags.begin(), in.extra_flags.end());

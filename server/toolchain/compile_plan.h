@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "toolchain/kernel_source.h"
@@ -27,6 +28,9 @@ struct PlanInputs {
   const TorchEnv* torch = nullptr;   // torch form only
   std::optional<std::filesystem::path> glue_object;  // torch form: the cached torch_glue.o
   std::string op_namespace;          // torch form
+  bool torch_light = false;          // torch form: the light <torch/extension.h> (hone/torch_light.h),
+                                     // with hone_torch_ops.h written in the build folder
+  bool fp16_headers = true;          // raw CUDA form: false spares the kernel cuda_fp16.h/cuda_bf16.h
   std::vector<std::string> extra_flags;
 };
 
@@ -39,6 +43,11 @@ struct CompilePlan {
 };
 
 CompilePlan make_compile_plan(const PlanInputs& in);
+
+// Whether any of the texts (a raw kernel and its local headers) names a 16-bit float type or
+// intrinsic ("half", "bfloat16", "bf16" in any case): if none does, the build sets
+// fp16_headers = false (and rebuilds with them should the kernel fail to compile without).
+bool names_16bit_floats(const std::vector<std::string_view>& texts);
 
 // The torch-form flags shared by the kernel and the glue: -std=c++17, the ABI define, torch's
 // include folders as system headers (their warnings are not the user's).

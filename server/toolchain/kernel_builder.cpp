@@ -10,10 +10,12 @@
 #include "toolchain/command_runner.h"
 #include "toolchain/compile_plan.h"
 #include "toolchain/diagnostics.h"
+#include "toolchain/early_sass.h"
 #include "toolchain/kernel_facts.h"
 #include "toolchain/tools.h"
 #include "toolchain/torch_env.h"
 #include "toolchain/torch_glue.h"
+#include "toolchain/torch_light.h"
 
 namespace hone::toolchain {
 namespace fs = std::filesystem;
@@ -36,7 +38,7 @@ std::vector<fs::path> entry_files(const fs::path& share, KernelForm form) {
   const fs::path inc = share / "include";
   if (form == KernelForm::Raw) return {inc / "hone.h", inc / "hone" / "raw_entry.h"};
   return {inc / "hone" / "torch_entry.h", inc / "hone" / "torch_abi.h", inc / "shim" / "torch" / "extension.h",
-          inc / "hone" / "torch_glue.cpp"};
+          inc / "hone" / "torch_light.h", inc / "hone" / "torch_glue.cpp"};
 }
 
 class Build {
@@ -134,6 +136,14 @@ class Build {
       stage("torch_env", t);
       if (!env.env) return void(fail(BuildOutcome::MissingTool, env.error));
       torch_ = *env.env;
+      std::vector<std::string_view> texts{source_};
+      for (const auto& h : facts_.headers) texts.push_back(h.contents);
+      light_ = plan_torch_light(texts, torch_.include_dirs);
+    }
+    if (form_ == KernelForm::Raw && cuda_) {
+      std::vector<std::string_view> texts{source_};
+      for (const auto& h : facts_.headers) texts.push_back(h.contents);
+      fp16_headers_ = names_16bit_floats(texts);
     }
     if (!compute_key()) return;
 
@@ -167,6 +177,8 @@ class Build {
     in.share_dir = b_.share_dir();
     in.torch = form_ == KernelForm::Torch ? &torch_ : nullptr;
     in.extra_flags = req_.extra_flags;
+    in.torch_light = form_ == KernelForm::Torch && light_.usable;
+    in.fp16_headers = fp16_headers_;
     return in;
   }
 
@@ -206,20 +218,49 @@ class Build {
       }
       in.glue_object = glue.object;
     }
-    const CompilePlan plan = make_compile_plan(in);
+    CompilePlan plan = make_compile_plan(in);
     BuildCache c = cache();
     fs::path work;
     try {
       work = c.make_work_dir(res_.key);
       write_file_atomic(work / plan.tu_name, plan.tu_text);
+      if (in.torch_light) write_file_atomic(work / kTorchOpsHeader, light_.ops_header_text);
     } catch (const std::exception& e) {
       return void(fail(BuildOutcome::MissingTool, std::string("cannot write the build folder: ") + e.what()));
     }
     if (cuda_) fs::create_directories(work / plan.keep_dir);
+    if (form_ == KernelForm::Torch) res_.torch_headers = in.torch_light ? "light" : "full: " + light_.why_full;
 
+    // One nvcc run; the SASS disassembly overlaps its host compile.
+    const fs::path cubin = work / plan.keep_dir / ("kernel." + res_.report.arch + ".cubin");
+    std::optional<ProcessResult> sass;
+    auto compile_once = [&](const CompilePlan& p) {
+      std::optional<EarlySass> early;
+      if (cuda_ && cuobjdump_)
+        early.emplace(CompilerCommand{sass_argv(*cuobjdump_, cubin), work, req_.timeout, req_.stop, req_.wrap_command}, cubin,
+                      work / p.keep_dir / "kernel.fatbin");
+      ProcessResult r = run_compiler({p.argv, work, req_.timeout, req_.stop, req_.wrap_command});
+      if (early) sass = early->finish(r.ok());
+      return r;
+    };
     auto t = Clock::now();
-    ProcessResult run = run_compiler({plan.argv, work, req_.timeout, req_.stop, req_.wrap_command});
+    ProcessResult run = compile_once(plan);
     stage("compile", t);
+    std::string light_log;
+    if ((in.torch_light || !in.fp16_headers) && run.started && !run.ok() && !run.timed_out && !run.cancelled) {
+      // The light headers did not declare something the kernel uses: the full headers decide,
+      // and only their diagnostics are reported.
+      res_.stage_seconds["compile_light"] = res_.stage_seconds["compile"];
+      light_log = "# light headers (failed; rebuilt with the full headers)\n" + command_line(plan.argv) + "\n" +
+                  run.err + run.out + "\n# full headers\n";
+      in.torch_light = false;
+      in.fp16_headers = true;
+      plan = make_compile_plan(in);
+      t = Clock::now();
+      run = compile_once(plan);
+      res_.stage_seconds["compile"] = since(t);
+      if (form_ == KernelForm::Torch) res_.torch_headers = "full: the light header did not suffice";
+    }
     const fs::path entry = c.entry_dir(res_.key);
     res_.report.command = plan.argv;
     const std::string output = run.err + (run.out.empty() ? "" : "\n" + run.out);
@@ -273,12 +314,13 @@ class Build {
       fi.arch = res_.report.arch;
       fi.ptxas_output = output;
       fi.ptx = work / plan.keep_dir / "kernel.ptx";
-      fi.cubin = work / plan.keep_dir / ("kernel." + res_.report.arch + ".cubin");
+      fi.cubin = cubin;
       fi.cuobjdump = cuobjdump_;
       fi.work_dir = work;
       fi.timeout = req_.timeout;
       fi.stop = req_.stop;
       fi.wrap_command = req_.wrap_command;
+      fi.sass_run = std::move(sass);
       KernelFacts kf = collect_kernel_facts(fi);
       stage("facts", t);
       res_.report.kernels = std::move(kf.kernels);
@@ -293,7 +335,7 @@ class Build {
     }
     if (built) res_.report.library = (entry / plan.library_name).string();
     try {
-      write_file_atomic(work / "build.log", command_line(plan.argv) + "\n" + output);
+      write_file_atomic(work / "build.log", light_log + command_line(plan.argv) + "\n" + output);
       write_file_atomic(work / "report.json", nlohmann::json(res_.report).dump(2));
       c.publish(work, res_.key, !req_.use_cache);
     } catch (const std::exception& e) {
@@ -317,6 +359,8 @@ class Build {
   Tool host_;
   std::optional<fs::path> cuobjdump_;
   TorchEnv torch_;
+  TorchLightPlan light_;
+  bool fp16_headers_ = true;
 };
 
 }  // namespace

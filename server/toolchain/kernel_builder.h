@@ -63,6 +63,8 @@ struct BuildResult {
   std::string kernel_hash;                // sha256 of the source and its local headers
   std::vector<std::string> own_kernels;   // the kernel's own __global__ names (file and local headers)
   std::map<std::string, double> stage_seconds;  // "analyze", "torch_env", "glue", "compile", "facts", ...
+                                                // ("compile_light": a light torch build that failed)
+  std::string torch_headers;  // torch form, fresh builds: "light", or "full: <why>"
   protocol::CompileReport report;
 };
 

@@ -34,6 +34,10 @@ std::optional<int> kernel_line_in_file(const SourceFacts& source, const fs::path
   return g->line;
 }
 
+std::vector<std::string> sass_argv(const fs::path& cuobjdump, const fs::path& cubin) {
+  return {cuobjdump.string(), "-sass", cubin.string()};
+}
+
 KernelFacts collect_kernel_facts(const KernelFactsInputs& in) {
   KernelFacts out;
   const PtxasReport ptxas = parse_ptxas_verbose(in.ptxas_output);
@@ -44,8 +48,8 @@ KernelFacts collect_kernel_facts(const KernelFactsInputs& in) {
 
   std::map<std::string, protocol::InstructionFacts> sass;
   if (in.cuobjdump && fs::is_regular_file(in.cubin, ec)) {
-    std::vector<std::string> argv{in.cuobjdump->string(), "-sass", in.cubin.string()};
-    auto r = run_compiler({argv, in.work_dir, in.timeout, in.stop, in.wrap_command});
+    const std::vector<std::string> argv = sass_argv(*in.cuobjdump, in.cubin);
+    const ProcessResult r = in.sass_run ? *in.sass_run : run_compiler({argv, in.work_dir, in.timeout, in.stop, in.wrap_command});
     if (r.ok()) {
       sass = parse_sass_facts(r.out);
       out.sass_available = true;

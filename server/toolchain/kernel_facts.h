@@ -33,7 +33,11 @@ struct KernelFactsInputs {
   std::chrono::seconds timeout{60};
   std::stop_token stop;
   std::function<ProcessSpec(ProcessSpec)> wrap_command;
+  std::optional<ProcessResult> sass_run;    // sass_argv's run when the builder started it early
 };
+
+// The cuobjdump command whose output gives the SASS facts.
+std::vector<std::string> sass_argv(const std::filesystem::path& cuobjdump, const std::filesystem::path& cubin);
 
 struct KernelFacts {
   std::vector<protocol::KernelStatic> kernels;

@@ -1,6 +1,7 @@
 // tests/cupti/gpu_kernels.cu: the kernels of known work behind gpu_kernels.h.
 #include "gpu_kernels.h"
 
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <map>
@@ -46,6 +47,39 @@ __global__ void __launch_bounds__(256, 1) register_heavy_kernel(const float* __r
 }
 
 __global__ void accumulate_kernel(float* y) { atomicAdd(y, 1.0f); }
+
+// 32x32 shared tile read down its columns without padding: 32-way bank conflicts on the loads.
+__global__ void transpose_naive_kernel(const float* __restrict__ in, float* __restrict__ out, int n) {
+  __shared__ float tile[32][32];
+  int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;
+  tile[threadIdx.y][threadIdx.x] = in[static_cast<std::int64_t>(y) * n + x];
+  __syncthreads();
+  int tx = blockIdx.y * 32 + threadIdx.x, ty = blockIdx.x * 32 + threadIdx.y;
+  out[static_cast<std::int64_t>(ty) * n + tx] = tile[threadIdx.x][threadIdx.y];
+}
+
+// Each lane loops a different number of times (the loop branch splits warps) over a dynamically
+// indexed per-thread array (local memory).
+__global__ void divergent_local_kernel(const float* __restrict__ in, float* __restrict__ out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float scratch[64];
+  for (int j = 0; j < 64; ++j) scratch[j] = in[(i + j * 33) % n];
+  float acc = 0;
+  int trips = 4 * (threadIdx.x & 31);
+  for (int j = 0; j < trips; ++j) acc = acc * 1.0001f + scratch[(i + j * 5) & 63];
+  out[i] = acc;
+}
+
+// A bf16 matmul on CUDA cores (fp32 FMA, no tensor cores) over only 64 blocks: fewer blocks than SMs.
+__global__ void matmul_bf16_naive_kernel(const __nv_bfloat16* __restrict__ a, const __nv_bfloat16* __restrict__ b,
+                                         __nv_bfloat16* __restrict__ c, int m, int n, int k) {
+  int row = blockIdx.y * 16 + threadIdx.y, col = blockIdx.x * 16 + threadIdx.x;
+  if (row >= m || col >= n) return;
+  float acc = 0;
+  for (int p = 0; p < k; ++p) acc = fmaf(__bfloat162float(a[static_cast<std::int64_t>(row) * k + p]), __bfloat162float(b[static_cast<std::int64_t>(p) * n + col]), acc);
+  c[static_cast<std::int64_t>(row) * n + col] = __float2bfloat16(acc);
+}
 
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
@@ -137,6 +171,29 @@ float accumulate_once() {
   float host = -1;
   check(cudaMemcpy(&host, y, sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
   return host;
+}
+
+void transpose_naive(int n) {
+  std::size_t bytes = static_cast<std::size_t>(n) * n * sizeof(float);
+  transpose_naive_kernel<<<dim3(n / 32, n / 32), dim3(32, 32)>>>(buffer("t_in", bytes), buffer("t_out", bytes), n);
+  check(cudaGetLastError(), "transpose_naive launch");
+  check(cudaDeviceSynchronize(), "transpose_naive");
+}
+
+void divergent_local(int n) {
+  std::size_t bytes = static_cast<std::size_t>(n) * sizeof(float);
+  divergent_local_kernel<<<blocks_for(n, 256), 256>>>(buffer("d_in", bytes), buffer("d_out", bytes), n);
+  check(cudaGetLastError(), "divergent_local launch");
+  check(cudaDeviceSynchronize(), "divergent_local");
+}
+
+void matmul_bf16_naive(int m, int n, int k) {
+  auto* a = reinterpret_cast<__nv_bfloat16*>(buffer("mm_a", static_cast<std::size_t>(m) * k * 2));
+  auto* b = reinterpret_cast<__nv_bfloat16*>(buffer("mm_b", static_cast<std::size_t>(k) * n * 2));
+  auto* c = reinterpret_cast<__nv_bfloat16*>(buffer("mm_c", static_cast<std::size_t>(m) * n * 2));
+  matmul_bf16_naive_kernel<<<dim3(n / 16, m / 16), dim3(16, 16)>>>(a, b, c, m, n, k);
+  check(cudaGetLastError(), "matmul_bf16_naive launch");
+  check(cudaDeviceSynchronize(), "matmul_bf16_naive");
 }
 
 void release_buffers() {

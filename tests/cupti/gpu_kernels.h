@@ -1,5 +1,6 @@
 // tests/cupti/gpu_kernels.h: CUDA kernels of known work for the CUPTI tests on a GPU (vector add,
-// FMA loop, strided gather, register-heavy, accumulate), launched through plain C++ functions.
+// FMA loop, strided gather, register-heavy, accumulate, and the triggers of the bank-conflict,
+// divergence, local-memory, tensor-core and small-grid rules), launched through plain C++ functions.
 // Each launcher allocates what it needs once, launches on the default stream and synchronises.
 #pragma once
 
@@ -24,6 +25,9 @@ void fma_loop(int threads, int iterations);     // exactly threads x iterations 
 void strided_gather(std::int64_t n, int stride);  // out[i] = in[i * stride]: one float per 32-byte sector at stride 8
 int register_heavy(int blocks);                 // 256-thread blocks, many live registers; returns registers/thread
 float accumulate_once();                        // y += 1 on a zeroed y, returns y after the launch
+void transpose_naive(int n);                    // n x n floats through an unpadded 32x32 shared tile (bank conflicts)
+void divergent_local(int n);                    // per-lane loop trip counts (divergence) over a local-memory array
+void matmul_bf16_naive(int m, int n, int k);    // bf16 matmul with fp32 FMA on (m/16)(n/16) blocks of 16x16
 void release_buffers();
 
 }  // namespace hone::cupti_test

@@ -1,7 +1,8 @@
 // tests/cupti/gpu_test.cpp: libhone_cupti on a real GPU against known answers (../shared/gpu/
 // CUPTI.md): vector add DRAM bytes ~1.01x the compulsory 12n, FP32 FLOPs of an FMA loop exact,
 // 12.5% coalescing for a strided gather, kernel replay keeping side effects single, and the
-// report's suggestions for the gather and a register-heavy kernel. Skips without a GPU. With
+// report's suggestions for the gather, a register-heavy kernel, a bank-conflicted transpose, a
+// divergent local-memory kernel and a bf16 matmul on CUDA cores. Skips without a GPU. With
 // HONE_PROFILE_OUT set, writes the raw results there as recorded fixtures (scripts/gpu/profile.sh).
 #include <gtest/gtest.h>
 
@@ -87,13 +88,16 @@ void save(const std::string& name, const json& j) {
   std::ofstream(std::filesystem::path(dir) / (name + ".json")) << j.dump(1);
 }
 
-json fixture(const std::string& what, const json& side, double io_bytes, const std::vector<std::string>& own) {
+json fixture(const std::string& what, const json& side, double io_bytes, const std::vector<std::string>& own,
+             const char* dtype = "float32") {
   std::time_t now = std::time(nullptr);
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return {{"fixture", {{"recorded", true}, {"date", date}, {"command", "build-gpu/bin/cupti_gpu_tests (scripts/gpu/profile.sh)"}, {"what", what}}},
-          {"device", device_json()},
-          {"dtype", "float32"},
+  json device = device_json();
+  return {{"fixture", {{"recorded", true}, {"date", date}, {"gpu", device["name"]},
+                       {"command", "build-gpu/bin/cupti_gpu_tests (scripts/gpu/profile.sh)"}, {"what", what}}},
+          {"device", device},
+          {"dtype", dtype},
           {"io_bytes", io_bytes},
           {"own_kernels", own},
           {"candidate", side},
@@ -107,7 +111,7 @@ std::multiset<std::string> suggestions_for(const json& fix) {
   in.own_kernels = fix["own_kernels"].get<std::vector<std::string>>();
   in.device = profile::device_facts_from_json(fix["device"]);
   in.compulsory_bytes = fix["io_bytes"].get<double>();
-  in.task_dtype = "float32";
+  in.task_dtype = fix["dtype"].get<std::string>();
   json report = profile::build_profile_report(in).json;
   std::multiset<std::string> ids;
   for (const json& s : report["suggestions"]) ids.insert(s["id"].get<std::string>());
@@ -210,6 +214,41 @@ TEST(Report, VecAddAndFmaFixturesAndOverhead) {
                      8.0 * (1 << 20), {"fma_loop_kernel"});
   save("fma_loop", fma);
   EXPECT_FALSE(suggestions_for(fma).count("uncoalesced_loads")) << fma.dump();
+}
+
+// The triggers of the rules the first run did not record (replacing synthetic fixtures).
+TEST(Report, TransposeGetsTheBankConflictSuggestion) {
+  REQUIRE_GPU();
+  const int n = 4096;
+  transpose_naive(n);
+  json fix = fixture("naive 4096^2 transpose through an unpadded 32x32 shared tile", worker_side([&] { transpose_naive(n); }, "fp32"),
+                     8.0 * n * n, {"transpose_naive_kernel"});
+  save("transpose_bank_conflicts", fix);
+  EXPECT_TRUE(suggestions_for(fix).count("bank_conflicts")) << fix.dump();
+}
+
+TEST(Report, DivergentLocalKernelGetsDivergenceAndLocalMemorySuggestions) {
+  REQUIRE_GPU();
+  const int n = 1 << 22;
+  divergent_local(n);
+  json fix = fixture("per-lane loop trip counts over a dynamically indexed 64-float local array, 2^22 threads",
+                     worker_side([&] { divergent_local(n); }, "fp32"), 8.0 * n, {"divergent_local_kernel"});
+  save("divergent_spilling", fix);
+  std::multiset<std::string> ids = suggestions_for(fix);
+  EXPECT_TRUE(ids.count("divergent_branches")) << fix.dump();
+  EXPECT_TRUE(ids.count("local_memory")) << fix.dump();
+}
+
+TEST(Report, Bf16MatmulOnCudaCoresGetsTensorCoreAndSmallGridSuggestions) {
+  REQUIRE_GPU();
+  const int m = 128, n = 128, k = 8192;  // 64 blocks of 16x16
+  matmul_bf16_naive(m, n, k);
+  json fix = fixture("128x128x8192 bf16 matmul with fp32 FMA on 64 blocks", worker_side([&] { matmul_bf16_naive(m, n, k); }, "bf16"),
+                     2.0 * (m * k + k * n + m * n), {"matmul_bf16_naive_kernel"}, "bfloat16");
+  save("matmul_bf16_cuda_cores", fix);
+  std::multiset<std::string> ids = suggestions_for(fix);
+  EXPECT_TRUE(ids.count("tensor_cores_unused")) << fix.dump();
+  EXPECT_TRUE(ids.count("small_grid")) << fix.dump();
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // branch is reached deterministically. The real worker drives the same code in engine_check_tests.
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -110,10 +111,15 @@ TEST_F(EvaluatorTest, BaselinesAreMeasuredOnceAndCachedOnDisk) {
   EXPECT_FALSE(first.speedup->compile);
   EXPECT_FALSE(first.baselines->compile_measured);
   EXPECT_EQ(json(*first.baselines)["compile"], nullptr);
+  const auto flag = std::find_if(first.flags.begin(), first.flags.end(),
+                                 [](const protocol::Flag& f) { return f.id == "baseline_unavailable"; });
+  ASSERT_NE(flag, first.flags.end()) << "a GPU verdict says why it has no torch.compile baseline";
+  EXPECT_EQ(flag->message, "no torch.compile baseline: torch.compile needs torch >= 2.0");
 
   protocol::Verdict second;
   run_check(*s, cache, request(), h200(), second, {}, nullptr);
   EXPECT_DOUBLE_EQ(second.speedup->eager.value_or(0), 2.0);
+  EXPECT_TRUE(second.has_flag("baseline_unavailable")) << "the cached reason is shown again";
   int reference_calls = 0;
   for (const auto& r : requests()) reference_calls += r["method"] == "time_reference";
   EXPECT_EQ(reference_calls, 2) << "eager and compile once each; the second check used the cache";

@@ -1,6 +1,7 @@
 """Validates verdicts (one JSON object per line on stdin, as `hone check --json` prints them)
 against protocol/schema/verdict.schema.json; exits 1 naming the first violation."""
 import json
+import os
 import sys
 
 import jsonschema
@@ -8,7 +9,16 @@ import jsonschema
 schema_path = sys.argv[1]
 with open(schema_path, encoding="utf-8") as f:
     schema = json.load(f)
-validator = jsonschema.Draft202012Validator(schema)
+# The profile field is a $ref to profile.schema.json beside it: resolve it locally, never over the network.
+with open(os.path.join(os.path.dirname(os.path.abspath(schema_path)), "profile.schema.json"), encoding="utf-8") as f:
+    profile_schema = json.load(f)
+try:
+    from referencing import Registry, Resource  # jsonschema >= 4.18
+    registry = Registry().with_resources([(s["$id"], Resource.from_contents(s)) for s in (schema, profile_schema)])
+    validator = jsonschema.Draft202012Validator(schema, registry=registry)
+except ImportError:
+    resolver = jsonschema.RefResolver.from_schema(schema, store={profile_schema["$id"]: profile_schema})
+    validator = jsonschema.Draft202012Validator(schema, resolver=resolver)
 count = 0
 for number, line in enumerate(sys.stdin, 1):
     if not line.strip():

@@ -153,6 +153,48 @@ TEST_F(ServerJobs, ServerCreatedTokenCanBeCancelledByTheClient) {
   }));
 }
 
+// Diagnostics published for `uri` since the last take, in order.
+std::vector<json> diagnostics_for(LspClient& client, const std::string& uri) {
+  std::vector<json> out;
+  for (const json& p : client.take("textDocument/publishDiagnostics"))
+    if (p["params"]["uri"] == uri) out.push_back(p["params"]["diagnostics"]);
+  return out;
+}
+
+TEST_F(ServerJobs, OrdinaryCppFilesAreLeftAloneUntilTheyAreKernels) {
+  client_->initialize();
+  const std::string ordinary = "// a helper of some other project\nint helper(int x) { return x + undeclared; }\n";
+  std::string uri = open("util.cpp", ordinary);
+  client_->sync();
+  EXPECT_TRUE(diagnostics_for(*client_, uri).empty()) << "an ordinary .cpp was built";
+  EXPECT_EQ(client_->call("textDocument/codeLens", {{"textDocument", {{"uri", uri}}}})["result"], json::array());
+
+  // Including hone.h makes it a kernel: built, with the compiler's error at its line.
+  std::string kernel = std::string(kKernel) + "int broken = ;\n";
+  client_->notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", 2}}}, {"contentChanges", {{{"text", kernel}}}}});
+  client_->sync();
+  auto published = diagnostics_for(*client_, uri);
+  ASSERT_EQ(published.size(), 1u);
+  ASSERT_FALSE(published[0].empty());
+  EXPECT_EQ(published[0][0]["range"]["start"]["line"], 5);
+  EXPECT_EQ(client_->call("textDocument/codeLens", {{"textDocument", {{"uri", uri}}}})["result"].size(), 4u);
+
+  // Back to ordinary C++: its diagnostics are withdrawn, once.
+  client_->notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", 3}}}, {"contentChanges", {{{"text", ordinary}}}}});
+  client_->sync();
+  published = diagnostics_for(*client_, uri);
+  ASSERT_EQ(published.size(), 1u);
+  EXPECT_EQ(published[0], json::array());
+
+  // A .cpp without hone's includes that hone.toml pairs with a task is a kernel (the user said so).
+  write("hone.toml", "[kernels]\n\"paired.cpp\" = \"relu.py\"\n");
+  std::string paired = open("paired.cpp", ordinary);
+  client_->sync();
+  published = diagnostics_for(*client_, paired);
+  ASSERT_EQ(published.size(), 1u);
+  EXPECT_FALSE(published[0].empty()) << "a paired kernel's build problems are shown";
+}
+
 TEST_F(ServerJobs, EditsAreDebouncedIntoOneBuildOfTheLastVersion) {
   client_->initialize();
   std::string broken = std::string(kKernel) + "int broken = ;\n";
@@ -188,7 +230,27 @@ TEST_F(ServerJobs, OptimizeLeavesAProposalToFetchAndApply) {
   ASSERT_TRUE(reply.contains("result")) << reply.dump().substr(0, 3000);
   const json& optimize = reply["result"]["result"]["optimize"];
   ASSERT_FALSE(optimize["best"].is_null()) << optimize.dump().substr(0, 3000);
-  EXPECT_FALSE(client_->take("hone/jobProgress").empty());
+  // Per-candidate events: each verified correct candidate with its own time and speedups; the
+  // best speedup shown never goes down.
+  auto progress = client_->take("hone/jobProgress");
+  int verified_correct = 0;
+  double best_shown = 0;
+  for (const json& n : progress) {
+    const json& p = n["params"];
+    if (p.contains("bestSpeedupEager")) {
+      EXPECT_GE(p["bestSpeedupEager"].get<double>(), best_shown) << p;
+      best_shown = p["bestSpeedupEager"];
+    }
+    if (p.value("event", "") != "verified" || p.value("status", "") != "correct") continue;
+    ++verified_correct;
+    EXPECT_TRUE(p["candidateId"].is_number_integer()) << p;
+    EXPECT_GT(p["p50Us"].get<double>(), 0) << p;
+    EXPECT_GT(p["speedupEager"].get<double>(), 0) << p;
+    EXPECT_EQ(p["runId"], optimize["runId"]);
+  }
+  EXPECT_GE(verified_correct, 2) << "the original kernel and the winner";
+  EXPECT_GT(best_shown, 0);
+  EXPECT_EQ(optimize["proposals"].back()["rechecked"], true);
 
   json proposal = client_->call("hone/proposal", {{"textDocument", {{"uri", uri}}}})["result"];
   EXPECT_EQ(proposal["id"], optimize["best"]);
@@ -210,6 +272,48 @@ TEST_F(ServerJobs, OptimizeLeavesAProposalToFetchAndApply) {
   EXPECT_EQ(edits[0]["newText"], proposal["text"]);
   EXPECT_EQ(edits[0]["range"]["start"], json({{"line", 0}, {"character", 0}}));
   EXPECT_EQ(edits[0]["range"]["end"], json({{"line", 10}, {"character", 0}}));  // after the last line break
+}
+
+TEST_F(ServerJobs, StopDuringOptimizeKeepsTheBestVerifiedProposalSoFar) {
+  client_->initialize();
+  std::string task = kTask;
+  task.replace(task.find("torch.randn(8, 128)"), 19, "torch.randn(256, 4096)");
+  write("tunable.py", task);
+  write("tunable.cpp", kTunableKernel);
+  std::string uri = open("tunable.cpp", kTunableKernel);
+  json id = client_->send_request("hone/optimize", {{"textDocument", {{"uri", uri}}},
+                                                     {"options", {{"tuner", true}, {"rounds", 8}, {"samples", 1}, {"budgetSeconds", 400}}}});
+  // Stop as soon as a candidate is verified clearly faster than the original (REPEAT=1).
+  json faster;
+  ASSERT_TRUE(client_->wait_for("hone/jobProgress", [&](const json& n) {
+    const json& p = n["params"];
+    if (p.value("event", "") != "verified" || p.value("status", "") != "correct" || p.value("speedupKernel", 0.0) < 2.0)
+      return false;
+    faster = p;
+    return true;
+  }));
+  client_->notify("$/cancelRequest", {{"id", id}});
+  EXPECT_EQ(client_->response(id)["error"]["code"], -32800);
+  json finished;
+  ASSERT_TRUE(client_->wait_for("hone/jobFinished", [&](const json& n) {
+    finished = n["params"];
+    return true;
+  }));
+  EXPECT_EQ(finished["status"], "cancelled");
+  const json& optimize = finished["result"]["optimize"];
+  EXPECT_EQ(optimize["status"], "interrupted") << optimize.dump().substr(0, 3000);
+  ASSERT_TRUE(optimize["best"].is_number_integer()) << optimize.dump().substr(0, 3000);
+  EXPECT_NE(optimize["summary"].get<std::string>().find("not re-verified"), std::string::npos) << optimize["summary"];
+
+  // hone/result and hone/proposal still answer with it, marked as not re-verified.
+  json result = client_->call("hone/result", {{"textDocument", {{"uri", uri}}}})["result"];
+  EXPECT_EQ(result["optimize"]["best"], optimize["best"]);
+  json proposal = client_->call("hone/proposal", {{"textDocument", {{"uri", uri}}}})["result"];
+  EXPECT_EQ(proposal["id"], optimize["best"]);
+  EXPECT_EQ(proposal["rechecked"], false);
+  EXPECT_EQ(proposal["verdict"]["status"], "correct");
+  EXPECT_GE(proposal["speedup"]["kernel"].get<double>(), faster["speedupKernel"].get<double>() - 1e-9);
+  EXPECT_NE(proposal["diff"].get<std::string>().find("+#define REPEAT 1"), std::string::npos) << proposal["diff"];
 }
 
 }  // namespace

@@ -69,6 +69,9 @@ TEST(ServerLifecycle, JobRequestsValidateTheirParams) {
   json bad = client.call("hone/check", {{"textDocument", {{"uri", "file:///tmp/hone-lsp-test-k.h"}}}, {"options", {{"seeds", "three"}}}});
   EXPECT_EQ(bad["error"]["code"], -32602);
   EXPECT_NE(bad["error"]["message"].get<std::string>().find("'seeds'"), std::string::npos);
+  json bad_hint = client.call("hone/optimize", {{"textDocument", {{"uri", "file:///tmp/hone-lsp-test-k.h"}}}, {"options", {{"hint", 16}}}});
+  EXPECT_EQ(bad_hint["error"]["code"], -32602);
+  EXPECT_NE(bad_hint["error"]["message"].get<std::string>().find("'hint' must be a string"), std::string::npos) << bad_hint;
   EXPECT_EQ(client.call("hone/proposal", {{"textDocument", {{"uri", "file:///tmp/hone-lsp-test-k.h"}}}})["error"]["code"], -32803);
   json result = client.call("hone/result", {{"textDocument", {{"uri", "file:///tmp/hone-lsp-test-k.h"}}}});
   EXPECT_EQ(result["result"]["version"], 1);

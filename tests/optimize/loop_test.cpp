@@ -151,6 +151,7 @@ TEST_F(OptimizeLoop, AScriptedModelOnlyWinsWithAVerifiedKernelAndTheKeyStaysHome
   llm.backoff_initial = 100ms;
   llm.prices = {0.55, -1, 2.19};
   req.llm = llm;
+  req.hint = "  Try restrict pointers and a single pass.\n";
   auto result = engine.optimize(req);
   ::unsetenv("HONE_LLM_API_KEY");
 
@@ -194,6 +195,11 @@ TEST_F(OptimizeLoop, AScriptedModelOnlyWinsWithAVerifiedKernelAndTheKeyStaysHome
   EXPECT_NE(round3.find("fast relu v1"), std::string::npos) << round3;
   EXPECT_NE(round3.find("compile_error"), std::string::npos) << round3;
   EXPECT_NE(round3.find("return torch.relu(x)"), std::string::npos) << round3;
+  for (const auto& r : requests) {
+    std::string user = r["body"]["messages"].back()["content"];
+    EXPECT_NE(user.find("## The user's direction\nTry restrict pointers and a single pass.\n"), std::string::npos) << user;
+  }
+  EXPECT_EQ(store.run(result.run_id)->config.value("hint", ""), "  Try restrict pointers and a single pass.\n");
   // The key is in no store file and never reached the candidate.
   EXPECT_EQ(store_bytes().find(key), std::string::npos);
   if (std::filesystem::exists(leak)) {
@@ -251,14 +257,41 @@ TEST_F(OptimizeLoop, AnInterruptedRunResumesWithoutLosingOrRepeatingCandidates) 
     req.options.rounds = 10;
     std::stop_source stop;
     std::atomic<int> verified{0};
+    std::vector<OptimizeEvent> events;  // the sink is called one event at a time
     CallContext ctx;
     ctx.stop = stop.get_token();
     auto result = engine.optimize(req, ctx, [&](const OptimizeEvent& e) {
+      if (e.kind == OptimizeEvent::Kind::Verified) events.push_back(e);
       if (e.kind == OptimizeEvent::Kind::Verified && ++verified == 3) stop.request_stop();  // baseline + 2
     });
     EXPECT_EQ(result.status, "interrupted");
     EXPECT_EQ(result.stop_reason, "cancelled");
     EXPECT_FALSE(result.best) << "an interrupted run reports no winner";
+    // Each verified event carries the candidate's own measurement; the fastest candidate that
+    // beat the original is kept as unconfirmed (not re-verified), with its speedup over it.
+    ASSERT_GE(events.size(), 3u);
+    ASSERT_TRUE(result.baseline && result.baseline->p50_us) << result.to_json().dump(2);
+    std::optional<std::pair<std::int64_t, double>> fastest;
+    for (const auto& e : events) {
+      if (e.status != "correct") continue;
+      ASSERT_TRUE(e.p50_us && e.speedup_eager) << "candidate " << e.candidate_id;
+      if (e.candidate_id == result.baseline->id) {
+        EXPECT_FALSE(e.speedup_vs_kernel);
+        continue;
+      }
+      ASSERT_TRUE(e.speedup_vs_kernel);
+      EXPECT_NEAR(*e.speedup_vs_kernel, *result.baseline->p50_us / *e.p50_us, 1e-9);
+      if (*e.p50_us < *result.baseline->p50_us && (!fastest || *e.p50_us < fastest->second))
+        fastest = std::make_pair(e.candidate_id, *e.p50_us);
+    }
+    ASSERT_EQ(fastest.has_value(), result.unconfirmed.has_value()) << result.to_json().dump(2);
+    if (fastest) {
+      EXPECT_EQ(result.unconfirmed->id, fastest->first);
+      EXPECT_GT(*result.unconfirmed_vs_kernel, 1.0);
+      json j = result.to_json();
+      EXPECT_EQ(j["unconfirmed"]["rechecked"], false);
+      EXPECT_EQ(j["unconfirmed"]["source"], result.unconfirmed->source);
+    }
     run_id = result.run_id;
     RunStore store(engine.store_path());
     for (const auto& c : store.candidates(run_id))

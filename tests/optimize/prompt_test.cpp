@@ -116,6 +116,20 @@ TEST(PromptTemplates, AFirstRoundOnTheCpuHasNoVerdictOrGpuSections) {
   EXPECT_EQ(u.find("Earlier attempts"), std::string::npos) << u;
   EXPECT_NE(u.find("```cpp"), std::string::npos) << u;
   EXPECT_NE(u.find("on the CPU"), std::string::npos) << u;
+  EXPECT_EQ(u.find("## The user's direction"), std::string::npos) << "no hint, no section";
+}
+
+TEST(PromptTemplates, TheUsersHintIsItsOwnSectionBeforeTheAnswer) {
+  auto in = sample_inputs();
+  in.hint = "\n  Use 16-byte loads (float4) in relu_kernel.  \n";
+  auto ctx = hone::prompt_context(in);
+  EXPECT_EQ(ctx["hint"], "Use 16-byte loads (float4) in relu_kernel.");
+  auto u = hone::PromptTemplates::load(HONE_PROMPTS_DIR).render(ctx)[0].content;
+  auto hint = u.find("## The user's direction\nUse 16-byte loads (float4) in relu_kernel.\n");
+  ASSERT_NE(hint, std::string::npos) << u;
+  EXPECT_LT(hint, u.find("## Your answer")) << u;
+  in.hint = " \n\t ";
+  EXPECT_FALSE(hone::prompt_context(in).contains("hint")) << "blank hints are no hint";
 }
 
 class TemplateDir : public ::testing::Test {

@@ -1,5 +1,7 @@
 // tests/profile/rules_test.cpp: every suggestion rule against metric fixtures (where it must fire
-// and where it must not), the thresholds at their edges, occupancy, and the derived metrics.
+// and where it must not), the thresholds at their edges, occupancy, and the derived metrics. The
+// vec_add_2p26, fma_loop, strided_gather and register_heavy fixtures were recorded on the H200
+// (their "fixture" block says when and how); the others are labelled synthetic until recorded.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -32,7 +34,16 @@ TEST(RulesOnFixtures, VecAddNearTheCeilingGetsNoSuggestion) {
   EXPECT_EQ(rule_ids("vec_add_2p26"), std::multiset<std::string>{});
 }
 
-TEST(RulesOnFixtures, FmaLoopAtPeakGetsNoSuggestion) { EXPECT_EQ(rule_ids("fma_loop"), std::multiset<std::string>{}); }
+TEST(RulesOnFixtures, FmaLoopOfOneDependentChainPerThreadIsLatencyBound) {
+  // Recorded: 2^33 FLOP in 300.5 us = 28.6 TFLOP/s, 43% of the H200's FP32 peak, DRAM idle.
+  EXPECT_EQ(rule_ids("fma_loop"), std::multiset<std::string>{"latency_bound"});
+  auto f = load_fixture("fma_loop");
+  nlohmann::json r = build_profile_report(f.inputs).json;
+  const nlohmann::json* s = find_suggestion(r, "latency_bound");
+  ASSERT_TRUE(s);
+  EXPECT_EQ((*s)["evidence"][1]["metric"], "compute_pct_of_ceiling");
+  EXPECT_NEAR((*s)["evidence"][1]["value"].get<double>(), 100.0 * 8589934592.0 / 300.544e-6 / r["ceilings"]["flops_per_s"]["fp32"]["value"].get<double>(), 1e-6);
+}
 
 TEST(RulesOnFixtures, StridedGatherGetsTheCoalescingSuggestionWithEvidenceAndLine) {
   auto f = load_fixture("strided_gather");
@@ -41,24 +52,24 @@ TEST(RulesOnFixtures, StridedGatherGetsTheCoalescingSuggestionWithEvidenceAndLin
   const nlohmann::json* s = find_suggestion(r, "uncoalesced_loads");
   ASSERT_TRUE(s);
   EXPECT_EQ((*s)["evidence"][0]["metric"], "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct");
-  EXPECT_DOUBLE_EQ((*s)["evidence"][0]["value"].get<double>(), 12.5);
+  EXPECT_NEAR((*s)["evidence"][0]["value"].get<double>(), 12.5, 0.01);
   EXPECT_DOUBLE_EQ((*s)["evidence"][0]["threshold"].get<double>(), kCoalescedPct);
-  EXPECT_DOUBLE_EQ((*s)["gain"]["speedup"].get<double>(), 8.0);
-  EXPECT_EQ((*s)["location"]["line"], 9);
-  EXPECT_EQ((*s)["location"]["file"], "/work/kernels/strided_gather.cu");
-  EXPECT_EQ((*s)["kernel"], "strided_gather");
+  EXPECT_NEAR((*s)["gain"]["speedup"].get<double>(), 8.0, 0.01);
+  EXPECT_TRUE((*s)["location"].is_null()) << "the recording has no build report or PTX (ptx_lines_test covers lines)";
+  EXPECT_EQ((*s)["kernel"], "hone::cupti_test::(anonymous namespace)::strided_gather_kernel");
   EXPECT_EQ(r["suggestions"][0]["id"], "uncoalesced_loads") << "ranked first: it saves the most time";
 }
 
 TEST(RulesOnFixtures, RegisterHeavyKernelGetsTheOccupancySuggestion) {
+  // Recorded: 173 registers per thread, 12.5% achieved occupancy, one serial FMA chain.
   EXPECT_EQ(rule_ids("register_heavy"),
-            (std::multiset<std::string>{"occupancy_registers", "low_bandwidth"}));
+            (std::multiset<std::string>{"occupancy_registers", "latency_bound"}));
   auto f = load_fixture("register_heavy");
   nlohmann::json r = build_profile_report(f.inputs).json;
   const nlohmann::json* s = find_suggestion(r, "occupancy_registers");
   ASSERT_TRUE(s);
   EXPECT_NE((*s)["title"].get<std::string>().find("12.5%"), std::string::npos) << (*s)["title"];
-  EXPECT_NE((*s)["title"].get<std::string>().find("255 per thread"), std::string::npos);
+  EXPECT_NE((*s)["title"].get<std::string>().find("173 per thread"), std::string::npos);
 }
 
 TEST(RulesOnFixtures, Bf16MatmulOnCudaCoresGetsTensorCoresAndSmallGrid) {
@@ -110,6 +121,15 @@ TEST(RulesOnFixtures, NoCountersMeansNoCounterRulesAndAPlainReason) {
   EXPECT_FALSE(r["candidate"]["kernels"][0].contains("derived"));
   ASSERT_EQ(r["notes"].size(), 1u);
   EXPECT_NE(r["notes"][0].get<std::string>().find("restricted to administrators"), std::string::npos);
+
+  // Sandboxed, the user learns that the sandbox is why, and what to do (unconfined: no such note).
+  f.inputs.sandbox_mode = "namespaces";
+  nlohmann::json boxed = build_profile_report(f.inputs).json;
+  ASSERT_EQ(boxed["notes"].size(), 2u);
+  EXPECT_NE(boxed["notes"][1].get<std::string>().find("ran in hone's sandbox (namespaces)"), std::string::npos);
+  EXPECT_NE(boxed["notes"][1].get<std::string>().find("--no-sandbox"), std::string::npos);
+  f.inputs.sandbox_mode = "none";
+  EXPECT_EQ(build_profile_report(f.inputs).json["notes"].size(), 1u);
 }
 
 // Direct rule inputs at the thresholds' edges.

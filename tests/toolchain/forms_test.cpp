@@ -4,6 +4,8 @@
 // here (run on the GPU where torch has CUDA).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "support/subprocess.h"
@@ -91,6 +93,52 @@ TEST_F(KernelForms, RawFormCudaBuildsAndRunsWhereThereIsAGpu) {
   if (!gpu_available(torch)) GTEST_SKIP() << "built; running it needs a GPU and a CUDA torch (the H200 run does)";
   auto j = run_json({torch->python.string(), kRunner, "raw", r.library.string(), "cuda"});
   EXPECT_EQ(j.value("signature", ""), "in:float32,out:float32,stream");
+}
+
+bool has_flag(const BuildResult& r, const std::string& flag) {
+  return std::find(r.report.command.begin(), r.report.command.end(), flag) != r.report.command.end();
+}
+
+// hone.h leaves out cuda_fp16.h / cuda_bf16.h for kernels that never name a 16-bit float, keeps
+// them for those that do, and rebuilds with them when a kernel needed them without naming them.
+TEST_F(KernelForms, RawFormIncludesTheFp16HeadersOnlyWhenTheKernelNeedsThem) {
+  HONE_REQUIRE_NVCC();
+  BuildResult plain = build(write("relu.cu", kRawCuda));
+  ASSERT_EQ(plain.outcome, BuildOutcome::Built) << plain.error;
+  EXPECT_TRUE(has_flag(plain, "-DHONE_NO_FP16_HEADERS"));
+  EXPECT_EQ(plain.stage_seconds.count("compile_light"), 0u);
+
+  BuildResult half = build(write("half.cu", R"(#include "hone.h"
+__global__ void twice(const __half* x, __half* y, long n) {
+  long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (i < n) y[i] = __hadd(x[i], x[i]);
+}
+void forward(hone::In<__half> x, hone::Out<__half> y, hone::Stream s) {
+  twice<<<(x.numel() + 255) / 256, 256, 0, s>>>(x.data(), y.data(), x.numel());
+}
+)"));
+  ASSERT_EQ(half.outcome, BuildOutcome::Built) << half.error;
+  EXPECT_FALSE(has_flag(half, "-DHONE_NO_FP16_HEADERS"));
+
+  // The type's name is pasted together, so the text never spells it: the light build fails and
+  // the rebuild with the headers succeeds, reporting nothing from the first attempt.
+  BuildResult hidden = build(write("hidden.cu", R"(#include "hone.h"
+#define CAT(a, b) a##b
+using H = CAT(__ha, lf);
+__global__ void twice(const H* x, H* y, long n) {
+  long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (i < n) y[i] = __hadd(x[i], x[i]);
+}
+void forward(hone::In<H> x, hone::Out<H> y, hone::Stream s) {
+  twice<<<(x.numel() + 255) / 256, 256, 0, s>>>(x.data(), y.data(), x.numel());
+}
+)"));
+  ASSERT_EQ(hidden.outcome, BuildOutcome::Built) << hidden.error;
+  EXPECT_EQ(hidden.stage_seconds.count("compile_light"), 1u);
+  EXPECT_FALSE(has_flag(hidden, "-DHONE_NO_FP16_HEADERS"));
+  EXPECT_TRUE(hidden.report.diagnostics.empty()) << hidden.report.diagnostics[0].message;
+  ASSERT_EQ(hidden.report.kernels.size(), 1u);
+  EXPECT_EQ(hidden.report.kernels[0].line, 4);
 }
 
 TEST_F(KernelForms, TorchFormOnCpuLoadsInPythonAndEachOpCallsItsOwnForward) {

@@ -4,6 +4,7 @@
 // installation whose version changes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 
@@ -33,6 +34,49 @@ TEST_F(TorchEnvTest, SecondLookupIsServedFromTheDiskCache) {
   EXPECT_EQ(second.env->include_dirs, first.env->include_dirs);
   EXPECT_TRUE(std::filesystem::is_directory(first.env->library_dir));
   EXPECT_LT(warm, 0.1) << "cold lookup took " << cold << " s";
+}
+
+// A counting interpreter: each start appends a line to starts.log, so the test sees exactly when
+// a lookup ran Python and when the disk cache answered.
+TEST_F(TorchEnvTest, CachedLookupRunsNoPythonAndAChangedKeyProbesAgain) {
+  ScopedEnv cache("HONE_CACHE_DIR", (dir_ / "cache").c_str());
+  auto python = find_program("/usr/bin/python3") ? std::optional<std::filesystem::path>("/usr/bin/python3") : find_program("python3");
+  ASSERT_TRUE(python);
+  write("fake/torch/__init__.py",
+        "from . import version\n__version__ = version.__version__\nclass _C:\n    _GLIBCXX_USE_CXX11_ABI = True\n");
+  auto version_py = write("fake/torch/version.py", "__version__ = '7.0.0'\ncuda = None\n");
+  const auto starts = dir_ / "starts.log";
+  const std::string body = "#!/bin/sh\necho start >> " + starts.string() + "\nPYTHONPATH=" + (dir_ / "fake").string() +
+                           " exec " + python->string() + " \"$@\"\n";
+  auto wrapper = write("bin/python3", body);
+  std::filesystem::permissions(wrapper, std::filesystem::perms::owner_all);
+  auto count = [&] {
+    std::string text = std::filesystem::exists(starts) ? read_file(starts) : "";
+    return std::count(text.begin(), text.end(), '\n');
+  };
+
+  ASSERT_TRUE(find_torch_env(wrapper).env);
+  EXPECT_EQ(count(), 1);
+  for (int i = 0; i < 3; ++i) {
+    auto again = find_torch_env(wrapper);
+    ASSERT_TRUE(again.env);
+    EXPECT_EQ(again.env->version, "7.0.0");
+  }
+  EXPECT_EQ(count(), 1) << "a cached lookup must not start Python";
+
+  // The interpreter changed (another size and mtime): probed again, once.
+  write("bin/python3", body + "# upgraded\n");
+  std::filesystem::last_write_time(wrapper, std::filesystem::last_write_time(wrapper) + std::chrono::seconds(5));
+  ASSERT_TRUE(find_torch_env(wrapper).env);
+  ASSERT_TRUE(find_torch_env(wrapper).env);
+  EXPECT_EQ(count(), 2);
+
+  // torch changed under the same interpreter: probed again, and the new answer is cached.
+  write("fake/torch/version.py", "__version__ = '7.0.1'\ncuda = None\n");
+  std::filesystem::last_write_time(version_py, std::filesystem::last_write_time(version_py) + std::chrono::seconds(5));
+  EXPECT_EQ(find_torch_env(wrapper).env->version, "7.0.1");
+  EXPECT_EQ(find_torch_env(wrapper).env->version, "7.0.1");
+  EXPECT_EQ(count(), 3);
 }
 
 TEST_F(TorchEnvTest, VersionEditInvalidatesAndMissingTorchIsExplained) {

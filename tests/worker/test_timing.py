@@ -30,11 +30,25 @@ class TimeCallsTest(unittest.TestCase):
     def test_repetitions_follow_the_budget(self):
         budget = timing.Budget(warmup_ms=1, rep_ms=30, min_reps=3, max_reps=400, spot_checks=0)
         clock = timing.make_clock(Device("cpu"))
+        clock._flush = torch.empty(1024, dtype=torch.uint8)  # a negligible flush: the call alone sets the count
         slow = timing.time_calls(clock, lambda: time.sleep(0.01), budget, lambda: None, 0)
         fast = timing.time_calls(clock, lambda: None, budget, lambda: None, 0)
         self.assertEqual(len(slow.samples_us), 3)
         self.assertEqual(len(fast.samples_us), 400)
         self.assertGreaterEqual(fast.warmup, 1)
+
+    def test_budgets_count_what_an_iteration_costs(self):
+        budget = timing.Budget(warmup_ms=5, rep_ms=30, min_reps=3, max_reps=1000, spot_checks=0)
+        # A fast call behind a slow input change: the change counts against the budget.
+        slow_vary = timing.time_calls(timing.make_clock(Device("cpu")), lambda: None, budget,
+                                      lambda: time.sleep(0.01), 0)
+        self.assertEqual(len(slow_vary.samples_us), 3)
+        self.assertEqual(slow_vary.warmup, 1)
+        # A fast call behind the real cache flush (twice the last-level cache): the whole timing
+        # stays near its 35 ms of budgets instead of a thousand flushes.
+        started = time.perf_counter()
+        fast = timing.time_calls(timing.make_clock(Device("cpu")), lambda: None, budget, lambda: None, 0)
+        self.assertLess(time.perf_counter() - started, 0.5, f"{len(fast.samples_us)} reps, {fast.warmup} warm-up")
 
     def test_spot_checks_see_timed_outputs(self):
         budget = timing.Budget(warmup_ms=1, rep_ms=5, min_reps=20, max_reps=20, spot_checks=3)

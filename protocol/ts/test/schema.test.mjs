@@ -14,6 +14,8 @@ export function makeValidator() {
   const verdict = load('verdict.schema.json');
   // lsp.schema.json refers to "verdict.schema.json" relative to its own $id.
   ajv.addSchema({ ...verdict, $id: 'https://hone.dev/schema/verdict.schema.json' });
+  // verdict.schema.json's `profile` refers to profile.schema.json by its $id.
+  ajv.addSchema(load('profile.schema.json'));
   ajv.addSchema(load('lsp.schema.json'));
   return ajv;
 }

@@ -87,8 +87,6 @@ class _Verdict:
         if records.library_ops:
             self.flags.append(Flag("library_ops", "forward calls PyTorch operators instead of (or besides) its own "
                                    f"kernels: {', '.join(records.library_ops)}"))
-        if records.foreign_streams:
-            self.flags.append(Flag("foreign_stream", records.foreign_streams))
         if records.kernel_time is not None:
             self.extra["kernel_time"] = records.kernel_time
             kt = records.kernel_time

@@ -2,7 +2,9 @@
 kernels ran on which streams for how long (own kernels vs library kernels), and whether any work
 escaped the timed region. On CUDA the caller's stream is held by a spin kernel before the call
 and a marker kernel follows it, so a kernel that does not wait for the caller's stream starts
-before the spin ends, and one the caller's stream does not wait for ends after the marker starts."""
+before the spin ends, and one the caller's stream does not wait for ends after the marker starts.
+Any work on a stream other than the caller's is rejected: a side stream that happens not to race
+in the profiled call may still race in the timed ones."""
 import re
 import time
 from dataclasses import dataclass, field
@@ -50,8 +52,7 @@ class Activity:
 class CallRecords:
     library_ops: List[str] = field(default_factory=list)  # "aten::relu x1", top-level only
     kernel_time: Optional[dict] = None
-    escape: Optional[str] = None  # why the work escaped the timer, if it did
-    foreign_streams: Optional[str] = None  # kernels on other streams, joined properly
+    escape: Optional[str] = None  # why the work escaped the timer (or left the caller's stream), if it did
 
 
 def kernel_base_name(name: str) -> str:
@@ -91,27 +92,27 @@ def analyze_activities(activities: Sequence[Activity], raw_form: bool, own_kerne
     foreign = [a for a in work if a.stream != harness]
     late = [a for a in work if a.end_us > marker.start_us + 0.5]
     early = [a for a in foreign if a.start_us < spin.end_us - 0.5]
+    advice = ("launch every kernel on " + ("the hone::Stream forward is given" if raw_form
+                                           else "at::cuda::getCurrentCUDAStream()"))
     if late:
         a = max(late, key=lambda x: x.end_us)
         result.escape = (f"work escapes the timer: {a.name} on stream {a.stream} was still running "
                          f"{a.end_us - marker.start_us:.1f} us after the caller's stream had moved on "
-                         f"(caller's stream {harness}); join side streams to the caller's stream before returning")
+                         f"(caller's stream {harness}); {advice}")
     elif early:
         a = early[0]
         result.escape = (f"work escapes the timer: {a.name} on stream {a.stream} started before the caller's stream "
-                         f"{harness} reached the call, so it does not wait for the caller's work")
+                         f"{harness} reached the call, so it does not wait for the caller's work; {advice}")
     elif timed_us is not None and work:
         span = max(a.end_us for a in work) - min(a.start_us for a in work)
         if span > timed_us * 1.05 + 5.0:
             result.escape = (f"work escapes the timer: the call's kernels span {span:.1f} us but the timed region "
-                             f"measured {timed_us:.1f} us")
+                             f"measured {timed_us:.1f} us; {advice}")
     if foreign and result.escape is None:
         names = ", ".join(sorted({f"{a.name} (stream {a.stream})" for a in foreign})[:3])
-        if raw_form:
-            result.escape = (f"a raw-form forward must launch on the stream it is given (stream {harness}); "
-                             f"it launched {names}")
-        else:
-            result.foreign_streams = f"kernels on streams other than the caller's ({harness}), joined to it: {names}"
+        result.escape = (f"work escapes the timer: forward launched {names}, not on the caller's current stream "
+                         f"{harness} (a side stream that did not race in this call may race in the timed ones); "
+                         f"{advice}")
     return result
 
 

@@ -1,6 +1,8 @@
 // hone: task=../../../tasks/relu.py
 // Fault: launches with 2048 threads per block (the limit is 1024), so nothing runs, and does not
 // check for the error; a harness that never asks CUDA for launch errors compares stale memory.
+// CUDA 13 reports this launch as cudaErrorInvalidValue ("invalid argument"; seen on the H200),
+// not the cudaErrorInvalidConfiguration of older toolkits.
 #include "hone.h"
 
 __global__ void relu_kernel(const float* x, float* out, int64_t n) {

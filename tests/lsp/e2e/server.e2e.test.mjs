@@ -20,6 +20,7 @@ function validator() {
   const ajv = new Ajv2020({ allErrors: true, strict: false });
   const load = (name) => JSON.parse(readFileSync(join(repo, 'protocol', 'schema', name), 'utf8'));
   ajv.addSchema({ ...load('verdict.schema.json'), $id: 'https://hone.dev/schema/verdict.schema.json' });
+  ajv.addSchema(load('profile.schema.json'));
   ajv.addSchema(load('lsp.schema.json'));
   return (def, value) => {
     const validate = ajv.getSchema(`https://hone.dev/schema/lsp.schema.json#/$defs/${def}`);
