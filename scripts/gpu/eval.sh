@@ -16,9 +16,12 @@ export HONE_PYTHON=$PYTHON
 mkdir -p "$OUT/eval"
 fails=0
 step() { printf '%-40s %s\n' "$1" "$2"; }
+# Evidence that timings ran on a quiet machine: the load average and the busiest processes.
+quiet() { echo "  [$1] load $(cut -d' ' -f1-3 /proc/loadavg); busiest: $(ps -eo pcpu=,comm= --sort=-pcpu | head -n 3 | xargs)"; }
 KB=/work/shared/kernelbench
 TASKS="1_Square_matrix_multiplication_ 9_Tall_skinny_matrix_multiplication_ 19_ReLU 23_Softmax 26_GELU_ 33_BatchNorm 36_RMSNorm_ 40_LayerNorm 47_Sum_reduction_over_a_dimension 95_CrossEntropyLoss"
 
+quiet "start"
 # 1. The latency benchmark against a KernelBench-style evaluation (load_inline in a fresh process)
 # of the same kernel, both never built; nothing else runs meanwhile.
 timeout 200 "$PYTHON" bench/check_latency/check_latency.py --hone "$HONE_BIN/hone" --device cuda --python "$PYTHON" \
@@ -43,6 +46,7 @@ step "adversarial (raw-form CUDA, engine)" "rc=$rc $(grep -cE '^\[       OK' "$O
 wait $prebuild
 step "prebuild of tasks/*.cu" "rc=$?"
 
+quiet "before hone check tasks/*.cu"
 # 3. The CUDA examples: all must be correct, each with an eager and a torch.compile baseline (a
 # missing one carries a baseline_unavailable flag saying why); the verdicts must match the schema.
 timeout 200 "$HONE_BIN/hone" check tasks/*.cu --device cuda --json > "$OUT/eval/examples.jsonl" 2> "$OUT/eval/examples.err"
@@ -73,6 +77,7 @@ for line in open(sys.argv[1]):
 print(f"torch.compile baselines: {'all present' if missing == 0 else f'{missing} missing'}")
 EOF
 
+quiet "after hone check tasks/*.cu"
 # 4. KernelBench level-1 eager baselines, one process (one worker) for all ten tasks.
 kb_args=()
 for t in $TASKS; do kb_args+=("$KB/level1/$t.py"); done

@@ -78,6 +78,7 @@ int describe_task(Engine& engine, const std::string& task, DeviceKind device, co
       for (const auto& [mode, t] : timings) {
         j["reference"][mode] = t.timing ? json(*t.timing) : json(nullptr);
         if (!t.unavailable.empty()) j["reference_unavailable"][mode] = t.unavailable;
+        if (!t.noisy.empty()) j["reference_noisy"][mode] = t.noisy;
       }
       std::cout << j.dump() << std::endl;
       return 0;
@@ -93,7 +94,8 @@ int describe_task(Engine& engine, const std::string& task, DeviceKind device, co
     if (info.weak) std::cout << "⚑ weak task: the reference output barely depends on its inputs\n";
     for (const auto& [mode, t] : timings) {
       if (t.timing)
-        std::cout << "reference " << mode << ": " << timing_text(*t.timing) << "\n";
+        std::cout << "reference " << mode << ": " << timing_text(*t.timing)
+                  << (t.noisy.empty() ? "" : "\n  ⚑ " + t.noisy) << "\n";
       else
         std::cout << "reference " << mode << ": unavailable (" << t.unavailable << ")\n";
     }

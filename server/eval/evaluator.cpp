@@ -92,7 +92,8 @@ std::vector<std::int64_t> fresh_seeds(int count) {
 std::optional<protocol::Timing> reference_timing(WorkerSlot& slot, const BaselineCache& cache,
                                                  const EvalRequest& request, const DeviceContext& device,
                                                  const std::string& mode, std::string& unavailable,
-                                                 std::stop_token stop, const ProgressSink& progress) {
+                                                 std::string& noisy, std::stop_token stop,
+                                                 const ProgressSink& progress) {
   BaselineKey key{request.task_hash, device.name, device.torch_version, mode};
   if (auto hit = cache.find(key)) {
     unavailable = hit->unavailable;
@@ -112,6 +113,16 @@ std::optional<protocol::Timing> reference_timing(WorkerSlot& slot, const Baselin
         entry.timing = t.get<protocol::Timing>();
       } catch (const std::exception& e) {
         throw WorkerFailure(std::string("the eval worker sent a malformed reference timing: ") + e.what(), reply.result.dump());
+      }
+      if (reply.result.value("noisy", false)) {
+        // Measured twice and still noisy: the machine was busy. Shown, never cached, so a later
+        // check on a quiet machine measures it again instead of dividing by a slow number.
+        char spread[32];
+        std::snprintf(spread, sizeof spread, "%.0f", 100.0 * reply.result.value("spread", 0.0));
+        noisy = "the reference (" + mode + ") timing was noisy (p10..p90 spread " + spread +
+                "% of the median, measured twice): speedups against it are unreliable and it was not cached";
+        unavailable.clear();
+        return entry.timing;
       }
       break;
     }
@@ -160,10 +171,14 @@ EvalFacts run_check(WorkerSlot& slot, const BaselineCache& cache, const EvalRequ
   if (!request.baselines) return facts;
   auto tb = Clock::now();
   protocol::Baselines baselines;
-  std::string eager_unavailable, compile_unavailable;
-  baselines.eager = reference_timing(slot, cache, request, device, "eager", eager_unavailable, stop, progress);
+  std::string eager_unavailable, compile_unavailable, eager_noisy, compile_noisy;
+  baselines.eager =
+      reference_timing(slot, cache, request, device, "eager", eager_unavailable, eager_noisy, stop, progress);
   if (request.compile_baseline)
-    baselines.compile = reference_timing(slot, cache, request, device, "compile", compile_unavailable, stop, progress);
+    baselines.compile =
+        reference_timing(slot, cache, request, device, "compile", compile_unavailable, compile_noisy, stop, progress);
+  for (const std::string* why : {&eager_noisy, &compile_noisy})
+    if (!why->empty()) verdict.flags.push_back({"baseline_noisy", *why});
   baselines.compile_measured = baselines.compile.has_value();
   verdict.seconds["baselines"] = since(tb);
   if (!eager_unavailable.empty())

@@ -62,11 +62,13 @@ EvalFacts run_check(WorkerSlot& slot, const BaselineCache& cache, const EvalRequ
                     const ProgressSink& progress);
 
 // The reference's timing in one mode ("eager" | "compile"), from the cache or measured (and
-// cached). nullopt with `unavailable` set when the mode cannot be timed here.
+// cached). nullopt with `unavailable` set when the mode cannot be timed here; `noisy` says why
+// a timing measured on a busy machine is unreliable (such a timing is returned, not cached).
 std::optional<protocol::Timing> reference_timing(WorkerSlot& slot, const BaselineCache& cache,
                                                  const EvalRequest& request, const DeviceContext& device,
                                                  const std::string& mode, std::string& unavailable,
-                                                 std::stop_token stop, const ProgressSink& progress);
+                                                 std::string& noisy, std::stop_token stop,
+                                                 const ProgressSink& progress);
 
 // `count` fresh random seeds (never 0).
 std::vector<std::int64_t> fresh_seeds(int count);

@@ -128,6 +128,34 @@ TEST_F(EvaluatorTest, BaselinesAreMeasuredOnceAndCachedOnDisk) {
   EXPECT_TRUE(cache.find({request().task_hash, "NVIDIA H200", "2.11.0", "eager"}));
 }
 
+TEST_F(EvaluatorTest, ANoisyBaselineIsFlaggedAndNotCached) {
+  json noisy = timing(2000.0);
+  noisy["timing"]["p10_us"] = 1500.0;
+  noisy["timing"]["p90_us"] = 3500.0;
+  noisy["noisy"] = true;
+  noisy["spread"] = 1.0;
+  json plan{{"check", {{{"result", correct_result(1000.0)}}, {{"result", correct_result(1000.0)}}}},
+            {"time_reference", {{{"result", noisy}}, {{"result", timing(2200.0)}}}}};
+  auto s = slot(plan);
+  BaselineCache cache(dir_ / "baselines");
+  EvalRequest r = request();
+  r.compile_baseline = false;
+  protocol::Verdict first;
+  run_check(*s, cache, r, h200(), first, {}, nullptr);
+  ASSERT_EQ(first.status, protocol::Status::Correct) << first.reason.value_or("");
+  const auto flag = std::find_if(first.flags.begin(), first.flags.end(),
+                                 [](const protocol::Flag& f) { return f.id == "baseline_noisy"; });
+  ASSERT_NE(flag, first.flags.end()) << "a speedup over a noisy baseline is never shown as clean";
+  EXPECT_NE(flag->message.find("spread 100%"), std::string::npos) << flag->message;
+  EXPECT_FALSE(cache.find({r.task_hash, "NVIDIA H200", "2.11.0", "eager"})) << "a noisy baseline is not cached";
+
+  protocol::Verdict second;
+  run_check(*s, cache, r, h200(), second, {}, nullptr);
+  EXPECT_DOUBLE_EQ(second.speedup->eager.value_or(0), 2.2) << "measured again, on a quiet machine";
+  EXPECT_FALSE(second.has_flag("baseline_noisy"));
+  EXPECT_TRUE(cache.find({r.task_hash, "NVIDIA H200", "2.11.0", "eager"}));
+}
+
 TEST_F(EvaluatorTest, OverTenTimesIsRecheckedWithMoreSeedsAndFlagged) {
   json plan{{"check", {{{"result", correct_result(1000.0)}}, {{"result", correct_result(1000.0)}}}},
             {"time_reference", {{{"result", timing(15000.0)}}, {{"result", timing(16000.0)}}}}};

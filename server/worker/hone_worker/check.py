@@ -19,10 +19,9 @@ from .results import Flag, Policy
 from .signature import Signature
 from .task import Task, load_task
 from .task_info import derive_task_signature
-from .timing import Budget, Timing, make_clock, time_calls
+from .timing import NOISY_SPREAD, Budget, Timing, make_clock, time_calls
 from .variation import InputVariation, pool_size
 
-NOISY_SPREAD = 0.2  # (p90 - p10) / p50 above which a timing is flagged noisy
 LIBRARY_SHARE = 0.1  # GPU time share in library kernels above which the kernel is flagged
 
 

@@ -14,6 +14,8 @@ import torch
 
 from .devices import Device
 
+NOISY_SPREAD = 0.2  # (p90 - p10) / p50 above which a timing is flagged noisy
+
 
 @dataclass(frozen=True)
 class Budget:
