@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "cli/cmd_optimize_output.h"
 #include "engine/engine.h"
+#include "support/child_groups.h"
 
 namespace hone::cli {
 namespace {
@@ -72,7 +73,10 @@ std::string env_or(const char* name, const std::string& given) {
 std::atomic<int> g_interrupts{0};
 
 extern "C" void on_interrupt(int) {
-  if (g_interrupts.fetch_add(1) >= 1) std::_Exit(130);
+  if (g_interrupts.fetch_add(1) >= 1) {
+    hone::kill_child_groups();
+    std::_Exit(130);
+  }
 }
 
 class InterruptGuard {

@@ -5,8 +5,10 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "support/child_groups.h"
 
 int main(int argc, char** argv) {
+  hone::kill_children_on_fatal_signals();
   CLI::App app{"hone: check, profile and optimize CUDA kernels against their PyTorch reference"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("hone ") + HONE_VERSION);

@@ -362,7 +362,7 @@ Engine::ReferenceTiming Engine::time_reference(const std::filesystem::path& task
   try {
     eval::DeviceContext dc = impl_->device_context(device, ctx);
     out.timing = eval::reference_timing(impl_->slot(device), impl_->baselines, er, dc, mode, out.unavailable, out.noisy,
-                                        ctx.stop, impl_->progress_sink(ctx));
+                                        /*quiet_now=*/true, ctx.stop, impl_->progress_sink(ctx));
   } catch (const eval::TaskError& e) {
     throw EngineError(EngineError::Kind::Task, unstage(e.what(), er.task.string(), path.string()),
                       unstage(e.traceback(), er.task.string(), path.string()));

@@ -192,7 +192,7 @@ class Engine {
   struct ReferenceTiming {
     std::optional<protocol::Timing> timing;
     std::string unavailable;
-    std::string noisy;  // set when the timing was noisy twice (a busy machine): shown, not cached
+    std::string noisy;  // set when the timing was noisy twice (a busy machine): shown, measured again next time
   };
   ReferenceTiming time_reference(const std::filesystem::path& task, DeviceKind device, const std::string& mode,
                                  const CallContext& ctx = {});

@@ -24,6 +24,7 @@ std::optional<BaselineEntry> BaselineCache::find(const BaselineKey& key) const {
     BaselineEntry entry;
     if (j.contains("timing") && !j["timing"].is_null()) entry.timing = j["timing"].get<protocol::Timing>();
     entry.unavailable = j.value("unavailable", std::string());
+    entry.noisy = j.value("noisy", std::string());
     if (!entry.timing && entry.unavailable.empty()) return std::nullopt;
     return entry;
   } catch (const std::exception&) {
@@ -39,6 +40,7 @@ void BaselineCache::store(const BaselineKey& key, const BaselineEntry& entry) co
          {"mode", key.mode},
          {"timing", entry.timing ? json(*entry.timing) : json(nullptr)}};
   if (!entry.unavailable.empty()) j["unavailable"] = entry.unavailable;
+  if (!entry.noisy.empty()) j["noisy"] = entry.noisy;
   write_file_atomic(path_for(key), j.dump(2) + "\n");
 }
 

@@ -23,6 +23,7 @@ struct BaselineKey {
 struct BaselineEntry {
   std::optional<protocol::Timing> timing;
   std::string unavailable;
+  std::string noisy;  // set when the timing stayed noisy (a busy machine): flagged on every use
 };
 
 class BaselineCache {

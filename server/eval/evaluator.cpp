@@ -92,11 +92,14 @@ std::vector<std::int64_t> fresh_seeds(int count) {
 std::optional<protocol::Timing> reference_timing(WorkerSlot& slot, const BaselineCache& cache,
                                                  const EvalRequest& request, const DeviceContext& device,
                                                  const std::string& mode, std::string& unavailable,
-                                                 std::string& noisy, std::stop_token stop,
+                                                 std::string& noisy, bool quiet_now, std::stop_token stop,
                                                  const ProgressSink& progress) {
   BaselineKey key{request.task_hash, device.name, device.torch_version, mode};
-  if (auto hit = cache.find(key)) {
+  // A cached timing that was noisy is measured again once the machine is quiet (the caller's own
+  // timing just now had a small spread); until then it is used and flagged.
+  if (auto hit = cache.find(key); hit && (hit->noisy.empty() || !quiet_now)) {
     unavailable = hit->unavailable;
+    noisy = hit->noisy;
     return hit->timing;
   }
   progress_note(progress, "baseline", "timing the reference (" + mode + ")");
@@ -119,10 +122,9 @@ std::optional<protocol::Timing> reference_timing(WorkerSlot& slot, const Baselin
         // check on a quiet machine measures it again instead of dividing by a slow number.
         char spread[32];
         std::snprintf(spread, sizeof spread, "%.0f", 100.0 * reply.result.value("spread", 0.0));
-        noisy = "the reference (" + mode + ") timing was noisy (p10..p90 spread " + spread +
-                "% of the median, measured twice): speedups against it are unreliable and it was not cached";
-        unavailable.clear();
-        return entry.timing;
+        entry.noisy = "the reference (" + mode + ") timing was noisy (p10..p90 spread " + spread +
+                      "% of the median, measured twice; the machine was busy): speedups against it are unreliable "
+                      "until a quiet check measures it again";
       }
       break;
     }
@@ -142,6 +144,7 @@ std::optional<protocol::Timing> reference_timing(WorkerSlot& slot, const Baselin
   }
   cache.store(key, entry);
   unavailable = entry.unavailable;
+  noisy = entry.noisy;
   return entry.timing;
 }
 
@@ -172,11 +175,13 @@ EvalFacts run_check(WorkerSlot& slot, const BaselineCache& cache, const EvalRequ
   auto tb = Clock::now();
   protocol::Baselines baselines;
   std::string eager_unavailable, compile_unavailable, eager_noisy, compile_noisy;
+  const protocol::Timing& t = *verdict.timing;
+  const bool quiet = t.p50_us > 0 && (t.p90_us - t.p10_us) / t.p50_us <= kNoisySpread;
   baselines.eager =
-      reference_timing(slot, cache, request, device, "eager", eager_unavailable, eager_noisy, stop, progress);
+      reference_timing(slot, cache, request, device, "eager", eager_unavailable, eager_noisy, quiet, stop, progress);
   if (request.compile_baseline)
-    baselines.compile =
-        reference_timing(slot, cache, request, device, "compile", compile_unavailable, compile_noisy, stop, progress);
+    baselines.compile = reference_timing(slot, cache, request, device, "compile", compile_unavailable, compile_noisy,
+                                         quiet, stop, progress);
   for (const std::string* why : {&eager_noisy, &compile_noisy})
     if (!why->empty()) verdict.flags.push_back({"baseline_noisy", *why});
   baselines.compile_measured = baselines.compile.has_value();

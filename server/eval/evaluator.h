@@ -61,13 +61,18 @@ EvalFacts run_check(WorkerSlot& slot, const BaselineCache& cache, const EvalRequ
                     const DeviceContext& device, protocol::Verdict& verdict, std::stop_token stop,
                     const ProgressSink& progress);
 
+// (p90 - p10) / p50 above which a timing is noisy (the worker's NOISY_SPREAD).
+inline constexpr double kNoisySpread = 0.2;
+
 // The reference's timing in one mode ("eager" | "compile"), from the cache or measured (and
-// cached). nullopt with `unavailable` set when the mode cannot be timed here; `noisy` says why
-// a timing measured on a busy machine is unreliable (such a timing is returned, not cached).
+// cached). nullopt with `unavailable` set when the mode cannot be timed here. `noisy` says why a
+// timing that stayed noisy (a busy machine) is unreliable; such an entry is cached, flagged on
+// every use, and measured again by the first call with `quiet_now` (the caller's own timing was
+// quiet, so a better measurement is likely).
 std::optional<protocol::Timing> reference_timing(WorkerSlot& slot, const BaselineCache& cache,
                                                  const EvalRequest& request, const DeviceContext& device,
                                                  const std::string& mode, std::string& unavailable,
-                                                 std::string& noisy, std::stop_token stop,
+                                                 std::string& noisy, bool quiet_now, std::stop_token stop,
                                                  const ProgressSink& progress);
 
 // `count` fresh random seeds (never 0).

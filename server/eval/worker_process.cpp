@@ -1,6 +1,8 @@
 // eval/worker_process.cpp: the eval worker's process, pipes and reader thread (Boost.Process v2 + Asio).
 #include "eval/worker_process.h"
 
+#include "support/child_groups.h"
+
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -109,6 +111,7 @@ WorkerProcess::WorkerProcess(const ProcessSpec& spec, const WorkerProcessOptions
                     bp::process_start_dir(cwd), setup);
   if (ec) throw std::runtime_error("eval worker: could not start " + command_ + ": " + ec.message());
   pid_ = io_->proc->id();
+  register_child_group(pid_);
 
   // Reader side, all on the private thread.
   struct Loops {
@@ -169,6 +172,7 @@ WorkerProcess::~WorkerProcess() {
   }
   // Grandchildren the worker left behind would hold the pipes open.
   ::kill(-pid_, SIGKILL);
+  unregister_child_group(pid_);
   io_->guard.reset();
   io_->ctx.stop();
   if (reader_.joinable()) reader_.join();

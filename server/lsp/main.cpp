@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "lsp/lsp_server.h"
+#include "support/child_groups.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"hone-server: the hone language server (LSP over stdio)"};
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
 
   // The protocol owns the real stdout; anything else printed by the process goes to stderr.
   std::signal(SIGPIPE, SIG_IGN);
+  hone::kill_children_on_fatal_signals();  // an editor that kills the server takes its jobs with it
   int protocol_out = ::dup(STDOUT_FILENO);
   if (protocol_out < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
     std::perror("hone-server: cannot set up stdout");

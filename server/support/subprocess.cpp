@@ -1,6 +1,8 @@
 // support/subprocess.cpp: Boost.Process v2 + Asio implementation of run_process.
 #include "support/subprocess.h"
 
+#include "support/child_groups.h"
+
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -170,6 +172,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
   }
   result.started = true;
   const pid_t pgid = proc.id();
+  register_child_group(pgid);
 
   auto out_reader = std::make_shared<PipeReader>(out_pipe, result.out, spec.max_output_bytes, result.output_truncated);
   auto err_reader = std::make_shared<PipeReader>(err_pipe, result.err, spec.max_output_bytes, result.output_truncated);
@@ -214,6 +217,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
     ::kill(-pgid, SIGKILL);
   });
   ctx.run();
+  unregister_child_group(pgid);
   if (result.timed_out || result.cancelled) result.signal = 0;
   result.seconds = elapsed();
   return result;
