@@ -521,7 +521,7 @@ void Optimizer::finalize(OptimizeResult& result, std::stop_token external) {
     r.status = f.status;
     // Both times, so a search-time number that did not reproduce is visible, not hidden behind "confirmed".
     char times[96] = "";
-    if (f.p50_us && c.p50_us) std::snprintf(times, sizeof times, " (%.3g µs on fresh seeds; %.3g µs in the search)", *f.p50_us, *c.p50_us);
+    if (f.p50_us && c.p50_us) std::snprintf(times, sizeof times, " (%.1f µs on fresh seeds; %.1f µs in the search)", *f.p50_us, *c.p50_us);
     r.message = passed ? std::string("confirmed") + times
                        : (f.correct() ? "not faster than the original on re-verification" + std::string(times) : f.reason);
     emit(r);
