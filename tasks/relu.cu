@@ -32,6 +32,7 @@ void forward(hone::In<float> x, hone::Out<float> out, hone::Stream stream) {
   const bool aligned = (reinterpret_cast<uintptr_t>(x.data()) % 16 == 0) && (reinterpret_cast<uintptr_t>(out.data()) % 16 == 0);
   constexpr int threads = 256;
   const int64_t work = aligned ? (n + 3) / 4 : n;
-  const int blocks = static_cast<int>(std::min<int64_t>((work + threads - 1) / threads, 65535));
+  const int64_t wanted = (work + threads - 1) / threads;
+  const int blocks = static_cast<int>(wanted < 65535 ? wanted : 65535);
   relu_kernel<<<blocks, threads, 0, stream>>>(x.data(), out.data(), n, aligned);
 }

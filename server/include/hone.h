@@ -8,8 +8,15 @@
 
 #include <cstddef>
 #include <cstdint>
+// hone defines HONE_LEAN_STD when the kernel never names the standard library: <string> and
+// <stdexcept> are a quarter of a small kernel's compile. (Rebuilt without it should that fail.)
+#if defined(HONE_LEAN_STD)
+#include <cstdio>
+#include <exception>
+#else
 #include <stdexcept>
 #include <string>
+#endif
 
 #if defined(__CUDACC__)
 #include <cuda_runtime.h>
@@ -25,6 +32,21 @@ struct __nv_bfloat16;
 #endif
 
 namespace hone {
+
+// Throw from forward to report a contract violation with a readable message.
+#if defined(HONE_LEAN_STD)
+struct Error : std::exception {
+  explicit Error(const char* message) noexcept { std::snprintf(text_, sizeof text_, "%s", message ? message : ""); }
+  const char* what() const noexcept override { return text_; }
+
+ private:
+  char text_[512];
+};
+#else
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+#endif
 
 // Element types, numbered as the eval worker numbers them (keep in step with hone_worker/abi.py).
 enum class DType : int32_t {
@@ -161,7 +183,15 @@ class View {
  private:
   int wrap(int i) const {
     int j = i < 0 ? i + d_.ndim : i;
+#if defined(HONE_LEAN_STD)
+    if (j < 0 || j >= d_.ndim) {
+      char message[64];
+      std::snprintf(message, sizeof message, "hone: dimension %d out of range", i);
+      throw Error(message);
+    }
+#else
     if (j < 0 || j >= d_.ndim) throw std::out_of_range("hone: dimension " + std::to_string(i) + " out of range");
+#endif
     return j;
   }
   ArgDesc d_;
@@ -190,11 +220,6 @@ struct Stream {
 #if defined(__CUDACC__)
   operator cudaStream_t() const { return static_cast<cudaStream_t>(handle); }
 #endif
-};
-
-// Throw from forward to report a contract violation with a readable message.
-struct Error : std::runtime_error {
-  using std::runtime_error::runtime_error;
 };
 
 }  // namespace hone

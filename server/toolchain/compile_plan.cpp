@@ -29,6 +29,13 @@ bool names_16bit_floats(const std::vector<std::string_view>& texts) {
   return false;
 }
 
+bool names_std_library(const std::vector<std::string_view>& texts) {
+  for (std::string_view text : texts)
+    for (const char* word : {"std::", "string", "using namespace", "runtime_error", "out_of_range"})
+      if (text.find(word) != std::string_view::npos) return true;
+  return false;
+}
+
 std::vector<std::string> torch_compile_flags(const TorchEnv& torch) {
   std::vector<std::string> flags{"-std=c++17", std::string("-D_GLIBCXX_USE_CXX11_ABI=") + (torch.cxx11_abi ? "1" : "0")};
   for (const auto& dir : torch.include_dirs) {
@@ -68,6 +75,7 @@ CompilePlan make_compile_plan(const PlanInputs& in) {
   } else {
     a.push_back("-I" + include.string());
     if (cuda && !in.fp16_headers) a.push_back("-DHONE_NO_FP16_HEADERS");
+    if (!in.std_headers) a.push_back("-DHONE_LEAN_STD");
   }
   a.push_back("-I" + in.kernel.parent_path().string());
   a.insert(a.end(), in.extra_flags.begin(), in.extra_flags.end());

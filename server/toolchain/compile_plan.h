@@ -31,6 +31,7 @@ struct PlanInputs {
   bool torch_light = false;          // torch form: the light <torch/extension.h> (hone/torch_light.h),
                                      // with hone_torch_ops.h written in the build folder
   bool fp16_headers = true;          // raw CUDA form: false spares the kernel cuda_fp16.h/cuda_bf16.h
+  bool std_headers = true;           // raw form: false (HONE_LEAN_STD) spares it <string>/<stdexcept>
   std::vector<std::string> extra_flags;
 };
 
@@ -48,6 +49,11 @@ CompilePlan make_compile_plan(const PlanInputs& in);
 // intrinsic ("half", "bfloat16", "bf16" in any case): if none does, the build sets
 // fp16_headers = false (and rebuilds with them should the kernel fail to compile without).
 bool names_16bit_floats(const std::vector<std::string_view>& texts);
+
+// Whether a raw kernel's texts name the standard library (std::, strings, using namespace): if
+// not, hone.h may leave out <string> and <stdexcept> (std_headers = false), with the same rebuild
+// should the kernel fail to compile without them.
+bool names_std_library(const std::vector<std::string_view>& texts);
 
 // The torch-form flags shared by the kernel and the glue: -std=c++17, the ABI define, torch's
 // include folders as system headers (their warnings are not the user's).

@@ -140,10 +140,11 @@ class Build {
       for (const auto& h : facts_.headers) texts.push_back(h.contents);
       light_ = plan_torch_light(texts, torch_.include_dirs);
     }
-    if (form_ == KernelForm::Raw && cuda_) {
+    if (form_ == KernelForm::Raw) {
       std::vector<std::string_view> texts{source_};
       for (const auto& h : facts_.headers) texts.push_back(h.contents);
-      fp16_headers_ = names_16bit_floats(texts);
+      if (cuda_) fp16_headers_ = names_16bit_floats(texts);
+      std_headers_ = names_std_library(texts);
     }
     if (!compute_key()) return;
 
@@ -179,6 +180,7 @@ class Build {
     in.extra_flags = req_.extra_flags;
     in.torch_light = form_ == KernelForm::Torch && light_.usable;
     in.fp16_headers = fp16_headers_;
+    in.std_headers = std_headers_;
     return in;
   }
 
@@ -247,7 +249,7 @@ class Build {
     ProcessResult run = compile_once(plan);
     stage("compile", t);
     std::string light_log;
-    if ((in.torch_light || !in.fp16_headers) && run.started && !run.ok() && !run.timed_out && !run.cancelled) {
+    if ((in.torch_light || !in.fp16_headers || !in.std_headers) && run.started && !run.ok() && !run.timed_out && !run.cancelled) {
       // The light headers did not declare something the kernel uses: the full headers decide,
       // and only their diagnostics are reported.
       res_.stage_seconds["compile_light"] = res_.stage_seconds["compile"];
@@ -255,6 +257,7 @@ class Build {
                   run.err + run.out + "\n# full headers\n";
       in.torch_light = false;
       in.fp16_headers = true;
+      in.std_headers = true;
       plan = make_compile_plan(in);
       t = Clock::now();
       run = compile_once(plan);
@@ -361,6 +364,7 @@ class Build {
   TorchEnv torch_;
   TorchLightPlan light_;
   bool fp16_headers_ = true;
+  bool std_headers_ = true;
 };
 
 }  // namespace

@@ -141,6 +141,37 @@ void forward(hone::In<H> x, hone::Out<H> y, hone::Stream s) {
   EXPECT_EQ(hidden.report.kernels[0].line, 4);
 }
 
+// hone.h leaves out <string> and <stdexcept> (HONE_LEAN_STD) for raw kernels that never name the
+// standard library, keeps them for those that do, and rebuilds with them when a kernel needed them
+// without naming them. The entry point's messages are the same either way (RawFormOnCpuThroughCtypes
+// reads one from a lean build).
+TEST_F(KernelForms, RawFormLeavesOutTheStringHeadersOnlyWhenTheKernelNamesNoStd) {
+  BuildResult lean = build(write("relu.cpp", kRawCpu));
+  ASSERT_EQ(lean.outcome, BuildOutcome::Built) << lean.error;
+  EXPECT_TRUE(has_flag(lean, "-DHONE_LEAN_STD"));
+
+  BuildResult named = build(write("named.cpp", R"(#include "hone.h"
+void forward(hone::In<float> x, hone::Out<float> y) {
+  if (x.numel() > (1 << 30)) throw hone::Error("too big: " + std::to_string(x.numel()));
+  for (int64_t i = 0; i < x.numel(); ++i) y.data()[i] = std::min(x.data()[i], 1.0f);
+}
+)"));
+  ASSERT_EQ(named.outcome, BuildOutcome::Built) << named.error;
+  EXPECT_FALSE(has_flag(named, "-DHONE_LEAN_STD"));
+  EXPECT_EQ(named.stage_seconds.count("compile_light"), 0u);
+
+  BuildResult hidden = build(write("hidden.cpp", R"(#include "hone.h"
+#define NS st##d
+void forward(hone::In<float> x, hone::Out<float> y) {
+  for (int64_t i = 0; i < x.numel(); ++i) y.data()[i] = NS::min(x.data()[i], 1.0f);
+}
+)"));
+  ASSERT_EQ(hidden.outcome, BuildOutcome::Built) << hidden.error;
+  EXPECT_EQ(hidden.stage_seconds.count("compile_light"), 1u);
+  EXPECT_FALSE(has_flag(hidden, "-DHONE_LEAN_STD"));
+  EXPECT_TRUE(hidden.report.diagnostics.empty()) << hidden.report.diagnostics[0].message;
+}
+
 TEST_F(KernelForms, TorchFormOnCpuLoadsInPythonAndEachOpCallsItsOwnForward) {
   auto torch = find_torch_env();
   if (!torch.env) GTEST_SKIP() << "no Python with torch: " << torch.error;

@@ -7,16 +7,29 @@
 #pragma once
 
 #include <cstdio>
-#include <cstring>
 #include <exception>
-#include <string>
-#include <tuple>
 #include <type_traits>
-#include <utility>
 
 #include "hone.h"
 
 namespace hone::detail {
+
+// A bounded text buffer: the entry point's messages without <string> (see HONE_LEAN_STD).
+struct Text {
+  char s[1024] = {};
+  int n = 0;
+  Text& operator<<(const char* t) {
+    while (t != nullptr && *t != 0 && n < static_cast<int>(sizeof s) - 1) s[n++] = *t++;
+    return *this;
+  }
+  Text& operator<<(long long v) {
+    char b[24];
+    std::snprintf(b, sizeof b, "%lld", v);
+    return *this << b;
+  }
+  Text& operator<<(int v) { return *this << static_cast<long long>(v); }
+  const char* c_str() const { return s; }
+};
 
 template <class T>
 struct raw_param;
@@ -24,24 +37,25 @@ struct raw_param;
 template <class T>
 struct raw_param<In<T>> {
   static constexpr bool consumes_arg = true;
-  static std::string describe() { return std::string("in:") + dtype_name(dtype_of<std::remove_cv_t<T>>::value); }
+  static void describe(Text& t) { t << "in:" << dtype_name(dtype_of<std::remove_cv_t<T>>::value); }
   static In<T> make(const ArgDesc& d, int index) {
     check_tensor(d, index, dtype_of<std::remove_cv_t<T>>::value, "input");
     return In<T>(d);
   }
   static void check_tensor(const ArgDesc& d, int index, DType want, const char* role) {
     if (d.kind != static_cast<int32_t>(ArgKind::Tensor))
-      throw Error("argument " + std::to_string(index) + ": forward takes a tensor " + role + " here, the task passes a scalar");
+      throw Error((Text() << "argument " << index << ": forward takes a tensor " << role
+                          << " here, the task passes a scalar").c_str());
     if (d.dtype != static_cast<int32_t>(want))
-      throw Error("argument " + std::to_string(index) + ": forward takes " + dtype_name(want) + ", the task passes " +
-                  dtype_name(static_cast<DType>(d.dtype)));
+      throw Error((Text() << "argument " << index << ": forward takes " << dtype_name(want) << ", the task passes "
+                          << dtype_name(static_cast<DType>(d.dtype))).c_str());
   }
 };
 
 template <class T>
 struct raw_param<Out<T>> {
   static constexpr bool consumes_arg = true;
-  static std::string describe() { return std::string("out:") + dtype_name(dtype_of<T>::value); }
+  static void describe(Text& t) { t << "out:" << dtype_name(dtype_of<T>::value); }
   static Out<T> make(const ArgDesc& d, int index) {
     raw_param<In<T>>::check_tensor(d, index, dtype_of<T>::value, "output");
     return Out<T>(d);
@@ -51,21 +65,22 @@ struct raw_param<Out<T>> {
 template <>
 struct raw_param<Stream> {
   static constexpr bool consumes_arg = false;
-  static std::string describe() { return "stream"; }
+  static void describe(Text& t) { t << "stream"; }
 };
 
 template <class S, ArgKind K, const char* Name>
 struct raw_scalar {
   static constexpr bool consumes_arg = true;
-  static std::string describe() { return std::string("scalar:") + Name; }
+  static void describe(Text& t) { t << "scalar:" << Name; }
   static S make(const ArgDesc& d, int index) {
     if (d.kind == static_cast<int32_t>(ArgKind::Tensor))
-      throw Error("argument " + std::to_string(index) + ": forward takes a scalar (" + Name + ") here, the task passes a tensor");
+      throw Error((Text() << "argument " << index << ": forward takes a scalar (" << Name
+                          << ") here, the task passes a tensor").c_str());
     switch (static_cast<ArgKind>(d.kind)) {
       case ArgKind::Int: return static_cast<S>(*static_cast<const int64_t*>(d.data));
       case ArgKind::Float: return static_cast<S>(*static_cast<const double*>(d.data));
       case ArgKind::Bool: return static_cast<S>(*static_cast<const uint8_t*>(d.data) != 0);
-      default: throw Error("argument " + std::to_string(index) + ": unknown argument kind");
+      default: throw Error((Text() << "argument " << index << ": unknown argument kind").c_str());
     }
   }
 };
@@ -84,6 +99,15 @@ struct raw_param<float> : raw_scalar<float, ArgKind::Float, kFloatName> {};
 template <>
 struct raw_param<bool> : raw_scalar<bool, ArgKind::Bool, kBoolName> {};
 
+template <int I, class H, class... T>
+struct type_at {
+  using type = typename type_at<I - 1, T...>::type;
+};
+template <class H, class... T>
+struct type_at<0, H, T...> {
+  using type = H;
+};
+
 template <class F>
 struct raw_signature;
 
@@ -94,10 +118,9 @@ struct raw_signature<void (*)(A...)> {
 
   static constexpr int arg_count = (0 + ... + (param<A>::consumes_arg ? 1 : 0));
 
-  static std::string describe() {
-    std::string s;
-    ((s += (s.empty() ? "" : ","), s += param<A>::describe()), ...);
-    return s;
+  static void describe(Text& t) {
+    bool first = true;
+    ((t << (first ? "" : ","), first = false, param<A>::describe(t)), ...);
   }
 
   template <class P>
@@ -111,12 +134,18 @@ struct raw_signature<void (*)(A...)> {
     }
   }
 
-  static void call(void (*fn)(A...), const ArgDesc* args, void* stream) {
-    int next = 0;
-    // Braced initialisation evaluates the arguments left to right.
-    std::tuple<std::remove_cv_t<std::remove_reference_t<A>>...> values{make_one<A>(args, next, stream)...};
-    std::apply(fn, values);
+  // Makes the arguments left to right, each checked before the next, then calls forward.
+  template <int I, class... Made>
+  static void call_at(void (*fn)(A...), const ArgDesc* args, int next, void* stream, Made&... made) {
+    if constexpr (I == static_cast<int>(sizeof...(A))) {
+      fn(made...);
+    } else {
+      auto value = make_one<typename type_at<I, A...>::type>(args, next, stream);
+      call_at<I + 1>(fn, args, next, stream, made..., value);
+    }
   }
+
+  static void call(void (*fn)(A...), const ArgDesc* args, void* stream) { call_at<0>(fn, args, 0, stream); }
 };
 
 template <class R, class... A>
@@ -124,9 +153,9 @@ struct raw_signature<R (*)(A...)> {
   static_assert(std::is_void_v<R>, "hone raw form: forward must return void and write its Out<T> parameters");
 };
 
-inline void copy_message(char* err, int32_t errlen, const std::string& msg) {
+inline void copy_message(char* err, int32_t errlen, const char* msg) {
   if (err == nullptr || errlen <= 0) return;
-  std::snprintf(err, static_cast<size_t>(errlen), "%s", msg.c_str());
+  std::snprintf(err, static_cast<size_t>(errlen), "%s", msg);
 }
 
 }  // namespace hone::detail
@@ -136,17 +165,22 @@ using hone_forward_signature = hone::detail::raw_signature<decltype(&forward)>;
 extern "C" __attribute__((visibility("default"))) int32_t hone_abi_version() { return 1; }
 
 extern "C" __attribute__((visibility("default"))) const char* hone_raw_signature() {
-  static const std::string s = hone_forward_signature::describe();
+  static const hone::detail::Text s = [] {
+    hone::detail::Text t;
+    hone_forward_signature::describe(t);
+    return t;
+  }();
   return s.c_str();
 }
 
 extern "C" __attribute__((visibility("default"))) int32_t hone_raw_forward(const hone::ArgDesc* args, int32_t nargs,
                                                                          void* stream, char* err, int32_t errlen) {
   if (nargs != hone_forward_signature::arg_count) {
-    hone::detail::copy_message(err, errlen,
-                               "forward takes " + std::to_string(hone_forward_signature::arg_count) +
-                                   " arguments (" + hone_forward_signature::describe() + "), the harness passes " +
-                                   std::to_string(nargs));
+    hone::detail::Text t;
+    t << "forward takes " << hone_forward_signature::arg_count << " arguments (";
+    hone_forward_signature::describe(t);
+    t << "), the harness passes " << static_cast<int>(nargs);
+    hone::detail::copy_message(err, errlen, t.c_str());
     return 1;
   }
   try {
@@ -162,7 +196,7 @@ extern "C" __attribute__((visibility("default"))) int32_t hone_raw_forward(const
   cudaError_t launch = cudaGetLastError();
   if (launch != cudaSuccess) {
     hone::detail::copy_message(err, errlen,
-                               std::string(cudaGetErrorName(launch)) + ": " + cudaGetErrorString(launch));
+                               (hone::detail::Text() << cudaGetErrorName(launch) << ": " << cudaGetErrorString(launch)).c_str());
     return 2;
   }
 #endif
