@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/gpu/toolchain.sh: the kernel toolchain on the H200 (run by scripts/gpu-check.sh with
 # HONE_BUILD, HONE_BIN, PY and OUT set). 1) the toolchain tests that need the GPU machine: SASS
-# facts through cuobjdump, the raw form built for the local GPU and run on it, the cache's speed
+# facts through cuobjdump, the raw form built for the local GPU and run on it (with nvcc's front
+# ends overlapped, and the overlap against one nvcc run), the cache's speed
 # there; 2) `hone build` of a float4 kernel, text and JSON (SASS widths, occupancy); 3)
 # bench/compile_latency: hone's raw and torch forms against load_inline, cold and cached, with
 # hone's torch op checked on the GPU. Logs and JSON land in $OUT/toolchain/. About 3 minutes.
@@ -20,7 +21,7 @@ echo "cuobjdump: $(command -v cuobjdump || echo none); nvidia-smi arch: $(nvidia
 
 # 1. Tests. The CPU torch-form tests are left to the Debian machine (the torch form on the GPU is
 # built, run and timed by the benchmark below); the LibTorch C++ test links Debian's LibTorch.
-filter='KernelFactsTest.*:KernelForms.RawForm*:BuildCacheTest.HitIsFastAndHeaderEditInvalidates:Diagnostics.PtxasErrorPointsAtTheKernel:Diagnostics.NvccErrorsAndWarningWithUserLinesAndColumns'
+filter='KernelFactsTest.*:KernelForms.RawForm*:NvccOverlap.*:BuildCacheTest.HitIsFastAndHeaderEditInvalidates:Diagnostics.PtxasErrorPointsAtTheKernel:Diagnostics.NvccErrorsAndWarningWithUserLinesAndColumns'
 timeout 240 "$HONE_BIN/toolchain_tests" --gtest_filter="$filter" --gtest_output="json:$OUT/toolchain/tests.json" \
   > "$OUT/toolchain/tests.log" 2>&1
 rc=$?

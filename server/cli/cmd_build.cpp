@@ -113,6 +113,7 @@ nlohmann::json to_json(const toolchain::BuildResult& r, const std::string& kerne
   if (!r.kernel_hash.empty()) j["kernel_hash"] = r.kernel_hash;
   if (!r.op_namespace.empty()) j["op_namespace"] = r.op_namespace;
   if (!r.torch_headers.empty()) j["torch_headers"] = r.torch_headers;
+  if (!r.nvcc_overlap.empty()) j["nvcc"] = r.nvcc_overlap;
   j["own_kernels"] = r.own_kernels;
   return j;
 }

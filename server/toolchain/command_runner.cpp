@@ -12,6 +12,7 @@ ProcessResult run_compiler(const CompilerCommand& command) {
   // Messages in a stable language, so the diagnostics parser reads them.
   env.insert_or_assign("LC_ALL", std::string(1, 'C'));
   env.erase("LANGUAGE");
+  for (const auto& [name, value] : command.env) env[name] = value;
   spec.env = std::move(env);
   spec.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(command.timeout);
   spec.stop = command.stop;

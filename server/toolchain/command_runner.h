@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@ struct CompilerCommand {
   std::chrono::seconds timeout{300};
   std::stop_token stop;
   std::function<ProcessSpec(ProcessSpec)> wrap;  // identity when empty
+  std::map<std::string, std::string> env;         // set on top of the inherited environment
 };
 
 ProcessResult run_compiler(const CompilerCommand& command);

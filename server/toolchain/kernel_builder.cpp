@@ -3,6 +3,9 @@
 #include "toolchain/kernel_builder.h"
 
 #include <chrono>
+#include <cstdlib>
+#include <functional>
+#include <future>
 
 #include "support/hash.h"
 #include "support/paths.h"
@@ -12,6 +15,7 @@
 #include "toolchain/diagnostics.h"
 #include "toolchain/early_sass.h"
 #include "toolchain/kernel_facts.h"
+#include "toolchain/nvcc_pipeline.h"
 #include "toolchain/tools.h"
 #include "toolchain/torch_env.h"
 #include "toolchain/torch_glue.h"
@@ -26,6 +30,12 @@ using protocol::Severity;
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// HONE_NVCC_OVERLAP=0 runs nvcc as one command (to compare, or should the overlap misbehave).
+bool overlap_nvcc() {
+  const char* v = std::getenv("HONE_NVCC_OVERLAP");
+  return !(v && std::string_view(v) == "0");
+}
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -208,17 +218,31 @@ class Build {
   void compile() {
     PlanInputs in = plan_inputs();
     in.op_namespace = res_.op_namespace;
+    // The torch form links hone's glue, compiled once per torch installation. When it is not
+    // cached yet, a CUDA kernel's compile runs beside it and waits for it only to link; a host
+    // compiler build is one command, so it waits first.
+    std::future<GlueResult> glue_job;
+    std::function<void()> wait_for_glue;
     if (form_ == KernelForm::Torch) {
-      auto t = Clock::now();
       GlueRequest g{b_.share_dir(), b_.cache_dir(), host_.path, host_.version, &torch_, req_.timeout, req_.stop, req_.wrap_command};
-      GlueResult glue = ensure_torch_glue(g);
-      stage("glue", t);
-      if (!glue.object) {
-        if (glue.process.cancelled) return void(fail(BuildOutcome::Cancelled, "build cancelled"));
-        if (glue.process.timed_out) return void(fail(BuildOutcome::TimedOut, glue.error));
-        return void(fail(BuildOutcome::MissingTool, glue.error));
+      std::string error;
+      auto object = torch_glue_object(g, &error);
+      if (!object) return void(fail(BuildOutcome::MissingTool, error));
+      in.glue_object = object;
+      std::error_code ec;
+      if (!fs::is_regular_file(*object, ec)) {
+        glue_job = std::async(std::launch::async, [this, g] {
+          auto t = Clock::now();
+          GlueResult r = ensure_torch_glue(g);
+          glue_seconds_ = since(t);
+          return r;
+        });
+        if (!cuda_) {
+          if (!glue_ready(glue_job)) return;
+        } else {
+          wait_for_glue = [&glue_job] { glue_job.wait(); };
+        }
       }
-      in.glue_object = glue.object;
     }
     CompilePlan plan = make_compile_plan(in);
     BuildCache c = cache();
@@ -241,7 +265,21 @@ class Build {
       if (cuda_ && cuobjdump_)
         early.emplace(CompilerCommand{sass_argv(*cuobjdump_, cubin), work, req_.timeout, req_.stop, req_.wrap_command}, cubin,
                       work / p.keep_dir / "kernel.fatbin");
-      ProcessResult r = run_compiler({p.argv, work, req_.timeout, req_.stop, req_.wrap_command});
+      CompilerCommand command{p.argv, work, req_.timeout, req_.stop, req_.wrap_command};
+      ProcessResult r;
+      if (cuda_ && overlap_nvcc()) {
+        OverlapReport overlap;
+        r = run_nvcc_overlapped(command, wait_for_glue, &overlap);
+        res_.nvcc_overlap = overlap.overlapped ? "overlapped" : "one command: " + overlap.why_not;
+        if (overlap.overlapped) {
+          res_.stage_seconds["nvcc_host_front"] = overlap.host_seconds;
+          res_.stage_seconds["nvcc_device"] = overlap.device_seconds;
+          res_.stage_seconds["nvcc_host_compile_link"] = overlap.after_seconds;
+        }
+      } else {
+        if (wait_for_glue) wait_for_glue();
+        r = run_compiler(command);
+      }
       if (early) sass = early->finish(r.ok());
       return r;
     };
@@ -264,6 +302,7 @@ class Build {
       res_.stage_seconds["compile"] = since(t);
       if (form_ == KernelForm::Torch) res_.torch_headers = "full: the light header did not suffice";
     }
+    if (glue_job.valid() && !glue_ready(glue_job)) return BuildCache::discard(work);
     const fs::path entry = c.entry_dir(res_.key);
     res_.report.command = plan.argv;
     const std::string output = run.err + (run.out.empty() ? "" : "\n" + run.out);
@@ -349,6 +388,17 @@ class Build {
     if (built) res_.library = res_.report.library;
   }
 
+  // Waits for the glue compile; false (the build failed, with the glue's error) when it failed.
+  bool glue_ready(std::future<GlueResult>& job) {
+    GlueResult glue = job.get();
+    res_.stage_seconds["glue"] = glue_seconds_;
+    if (glue.object) return true;
+    if (glue.process.cancelled) fail(BuildOutcome::Cancelled, "build cancelled");
+    else if (glue.process.timed_out) fail(BuildOutcome::TimedOut, glue.error);
+    else fail(BuildOutcome::MissingTool, glue.error);
+    return false;
+  }
+
   const KernelBuilder& b_;
   const BuildRequest& req_;
   Clock::time_point start_;
@@ -365,6 +415,7 @@ class Build {
   TorchLightPlan light_;
   bool fp16_headers_ = true;
   bool std_headers_ = true;
+  double glue_seconds_ = 0;
 };
 
 }  // namespace

@@ -63,8 +63,12 @@ struct BuildResult {
   std::string kernel_hash;                // sha256 of the source and its local headers
   std::vector<std::string> own_kernels;   // the kernel's own __global__ names (file and local headers)
   std::map<std::string, double> stage_seconds;  // "analyze", "torch_env", "glue", "compile", "facts", ...
-                                                // ("compile_light": a light torch build that failed)
+                                                // ("compile_light": a light torch build that failed;
+                                                // "nvcc_host_front", "nvcc_device",
+                                                // "nvcc_host_compile_link": the overlapped nvcc)
   std::string torch_headers;  // torch form, fresh builds: "light", or "full: <why>"
+  std::string nvcc_overlap;   // fresh CUDA builds: "overlapped" (host front end beside the device
+                              // chain, toolchain/nvcc_pipeline.h), or "one command: <why>"
   protocol::CompileReport report;
 };
 

@@ -11,25 +11,53 @@
 namespace hone::toolchain {
 namespace fs = std::filesystem;
 
-GlueResult ensure_torch_glue(const GlueRequest& r) {
-  GlueResult result;
-  const fs::path source = r.share_dir / "include" / "hone" / "torch_glue.cpp";
-  std::vector<std::string> argv{r.host_compiler.string(), "-O2", "-fPIC"};
-  auto flags = torch_compile_flags(*r.torch);
-  argv.insert(argv.end(), flags.begin(), flags.end());
-  argv.insert(argv.end(), {"-I" + (r.share_dir / "include").string(), "-c", source.string(), "-o", "torch_glue.o"});
+namespace {
 
+struct GluePlan {
+  std::vector<std::string> argv;
   std::string key;
+  std::string error;
+};
+
+GluePlan plan_glue(const GlueRequest& r) {
+  GluePlan p;
+  const fs::path source = r.share_dir / "include" / "hone" / "torch_glue.cpp";
+  p.argv = {r.host_compiler.string(), "-O2", "-fPIC"};
+  auto flags = torch_compile_flags(*r.torch);
+  p.argv.insert(p.argv.end(), flags.begin(), flags.end());
+  p.argv.insert(p.argv.end(), {"-I" + (r.share_dir / "include").string(), "-c", source.string(), "-o", "torch_glue.o"});
   try {
     Sha256 h;
     h.field("hone-torch-glue-v1").field(read_file(source)).field(read_file(r.share_dir / "include" / "hone" / "torch_abi.h"));
     h.field(r.host_compiler_version).field(r.torch->version).field(r.torch->torch_dir.string());
-    for (const auto& a : argv) h.field(a);
-    key = h.hex();
+    for (const auto& a : p.argv) h.field(a);
+    p.key = h.hex();
   } catch (const std::exception& e) {
-    result.error = std::string("hone's torch glue is missing from the share folder: ") + e.what();
+    p.error = std::string("hone's torch glue is missing from the share folder: ") + e.what();
+  }
+  return p;
+}
+
+}  // namespace
+
+std::optional<fs::path> torch_glue_object(const GlueRequest& r, std::string* error) {
+  GluePlan p = plan_glue(r);
+  if (!p.error.empty()) {
+    if (error) *error = p.error;
+    return std::nullopt;
+  }
+  return BuildCache(r.cache_dir / "glue").entry_dir(p.key) / "torch_glue.o";
+}
+
+GlueResult ensure_torch_glue(const GlueRequest& r) {
+  GlueResult result;
+  GluePlan plan = plan_glue(r);
+  if (!plan.error.empty()) {
+    result.error = plan.error;
     return result;
   }
+  const std::vector<std::string>& argv = plan.argv;
+  const std::string& key = plan.key;
 
   BuildCache cache(r.cache_dir / "glue");
   const fs::path object = cache.entry_dir(key) / "torch_glue.o";

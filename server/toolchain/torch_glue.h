@@ -36,4 +36,9 @@ struct GlueResult {
 
 GlueResult ensure_torch_glue(const GlueRequest& request);
 
+// Where ensure_torch_glue(request) puts the object, without compiling it: a kernel's compile can
+// start before the glue exists and wait for it only to link. nullopt (and *error) when hone's
+// share folder lacks the glue source.
+std::optional<std::filesystem::path> torch_glue_object(const GlueRequest& request, std::string* error = nullptr);
+
 }  // namespace hone::toolchain

@@ -25,16 +25,7 @@ void forward(hone::In<float> x, hone::Out<float> y, hone::Stream) {
 }
 )";
 
-const char* kRawCuda = R"(#include "hone.h"
-__global__ void relu(const float* x, float* y, long n) {
-  long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
-  if (i < n) y[i] = x[i] > 0 ? x[i] : 0.0f;
-}
-void forward(hone::In<float> x, hone::Out<float> y, hone::Stream s) {
-  long n = x.numel();
-  relu<<<(n + 255) / 256, 256, 0, s>>>(x.data(), y.data(), n);
-}
-)";
+const char* kRawCuda = kRawCudaKernels;
 
 const char* kTorchRelu = R"(#include <torch/extension.h>
 torch::Tensor forward(torch::Tensor x) { return torch::relu(x); }

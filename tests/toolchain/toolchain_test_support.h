@@ -70,6 +70,32 @@ class ScopedEnv {
   std::optional<std::string> old_;
 };
 
+// A raw-form ReLU in three kernels the module id matters for: one in an anonymous namespace and a static one (their device
+// names carry the id, and the host registers them by those names), plus a template.
+inline constexpr const char* kRawCudaKernels = R"(#include "hone.h"
+namespace {
+__global__ void relu(const float* x, float* y, long n) {
+  long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
+}  // namespace
+static __global__ void fill(float* y, long n, float v) {
+  long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (i < n) y[i] = v;
+}
+template <int Scale>
+__global__ void scale(float* y, long n) {
+  long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (i < n) y[i] *= Scale;
+}
+void forward(hone::In<float> x, hone::Out<float> y, hone::Stream s) {
+  long n = x.numel();
+  fill<<<(n + 255) / 256, 256, 0, s>>>(y.data(), n, -1.0f);
+  relu<<<(n + 255) / 256, 256, 0, s>>>(x.data(), y.data(), n);
+  scale<1><<<(n + 255) / 256, 256, 0, s>>>(y.data(), n);
+}
+)";
+
 #define HONE_REQUIRE_NVCC() \
   if (!have_nvcc()) GTEST_SKIP() << "nvcc not found (install the CUDA toolkit): CUDA builds cannot be tested here"
 
