@@ -17,7 +17,7 @@ namespace {
 // Prints one JSON line. Without torch it reports the folders whose change could bring torch in,
 // so a negative answer can be cached too.
 constexpr const char* kProbe = R"PY(
-import importlib.util, json, os, site, sys
+import importlib.util, json, os, re, runpy, site, sys
 out = {"python": sys.executable, "python_version": sys.version.split()[0]}
 spec = importlib.util.find_spec("torch")
 if spec is None or spec.origin is None:
@@ -25,14 +25,27 @@ if spec is None or spec.origin is None:
     out["torch"] = None
     out["watch"] = {d: os.stat(d).st_mtime_ns for d in dirs}
 else:
-    import torch
-    d = os.path.dirname(torch.__file__)
+    # Importing torch takes seconds (its CUDA libraries load): read what is needed from its files
+    # (version.py; the ABI from the TorchConfig.cmake that wheels ship), importing only without them.
+    d = os.path.dirname(spec.origin)
+    version, cuda, abi = None, None, None
+    try:
+        v = runpy.run_path(os.path.join(d, "version.py"))
+        version, cuda = v["__version__"], v.get("cuda")
+        with open(os.path.join(d, "share", "cmake", "Torch", "TorchConfig.cmake")) as f:
+            m = re.search(r"_GLIBCXX_USE_CXX11_ABI=([01])", f.read())
+        abi = bool(int(m.group(1))) if m else None
+    except Exception:
+        pass
+    if version is None or abi is None:
+        import torch
+        version, cuda, abi = torch.__version__, torch.version.cuda, bool(torch._C._GLIBCXX_USE_CXX11_ABI)
     lib = os.path.join(d, "lib")
     out["torch"] = {
         "dir": d,
-        "version": torch.__version__,
-        "cuda": torch.version.cuda,
-        "cxx11_abi": bool(torch._C._GLIBCXX_USE_CXX11_ABI),
+        "version": str(version),
+        "cuda": cuda,
+        "cxx11_abi": abi,
         "include": [os.path.join(d, "include"), os.path.join(d, "include", "torch", "csrc", "api", "include")],
         "lib": lib,
         "cuda_libs": all(os.path.exists(os.path.join(lib, n)) for n in ("libtorch_cuda.so", "libc10_cuda.so")),

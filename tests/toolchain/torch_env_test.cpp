@@ -117,5 +117,32 @@ TEST_F(TorchEnvTest, VersionEditInvalidatesAndMissingTorchIsExplained) {
   EXPECT_NE(d.error.find("not found"), std::string::npos) << d.error;
 }
 
+// Importing torch takes seconds: with version.py and the TorchConfig.cmake that wheels ship, the
+// probe reads the version, CUDA version and ABI from the files and never imports torch (this
+// package refuses to be imported); without the CMake file it imports torch for the ABI.
+TEST_F(TorchEnvTest, ProbeReadsTheInstallationWithoutImportingTorch) {
+  ScopedEnv cache("HONE_CACHE_DIR", (dir_ / "cache").c_str());
+  auto python = find_program("/usr/bin/python3") ? std::optional<std::filesystem::path>("/usr/bin/python3") : find_program("python3");
+  ASSERT_TRUE(python);
+  write("fake/torch/__init__.py", "raise ImportError('the probe imported torch')\n");
+  write("fake/torch/version.py", "from typing import Optional\n__version__ = '8.1.0+cu130'\ncuda: Optional[str] = '13.0'\n");
+  const auto config = write("fake/torch/share/cmake/Torch/TorchConfig.cmake",
+                            "if(CMAKE_SYSTEM_NAME STREQUAL \"Linux\")\n  set(TORCH_CXX_FLAGS \"-D_GLIBCXX_USE_CXX11_ABI=0\")\nendif()\n");
+  auto wrapper = write("bin/python3", "#!/bin/sh\nPYTHONPATH=" + (dir_ / "fake").string() + " exec " + python->string() + " \"$@\"\n");
+  std::filesystem::permissions(wrapper, std::filesystem::perms::owner_all);
+
+  auto found = find_torch_env(wrapper);
+  ASSERT_TRUE(found.env) << found.error;
+  EXPECT_EQ(found.env->version, "8.1.0+cu130");
+  EXPECT_EQ(found.env->cuda, "13.0");
+  EXPECT_FALSE(found.env->cxx11_abi) << "the ABI comes from TorchConfig.cmake";
+
+  std::filesystem::remove(config);
+  std::filesystem::remove_all(dir_ / "cache");
+  auto imported = find_torch_env(wrapper);
+  EXPECT_FALSE(imported.env) << "without TorchConfig.cmake the probe must import torch for the ABI";
+  EXPECT_NE(imported.error.find("the probe imported torch"), std::string::npos) << imported.error;
+}
+
 }  // namespace
 }  // namespace hone::toolchain::testing
