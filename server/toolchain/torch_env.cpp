@@ -25,18 +25,30 @@ if spec is None or spec.origin is None:
     out["torch"] = None
     out["watch"] = {d: os.stat(d).st_mtime_ns for d in dirs}
 else:
-    # Importing torch takes seconds (its CUDA libraries load): read what is needed from its files
-    # (version.py; the ABI from the TorchConfig.cmake that wheels ship), importing only without them.
+    # Importing torch takes seconds (its CUDA libraries load): read what is needed from its files,
+    # importing it only without them. version.py has the versions; the ABI is in the
+    # TorchConfig.cmake of older wheels, else in libc10.so's symbols (std::__cxx11 names or not).
     d = os.path.dirname(spec.origin)
     version, cuda, abi = None, None, None
     try:
         v = runpy.run_path(os.path.join(d, "version.py"))
         version, cuda = v["__version__"], v.get("cuda")
+    except Exception:
+        pass
+    try:
         with open(os.path.join(d, "share", "cmake", "Torch", "TorchConfig.cmake")) as f:
             m = re.search(r"_GLIBCXX_USE_CXX11_ABI=([01])", f.read())
         abi = bool(int(m.group(1))) if m else None
     except Exception:
         pass
+    if abi is None:
+        try:
+            import mmap
+            with open(os.path.join(d, "lib", "libc10.so"), "rb") as f:
+                with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+                    abi = m.find(b"St7__cxx11") >= 0
+        except Exception:
+            pass
     if version is None or abi is None:
         import torch
         version, cuda, abi = torch.__version__, torch.version.cuda, bool(torch._C._GLIBCXX_USE_CXX11_ABI)

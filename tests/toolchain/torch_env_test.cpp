@@ -117,9 +117,15 @@ TEST_F(TorchEnvTest, VersionEditInvalidatesAndMissingTorchIsExplained) {
   EXPECT_NE(d.error.find("not found"), std::string::npos) << d.error;
 }
 
-// Importing torch takes seconds: with version.py and the TorchConfig.cmake that wheels ship, the
-// probe reads the version, CUDA version and ABI from the files and never imports torch (this
-// package refuses to be imported); without the CMake file it imports torch for the ABI.
+// A literal's bytes, NULs included.
+template <std::size_t N>
+std::string with_nuls(const char (&text)[N]) {
+  return std::string(text, N - 1);
+}
+
+// Importing torch takes seconds: the probe reads the version and CUDA version from version.py and
+// the ABI from TorchConfig.cmake (older wheels) or libc10.so's symbols, and never imports torch
+// (this package refuses to be imported); with neither file it imports torch for the ABI.
 TEST_F(TorchEnvTest, ProbeReadsTheInstallationWithoutImportingTorch) {
   ScopedEnv cache("HONE_CACHE_DIR", (dir_ / "cache").c_str());
   auto python = find_program("/usr/bin/python3") ? std::optional<std::filesystem::path>("/usr/bin/python3") : find_program("python3");
@@ -137,7 +143,19 @@ TEST_F(TorchEnvTest, ProbeReadsTheInstallationWithoutImportingTorch) {
   EXPECT_EQ(found.env->cuda, "13.0");
   EXPECT_FALSE(found.env->cxx11_abi) << "the ABI comes from TorchConfig.cmake";
 
+  // Newer wheels' TorchConfig.cmake has no ABI line: libc10.so's symbols tell.
+  write("fake/torch/share/cmake/Torch/TorchConfig.cmake", "set(TORCH_CXX_FLAGS \"\")\n");
+  write("fake/torch/lib/libc10.so", with_nuls("\x7f" "ELF\0\0_ZN3c105ErrorC1ENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE\0"));
+  std::filesystem::remove_all(dir_ / "cache");
+  auto from_lib = find_torch_env(wrapper);
+  ASSERT_TRUE(from_lib.env) << from_lib.error;
+  EXPECT_TRUE(from_lib.env->cxx11_abi) << "libc10.so names std::__cxx11 types";
+  write("fake/torch/lib/libc10.so", with_nuls("\x7f" "ELF\0\0_ZN3c105ErrorC1ESs\0"));
+  std::filesystem::remove_all(dir_ / "cache");
+  EXPECT_FALSE(find_torch_env(wrapper).env->cxx11_abi) << "the old ABI's std::string is Ss";
+
   std::filesystem::remove(config);
+  std::filesystem::remove(dir_ / "fake/torch/lib/libc10.so");
   std::filesystem::remove_all(dir_ / "cache");
   auto imported = find_torch_env(wrapper);
   EXPECT_FALSE(imported.env) << "without TorchConfig.cmake the probe must import torch for the ABI";
