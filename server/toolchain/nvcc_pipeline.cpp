@@ -204,13 +204,21 @@ ProcessResult run_nvcc_overlapped(const CompilerCommand& command, const std::fun
   auto steps = split_nvcc_steps(plan_run.err, &why);
   if (!steps) return whole(why);
 
-  // Source name for the module id: the input nvcc names in cudafe++'s --orig_src_file_name.
+  // The module id names the file's anonymous-namespace and static device symbols; the worker
+  // loads many kernels into one process, so it is made from the command and the source's text.
   const std::string source = option_value(steps->host.back().line, "--orig_src_file_name").value_or("kernel.cu");
+  const std::string source_path = option_value(steps->host.back().line, "--orig_src_path_name").value_or(source);
+  std::string seed = command_line(command.argv);
+  try {
+    seed += "\n" + read_file(fs::path(source_path).is_absolute() ? fs::path(source_path) : command.work_dir / source_path);
+  } catch (const std::exception&) {
+    seed += "\n" + command.work_dir.string();  // unreadable here (confined paths): unique per build folder
+  }
   try {
     const fs::path id_path = fs::path(steps->module_id_file).is_absolute() ? fs::path(steps->module_id_file)
                                                                             : command.work_dir / steps->module_id_file;
     fs::create_directories(id_path.parent_path());
-    write_file_atomic(id_path, make_module_id(command_line(command.argv), fs::path(source).filename().string()));
+    write_file_atomic(id_path, make_module_id(seed, fs::path(source).filename().string()));
   } catch (const std::exception& e) {
     return whole(std::string("cannot write the module id: ") + e.what());
   }

@@ -41,7 +41,8 @@ struct NvccSteps {
 // *why, when the steps are not shaped as expected (then nvcc must run as one command).
 std::optional<NvccSteps> split_nvcc_steps(std::string_view dryrun, std::string* why = nullptr);
 
-// A module id in cudafe++'s shape ("_<hex>_<n>_<file name>_<hex>"), fixed by `seed`.
+// A module id in cudafe++'s shape ("_<hex>_<n>_<file name>_<hex>"), fixed by `seed` (the
+// command and the source's text).
 std::string make_module_id(std::string_view seed, std::string_view source_name);
 
 struct OverlapReport {

@@ -152,6 +152,24 @@ TEST_F(NvccOverlap, OverlappedBuildRegistersTheSameKernelsAsOneNvccRun) {
   }
 }
 
+// The worker loads many kernels into one process: two files in one folder (the same command) must
+// not share the names of their anonymous-namespace kernels.
+TEST_F(NvccOverlap, KernelsWithTheSameCommandGetTheirOwnModuleIds) {
+  HONE_REQUIRE_NVCC();
+  BuildResult a = build(write("a.cu", kRawCudaKernels));
+  BuildResult b = build(write("b.cu", std::string(kRawCudaKernels) + "// another kernel\n"));
+  ASSERT_EQ(a.outcome, BuildOutcome::Built) << a.error;
+  ASSERT_EQ(b.outcome, BuildOutcome::Built) << b.error;
+  EXPECT_EQ(a.report.command, b.report.command);
+  auto anonymous = [](const BuildResult& r) {
+    for (const auto& e : ptx_entries(fs::path(r.library).parent_path() / "kernel.ptx"))
+      if (e.find("_GLOBAL__N_") != std::string::npos) return e;
+    return std::string();
+  };
+  ASSERT_FALSE(anonymous(a).empty());
+  EXPECT_NE(anonymous(a), anonymous(b));
+}
+
 std::vector<std::string> messages(const BuildResult& r) {
   std::vector<std::string> out;
   for (const auto& d : r.report.diagnostics)
