@@ -241,30 +241,30 @@ ProcessResult run_nvcc_overlapped(const CompilerCommand& command, const std::fun
     after = run_group(steps->after, command, *steps, deadline, stop.get_token(), &rep.after_seconds);
   }
 
-  // nvcc's output: its own messages, then each step's in nvcc's order up to the first failure.
-  ProcessResult total;
-  total.started = true;
-  total.exit_code = 0;
-  total.err = steps->driver_messages;
+  // nvcc's output: its own messages, then each step's in nvcc's order up to the first failure,
+  // whose status is the whole command's.
+  std::string out, err = steps->driver_messages;
+  bool truncated = false;
+  ProcessResult status;
+  status.started = true;
+  status.exit_code = 0;
   for (const auto* group : {&before, &host, &device, &after}) {
     for (const auto& r : *group) {
-      total.out += r.out;
-      total.err += r.err;
-      total.output_truncated = total.output_truncated || r.output_truncated;
+      out += r.out;
+      err += r.err;
+      truncated = truncated || r.output_truncated;
       if (!r.ok()) {
-        total.exit_code = r.exit_code;
-        total.signal = r.signal;
-        total.timed_out = r.timed_out;
-        total.cancelled = r.cancelled;
-        total.started = r.started;
-        total.start_error = r.start_error;
-        total.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-        return total;
+        status = r;
+        break;
       }
     }
+    if (!status.ok()) break;
   }
-  total.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  return total;
+  status.out = std::move(out);
+  status.err = std::move(err);
+  status.output_truncated = truncated;
+  status.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return status;
 }
 
 }  // namespace hone::toolchain
