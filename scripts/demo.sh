@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
+echo "demo: the first run installs packages and compiles hone (~5 minutes on 2 cores); later runs start in seconds"
 bash scripts/install-deps.sh
 cmake -S . -B build -G Ninja
 cmake --build build -j "$(nproc)" --target hone hone-server

@@ -4,10 +4,25 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+echo "test: the first run installs packages and compiles hone (~8 minutes on 2 cores); later runs take ~1 minute plus the tests"
 bash scripts/install-deps.sh
 cmake -S . -B build -G Ninja -DHONE_BUILD_FUZZERS=ON
 cmake --build build -j "$(nproc)"
-ctest --test-dir build --output-on-failure -j "$(nproc)"
+log=$(mktemp)
+set +e
+ctest --test-dir build --output-on-failure -j "$(nproc)" 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+set -e
+skipped=$(grep -c ' (Skipped)$' "$log" || true)
+rm -f "$log"
+if [ "$skipped" -gt 0 ]; then
+  if command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q GPU; then
+    echo "test: $skipped tests skipped (see the list above)"
+  else
+    echo "test: $skipped GPU tests skipped: no GPU here (scripts/gpu-check.sh runs them on a GPU machine)"
+  fi
+fi
+[ "$rc" -eq 0 ] || exit "$rc"
 
 # The VS Code extension: type-check, bundle, unit tests (npm packages from install-deps.sh).
 npm run typecheck
