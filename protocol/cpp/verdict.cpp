@@ -332,7 +332,7 @@ void from_json(const json& j, Verdict& v) {
   get(j, "kernel_time", v.kernel_time);
   get(j, "flags", v.flags);
   get(j, "evidence", v.evidence);
-  if (auto it = j.find("profile"); it != j.end() && !it->is_null()) v.profile = *it;
+  get(j, "profile", v.profile);
   get(j, "seconds", v.seconds);
   get(j, "created_at", v.created_at);
 }

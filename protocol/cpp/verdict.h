@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "protocol/build_report.h"
+#include "protocol/profile_report.h"
 
 namespace hone::protocol {
 
@@ -174,7 +175,7 @@ struct Verdict {
   std::optional<KernelTime> kernel_time;
   std::vector<Flag> flags;
   std::optional<Evidence> evidence;
-  std::optional<nlohmann::json> profile;  // profile.schema.json, added by hone profile
+  std::optional<ProfileReport> profile;   // added by hone profile
   std::map<std::string, double> seconds;  // wall time of each stage
   std::optional<std::string> created_at;  // ISO 8601 UTC
 

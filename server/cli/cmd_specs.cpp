@@ -61,8 +61,8 @@ int run_specs(const std::string& gpu, bool all, bool as_json, bool measure) {
   if (measure) {
     try {
       Engine engine(EngineOptions{});
-      json m = engine.ceilings(true);
-      if (local.empty()) local = m.value("device_name", std::string());
+      protocol::MeasuredCeilings m = engine.ceilings(true);
+      if (local.empty()) local = m.device_name;
     } catch (const EngineError& e) {
       std::cerr << "hone: error: " << e.what() << "\n";
       if (!e.detail().empty()) std::cerr << e.detail() << "\n";
@@ -91,9 +91,9 @@ int run_specs(const std::string& gpu, bool all, bool as_json, bool measure) {
     bool is_local = !local.empty() && profile::find_gpu_spec(local) && profile::find_gpu_spec(local)->key == s.key;
     std::optional<profile::MeasuredCeilings> measured = is_local ? profile::load_cached_ceilings(local) : std::nullopt;
     if (as_json) {
-      json j = profile::to_json(s);
+      json j = s;
       j["local"] = is_local;
-      j["measured_ceilings"] = measured ? profile::to_json(*measured) : json();
+      j["measured_ceilings"] = measured ? json(*measured) : json();
       out.push_back(j);
     } else {
       print_spec(s, measured, is_local);

@@ -220,7 +220,7 @@ eval::DeviceContext Engine::Impl::device_context(DeviceKind kind, const CallCont
     if (d.value("index", -1) != options.gpu_index) continue;
     dc.name = d.value("name", std::string("unknown GPU"));
     try {
-      dc.peak_dram_bytes_per_s = profile::peak_dram_bytes_per_s(profile::device_facts_from_json(d));
+      dc.peak_dram_bytes_per_s = profile::peak_dram_bytes_per_s(d.get<protocol::DeviceFacts>());
     } catch (const std::exception&) {
       dc.peak_dram_bytes_per_s = std::nullopt;  // a device without the facts gets no floor
     }

@@ -215,7 +215,7 @@ class Engine {
   ProfileResult profile(const ProfileRequest& request, const CallContext& ctx = {});
   // The ceilings of the configured GPU: cached ones, else measured now by the worker and cached.
   // Throws EngineError(Environment) without a GPU.
-  nlohmann::json ceilings(bool remeasure, const CallContext& ctx = {});
+  protocol::MeasuredCeilings ceilings(bool remeasure, const CallContext& ctx = {});
 
   // Optimization: the optimizer engineer declares its calls here (engine/optimize*.cpp).
   // Runs the verify-and-refine loop (a new run, or a stored one resumed) with the workspace's

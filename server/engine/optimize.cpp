@@ -26,7 +26,7 @@ class EngineVerifier : public CandidateVerifier {
       : engine_(engine), kernel_(std::move(kernel)), task_(std::move(task)), device_(device),
         recheck_seeds_(recheck_seeds) {}
 
-  json verify(const VerifyRequest& r, std::stop_token stop) override {
+  protocol::Verdict verify(const VerifyRequest& r, std::stop_token stop) override {
     CheckRequest req;
     req.kernel = {kernel_, r.source};
     req.task = task_;
@@ -36,15 +36,15 @@ class EngineVerifier : public CandidateVerifier {
     CallContext ctx;
     ctx.stop = stop;
     try {
-      return json(engine_.check(req, ctx));
+      return engine_.check(req, ctx);
     } catch (const EngineError& e) {
       if (e.kind() == EngineError::Kind::Cancelled) throw VerifyError(VerifyError::Kind::Cancelled, e.what());
       throw VerifyError(VerifyError::Kind::Environment, e.what(), e.detail());
     }
   }
 
-  json profile(const VerifyRequest& r, std::stop_token stop) override {
-    if (device_ != DeviceKind::Cuda) return nullptr;
+  std::optional<protocol::ProfileReport> profile(const VerifyRequest& r, std::stop_token stop) override {
+    if (device_ != DeviceKind::Cuda) return std::nullopt;
     ProfileRequest req;
     req.kernel = {kernel_, r.source};
     req.task = task_;
@@ -53,11 +53,11 @@ class EngineVerifier : public CandidateVerifier {
     ctx.stop = stop;
     try {
       ProfileResult result = engine_.profile(req, ctx);
-      if (!result.skipped.empty() || !result.verdict.profile) return nullptr;
-      return *result.verdict.profile;
+      if (!result.skipped.empty()) return std::nullopt;
+      return std::move(result.verdict.profile);
     } catch (const EngineError& e) {
       if (e.kind() == EngineError::Kind::Cancelled) throw VerifyError(VerifyError::Kind::Cancelled, e.what());
-      return nullptr;  // counters are a bonus for the prompt: the loop goes on without them
+      return std::nullopt;  // counters are a bonus for the prompt: the loop goes on without them
     }
   }
 
@@ -73,29 +73,18 @@ std::string language_of(const std::filesystem::path& kernel) {
   return ext == ".cu" || ext == ".cuh" ? "cuda" : "cpp";
 }
 
-// The facts a prompt shows about the GPU: the spec table's row (peak rates) over what the device
-// reports (exact SM count, L2, shared memory).
-json gpu_facts(const WorkerEnvironment& env, int index) {
-  if (!env.devices.is_array() || env.devices.empty()) return nullptr;
+// What the configured GPU reports about itself (the first one when none has its index); nullopt
+// when the worker reported no device it could describe.
+std::optional<protocol::DeviceFacts> target_gpu(const WorkerEnvironment& env, int index) {
+  if (!env.devices.is_array() || env.devices.empty()) return std::nullopt;
   json device = env.devices[0];
   for (const auto& d : env.devices)
     if (d.value("index", -1) == index) device = d;
-  json flat = {{"name", device.value("name", "")}, {"arch", device.value("arch", "")}};
-  for (const char* key : {"sm_count", "l2_bytes", "shared_bytes_per_sm"})
-    if (device.contains(key)) flat[key] = device[key];
-  if (auto spec = profile::find_gpu_spec(flat["name"].get<std::string>())) {
-    flat["peak_dram_bytes_per_s"] = spec->peak_dram_bytes_per_s;
-    for (auto p : {profile::Precision::fp32, profile::Precision::fp16_tensor, profile::Precision::bf16_tensor})
-      if (auto v = spec->peak_flops(p)) flat[std::string(profile::precision_name(p))] = *v;
-  } else {
-    try {
-      if (auto bw = profile::device_facts_from_json(device).theoretical_dram_bytes_per_s())
-        flat["peak_dram_bytes_per_s"] = *bw;
-    } catch (const std::exception&) {
-      // An incomplete hello: the prompt shows what there is.
-    }
+  try {
+    return device.get<protocol::DeviceFacts>();
+  } catch (const std::exception&) {
+    return std::nullopt;  // an incomplete hello: the prompt goes without GPU facts
   }
-  return gpu_prompt_facts(flat);
 }
 
 OptimizeOptions options_from_json(const json& j, OptimizeOptions o) {
@@ -187,8 +176,11 @@ OptimizeResult Engine::optimize(const OptimizeRequest& request, const CallContex
   }
   TaskInfo info = task_info(target.task_path, device, ctx);
   target.task_name = info.name;
-  target.signature = json(info.signature);
-  if (device == DeviceKind::Cuda) target.gpu = gpu_facts(environment(device, ctx), impl.options.gpu_index);
+  target.signature = info.signature;
+  if (device == DeviceKind::Cuda) {
+    target.gpu = target_gpu(environment(device, ctx), impl.options.gpu_index);
+    if (target.gpu) target.gpu_spec = profile::find_gpu_spec(target.gpu->name);
+  }
 
   std::unique_ptr<LlmClient> client;
   std::unique_ptr<Proposer> proposer;

@@ -37,18 +37,18 @@ std::filesystem::path default_plot(const std::filesystem::path& workspace, const
 
 }  // namespace
 
-json Engine::ceilings(bool remeasure, const CallContext& ctx) {
+protocol::MeasuredCeilings Engine::ceilings(bool remeasure, const CallContext& ctx) {
   json facts = gpu_facts(impl_->hello(DeviceKind::Cuda, ctx), impl_->options.gpu_index);
   const std::string name = facts.value("name", std::string("unknown GPU"));
   if (!remeasure)
-    if (auto cached = profile::load_cached_ceilings(name)) return profile::to_json(*cached);
+    if (auto cached = profile::load_cached_ceilings(name)) return *cached;
   if (ctx.progress) ctx.progress({"profile", "measuring the ceilings of " + name + " (once per GPU)"});
   json params{{"device", impl_->device_string(DeviceKind::Cuda)}};
   json measured = call_worker(DeviceKind::Cuda, "measure_ceilings", params, kCeilingsDeadline, ctx);
   try {
-    profile::MeasuredCeilings m = profile::measured_ceilings_from_json(measured);
+    auto m = measured.get<protocol::MeasuredCeilings>();
     profile::store_cached_ceilings(m);
-    return profile::to_json(m);
+    return m;
   } catch (const std::exception& e) {
     throw EngineError(EngineError::Kind::Internal, std::string("measure_ceilings: ") + e.what(), measured.dump());
   }
@@ -78,7 +78,7 @@ ProfileResult Engine::profile(const ProfileRequest& request, const CallContext& 
 
   std::optional<profile::MeasuredCeilings> measured;
   try {
-    measured = profile::measured_ceilings_from_json(ceilings(false, ctx));
+    measured = ceilings(false, ctx);
   } catch (const EngineError& e) {
     if (e.kind() == EngineError::Kind::Cancelled) throw;
     if (ctx.progress) ctx.progress({"profile", std::string("ceilings not measured (") + e.what() + "); using the spec table"});
@@ -107,10 +107,10 @@ ProfileResult Engine::profile(const ProfileRequest& request, const CallContext& 
   in.compulsory_bytes = result.value("io_bytes", 0.0);
   in.task_dtype = result.value("dtype", std::string());
   in.sandbox_mode = out.verdict.sandbox.mode;
-  profile::ProfileReport report;
+  profile::ProfileOutput report;
   try {
-    in.device = profile::device_facts_from_json(result.contains("device") ? result["device"]
-                                                                           : gpu_facts(impl.hello(DeviceKind::Cuda, ctx), impl.options.gpu_index));
+    const json device = result.contains("device") ? result["device"] : gpu_facts(impl.hello(DeviceKind::Cuda, ctx), impl.options.gpu_index);
+    in.device = device.get<protocol::DeviceFacts>();
     report = profile::build_profile_report(in);
   } catch (const std::exception& e) {
     throw EngineError(EngineError::Kind::Internal, std::string("profile report: ") + e.what(), result.dump().substr(0, 4000));
@@ -121,12 +121,12 @@ ProfileResult Engine::profile(const ProfileRequest& request, const CallContext& 
       std::filesystem::create_directories(plot.parent_path());
       write_file_atomic(plot, report.svg);
       out.plot = plot;
-      report.json["plot"] = plot.string();
+      report.report.plot = plot.string();
     } catch (const std::exception& e) {
-      report.json["notes"].push_back(std::string("the roofline plot could not be written: ") + e.what());
+      report.report.notes.push_back(std::string("the roofline plot could not be written: ") + e.what());
     }
   }
-  out.verdict.profile = report.json;
+  out.verdict.profile = std::move(report.report);
   return out;
 }
 

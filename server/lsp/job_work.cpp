@@ -132,7 +132,8 @@ json run_optimize(const JobInput& input, const CallContext& ctx, const json& pre
     if (eager) speedup["eager"] = *eager;
     if (compile) speedup["compile"] = *compile;
     if (kernel) speedup["kernel"] = *kernel;
-    json verdict = rechecked && !result.best_recheck.is_null() ? result.best_recheck : best->verdict;
+    const std::optional<protocol::Verdict>& shown = rechecked && result.best_recheck ? result.best_recheck : best->verdict;
+    json verdict = shown ? json(*shown) : json();
     int id = static_cast<int>(best->id);
     out["proposals"].push_back({{"id", id}, {"runId", result.run_id}, {"text", best->source},
                                 {"verdict", verdict}, {"speedup", speedup}, {"rechecked", rechecked}});

@@ -1,14 +1,16 @@
 // optimize/candidate_verifier.h: how the optimizer has a candidate built and verified. The engine
-// implements it over Engine::check (engine/optimize_verifier.cpp); the loop calls verify() from
-// several sample threads at once, so compiles overlap while the device's checks are serialised
-// inside the engine.
+// implements it over Engine::check and Engine::profile (EngineVerifier in engine/optimize.cpp);
+// the loop calls verify() from several sample threads at once, so compiles overlap while the
+// device's checks are serialised inside the engine.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <stop_token>
 #include <string>
 #include <vector>
+
+#include "protocol/verdict.h"
 
 namespace hone {
 
@@ -36,13 +38,12 @@ class VerifyError : public std::runtime_error {
 class CandidateVerifier {
  public:
   virtual ~CandidateVerifier() = default;
-  // Builds and checks one candidate and returns its verdict (verdict.schema.json): a candidate's
-  // failure (compile error, wrong answer, crash, cheat) is a verdict. Thread-safe.
-  virtual nlohmann::json verify(const VerifyRequest& request, std::stop_token stop) = 0;
-  // The candidate's hardware profile (verdict.profile: profile.schema.json) for the model's
-  // prompt; null when this verifier cannot profile (the CPU) or the profile failed. Throws
-  // VerifyError(Cancelled) only. Thread-safe.
-  virtual nlohmann::json profile(const VerifyRequest&, std::stop_token) { return nullptr; }
+  // Builds and checks one candidate and returns its verdict: a candidate's failure (compile
+  // error, wrong answer, crash, cheat) is a verdict. Thread-safe.
+  virtual protocol::Verdict verify(const VerifyRequest& request, std::stop_token stop) = 0;
+  // The candidate's hardware profile for the model's prompt; nullopt when this verifier cannot
+  // profile (the CPU) or the profile failed. Throws VerifyError(Cancelled) only. Thread-safe.
+  virtual std::optional<protocol::ProfileReport> profile(const VerifyRequest&, std::stop_token) { return std::nullopt; }
 };
 
 }  // namespace hone

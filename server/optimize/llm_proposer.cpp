@@ -26,7 +26,7 @@ std::vector<ProposalRequest> LlmProposer::plan_round(const SearchState& state, i
     // Nothing correct yet: refine the latest verified failures (their verdicts say what to fix).
     for (auto it = state.candidates->rbegin(); it != state.candidates->rend(); ++it) {
       if (static_cast<int>(parents.size()) >= parents_) break;
-      if (!it->verdict.is_null() && it->origin != "baseline") parents.push_back(&*it);
+      if (it->verdict && it->origin != "baseline") parents.push_back(&*it);
     }
     if (parents.empty() && state.baseline_id) parents.push_back(state.find(*state.baseline_id));
   }
@@ -60,11 +60,10 @@ std::vector<ChatMessage> LlmProposer::prompt_for(const ProposalRequest& request)
   in.kernel_source = request.parent ? request.parent->source : target_.base_source;
   if (request.parent) {
     in.verdict = request.parent->verdict;
-    if (in.verdict.is_object() && in.verdict.contains("profile")) in.profile = in.verdict["profile"];
-    if (in.verdict.is_null() && !request.parent->reason.empty())
-      in.verdict = {{"status", request.parent->status}, {"reason", request.parent->reason}};
+    if (!in.verdict && !request.parent->reason.empty()) in.outcome = PromptOutcome{request.parent->status, request.parent->reason};
   }
   in.gpu = target_.gpu;
+  in.gpu_spec = target_.gpu_spec;
   in.history = history_;
   in.round = request.round;
   in.hint = target_.hint;

@@ -4,11 +4,11 @@
 #pragma once
 
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
 #include "optimize/code_extraction.h"
+#include "protocol/verdict.h"
 
 namespace hone {
 
@@ -20,8 +20,9 @@ struct OptimizeTarget {
   std::string task_name;
   std::string task_source;
   std::string device;        // "cuda" | "cpu"
-  nlohmann::json signature;  // verdict schema $defs/signature (inputs, params, outputs, raw, torch)
-  nlohmann::json gpu;        // gpu_prompt_facts() of the device; null on the CPU
+  std::optional<protocol::Signature> signature;  // the task's expected forward; nullopt: unknown
+  std::optional<protocol::DeviceFacts> gpu;      // what the GPU reports about itself; nullopt on the CPU
+  std::optional<protocol::GpuSpec> gpu_spec;     // its spec table row (peak rates), when the table has it
   std::string hint;          // the user's direction for the model's prompts; empty: none
 
   // Parameter counts for extraction's signature check; nullopt when the signature is unknown.

@@ -10,7 +10,6 @@
 #include <thread>
 
 #include "optimize/unified_diff.h"
-#include "optimize/verdict_facts.h"
 
 namespace hone {
 namespace {
@@ -22,6 +21,29 @@ std::vector<std::string> flags_of(const CandidateRecord& c) {
 }
 
 nlohmann::json optional_number(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+
+std::optional<double> p50_of(const protocol::Verdict& v) { return v.timing ? std::optional(v.timing->p50_us) : std::nullopt; }
+
+// What a verdict decides about a candidate, as the store keeps it.
+CandidateOutcome outcome_of(const protocol::Verdict& v, double check_seconds) {
+  CandidateOutcome o;
+  o.status = std::string(protocol::to_string(v.status));
+  o.reason = v.reason.value_or("");
+  o.verdict = v;
+  o.p50_us = p50_of(v);
+  if (v.speedup) {
+    o.speedup_eager = v.speedup->eager;
+    o.speedup_compile = v.speedup->compile;
+  }
+  o.check_seconds = check_seconds;
+  return o;
+}
+
+// floor / p50: 1.0 is speed-of-light for compulsory memory traffic; nullopt without a floor.
+std::optional<double> speed_of_light_fraction(const std::optional<protocol::Verdict>& v) {
+  if (!v || !v->floor || !v->timing || v->timing->p50_us <= 0) return std::nullopt;
+  return v->floor->floor_us / v->timing->p50_us;
+}
 
 }  // namespace
 
@@ -77,7 +99,7 @@ nlohmann::json OptimizeResult::to_json() const {
     b["source"] = best->source;
     b["flags"] = best_flags;
     b["rechecked"] = true;
-    b["recheck_verdict"] = best_recheck;
+    b["recheck_verdict"] = best_recheck ? nlohmann::json(*best_recheck) : nlohmann::json();
     j["best"] = b;
   } else {
     j["best"] = nullptr;
@@ -182,7 +204,7 @@ OptimizeEvent Optimizer::progress_event(OptimizeEvent::Kind kind) const {
 
 bool Optimizer::verify_candidate(CandidateRecord& c, std::stop_token stop) {
   auto start = std::chrono::steady_clock::now();
-  nlohmann::json verdict;
+  std::optional<protocol::Verdict> verdict;
   try {
     verdict = verifier_.verify(VerifyRequest{c.source, flags_of(c), false}, stop);
   } catch (const VerifyError& e) {
@@ -190,7 +212,7 @@ bool Optimizer::verify_candidate(CandidateRecord& c, std::stop_token stop) {
     throw;
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  auto outcome = outcome_from_verdict(verdict, seconds);
+  CandidateOutcome outcome = outcome_of(*verdict, seconds);
   store_.record_outcome(c.id, outcome);
   c.status = outcome.status;
   c.reason = outcome.reason;
@@ -361,7 +383,7 @@ OptimizeResult Optimizer::execute(RunRecord run, std::stop_token external) {
       }
       auto ranked = state.ranked_correct();
       if (!ranked.empty()) {
-        auto sol = verdict_facts(ranked.front()->verdict).speed_of_light_fraction();
+        auto sol = speed_of_light_fraction(ranked.front()->verdict);
         if (sol && *sol >= options_.stop_at_speed_of_light) {
           result.stop_reason = "speed_of_light";
           break;
@@ -433,8 +455,8 @@ void Optimizer::profile_best(std::stop_token stop) {
     if (taken++ >= options_.profile_parents || stop.stop_requested()) break;
     if (std::find(profiled_.begin(), profiled_.end(), ranked->id) != profiled_.end()) continue;
     profiled_.push_back(ranked->id);
-    if (ranked->verdict.is_object() && ranked->verdict.contains("profile")) continue;
-    nlohmann::json profile;
+    if (ranked->verdict && ranked->verdict->profile) continue;
+    std::optional<protocol::ProfileReport> profile;
     try {
       profile = verifier_.profile(VerifyRequest{ranked->source, flags_of(*ranked), false}, stop);
     } catch (const VerifyError&) {
@@ -442,7 +464,7 @@ void Optimizer::profile_best(std::stop_token stop) {
     }
     auto e = progress_event(OptimizeEvent::Kind::Note);
     e.candidate_id = ranked->id;
-    if (!profile.is_object()) {
+    if (!profile) {
       e.message = "candidate " + std::to_string(ranked->id) + " could not be profiled; prompts go without counters";
       emit(e);
       continue;
@@ -450,7 +472,7 @@ void Optimizer::profile_best(std::stop_token stop) {
     CandidateRecord& c = *std::find_if(candidates_.begin(), candidates_.end(), [&](const auto& x) { return x.id == ranked->id; });
     {
       std::lock_guard lock(state_mutex_);
-      c.verdict["profile"] = profile;
+      if (c.verdict) c.verdict->profile = std::move(*profile);
     }
     CandidateOutcome o{c.status, c.reason, c.verdict, c.p50_us, c.speedup_eager, c.speedup_compile, c.check_seconds};
     store_.record_outcome(c.id, o);
@@ -502,15 +524,16 @@ void Optimizer::finalize(OptimizeResult& result, std::stop_token external) {
     e.candidate_id = c.id;
     e.message = "re-verifying candidate " + std::to_string(c.id) + " on fresh seeds";
     emit(e);
-    nlohmann::json verdict;
+    protocol::Verdict verdict;
     try {
       verdict = verifier_.verify(VerifyRequest{c.source, flags_of(c), true}, external);
     } catch (const VerifyError& err) {
       if (err.kind() == VerifyError::Kind::Cancelled) return;
       throw;
     }
-    auto f = verdict_facts(verdict);
-    bool passed = f.correct() && f.p50_us && (base_p50 <= 0 || *f.p50_us < base_p50);
+    const bool correct = verdict.status == protocol::Status::Correct;
+    const std::optional<double> p50 = p50_of(verdict);
+    bool passed = correct && p50 && (base_p50 <= 0 || *p50 < base_p50);
     store_.record_recheck(c.id, passed, verdict);
     {
       std::lock_guard lock(state_mutex_);
@@ -518,20 +541,22 @@ void Optimizer::finalize(OptimizeResult& result, std::stop_token external) {
     }
     auto r = progress_event(OptimizeEvent::Kind::Recheck);
     r.candidate_id = c.id;
-    r.status = f.status;
+    r.status = std::string(protocol::to_string(verdict.status));
     // Both times, so a search-time number that did not reproduce is visible, not hidden behind "confirmed".
     char times[96] = "";
-    if (f.p50_us && c.p50_us) std::snprintf(times, sizeof times, " (%.1f µs on fresh seeds; %.1f µs in the search)", *f.p50_us, *c.p50_us);
+    if (p50 && c.p50_us) std::snprintf(times, sizeof times, " (%.1f µs on fresh seeds; %.1f µs in the search)", *p50, *c.p50_us);
     r.message = passed ? std::string("confirmed") + times
-                       : (f.correct() ? "not faster than the original on re-verification" + std::string(times) : f.reason);
+                       : (correct ? "not faster than the original on re-verification" + std::string(times) : verdict.reason.value_or(""));
     emit(r);
     if (!passed) continue;
     result.best = c;
-    result.best_recheck = verdict;
-    result.best_p50_us = f.p50_us;
-    result.speedup_eager = f.speedup_eager;
-    result.speedup_compile = f.speedup_compile;
-    if (base_p50 > 0 && f.p50_us && *f.p50_us > 0) result.speedup_vs_kernel = base_p50 / *f.p50_us;
+    result.best_p50_us = p50;
+    if (verdict.speedup) {
+      result.speedup_eager = verdict.speedup->eager;
+      result.speedup_compile = verdict.speedup->compile;
+    }
+    if (base_p50 > 0 && p50 && *p50 > 0) result.speedup_vs_kernel = base_p50 / *p50;
+    result.best_recheck = std::move(verdict);
     result.best_flags = flags_of(c);
     result.diff = unified_diff(target_.base_source, c.source, target_.kernel_path.filename().string());
     return;

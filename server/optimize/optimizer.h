@@ -70,7 +70,7 @@ struct OptimizeResult {
   std::string error;        // for failed runs
   std::optional<CandidateRecord> baseline;  // the original kernel and its verdict
   std::optional<CandidateRecord> best;      // the re-verified winner; nullopt: nothing better
-  nlohmann::json best_recheck;              // the winner's re-verification verdict
+  std::optional<protocol::Verdict> best_recheck;  // the winner's re-verification verdict
   std::optional<double> best_p50_us;        // from the re-verification
   std::optional<double> speedup_eager;
   std::optional<double> speedup_compile;

@@ -9,147 +9,129 @@ namespace {
 
 using nlohmann::json;
 
-std::optional<double> number_at(const json& j, const char* pointer) {
-  json::json_pointer p(pointer);
-  if (!j.is_object() || !j.contains(p)) return std::nullopt;
-  const auto& v = j.at(p);
-  if (!v.is_number()) return std::nullopt;
-  return v.get<double>();
-}
-
-std::string string_at(const json& j, const char* key) {
-  if (!j.is_object()) return {};
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-std::string shape_text(const json& shape) {
-  if (!shape.is_array()) return "";
+std::string shape_text(const std::vector<std::int64_t>& shape) {
   std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + shape[i].dump();
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "]";
 }
 
-json tensor_specs(const json& list) {
+json tensor_specs(const std::vector<protocol::TensorSpec>& list) {
   json out = json::array();
-  if (!list.is_array()) return out;
   for (const auto& t : list) {
-    json e = {{"name", string_at(t, "name")}, {"dtype", string_at(t, "dtype")}};
-    if (t.contains("shape")) e["shape"] = shape_text(t["shape"]);
-    if (e["dtype"] == "") e["dtype"] = string_at(t, "kind");
+    json e = {{"name", t.name}, {"dtype", t.dtype.value_or("")}};
+    if (t.kind == "tensor" || !t.shape.empty()) e["shape"] = shape_text(t.shape);
+    if (e["dtype"] == "") e["dtype"] = t.kind;
     out.push_back(e);
   }
   return out;
 }
 
-std::string mismatch_text(const json& verdict) {
-  const json* trials = nullptr;
-  if (verdict.contains("/correctness/trials"_json_pointer)) trials = &verdict["correctness"]["trials"];
-  if (!trials || !trials->is_array()) return "";
-  for (const auto& t : *trials) {
-    if (t.value("passed", true)) continue;
+std::string mismatch_text(const protocol::Verdict& verdict) {
+  if (!verdict.correctness) return "";
+  for (const auto& t : verdict.correctness->trials) {
+    if (t.passed) continue;
     std::string s;
-    if (t.contains("mismatch") && t["mismatch"].is_object()) {
-      const auto& m = t["mismatch"];
-      s = "output " + (m.contains("output") ? m["output"].dump() : std::string("0"));
-      if (m.contains("index")) s += " at " + shape_text(m["index"]);
-      if (m.contains("got")) s += ": got " + m["got"].dump();
-      if (m.contains("expected")) s += ", expected " + m["expected"].dump();
-      if (m.contains("count")) s += " (" + m["count"].dump() + " elements out of tolerance)";
+    if (t.mismatch) {
+      const auto& m = *t.mismatch;
+      s = "output " + std::to_string(m.output.value_or(0));
+      if (!m.index.empty()) s += " at " + shape_text(m.index);
+      if (!m.got.is_null()) s += ": got " + m.got.dump();
+      if (!m.expected.is_null()) s += ", expected " + m.expected.dump();
+      if (m.count) s += " (" + std::to_string(*m.count) + " elements out of tolerance)";
     } else {
       s = "outputs differ";
     }
-    if (t.contains("seed")) s += " with seed " + t["seed"].dump();
-    if (auto e = number_at(t, "/max_abs_error")) s += "; max abs error " + format_number(*e);
+    s += " with seed " + std::to_string(t.seed);
+    if (t.max_abs_error) s += "; max abs error " + format_number(*t.max_abs_error);
     return s;
   }
   return "";
 }
 
-json verdict_context(const json& v) {
-  json out = json::object();
-  std::string status = string_at(v, "status");
-  out["status"] = status;
-  out["correct"] = status == "correct";
-  out["reason"] = string_at(v, "reason");
+json compile_errors(const protocol::CompileReport& compile) {
   json errors = json::array();
-  if (v.contains("/compile/diagnostics"_json_pointer) && v["compile"]["diagnostics"].is_array()) {
-    for (const auto& d : v["compile"]["diagnostics"]) {
-      if (string_at(d, "severity") != "error" || errors.size() >= 20) continue;
-      json e = {{"message", string_at(d, "message")}, {"line", d.value("line", 0)}};
-      if (d.value("column", 0) > 0) e["column"] = d["column"];
-      errors.push_back(e);
-    }
+  for (const auto& d : compile.diagnostics) {
+    if (d.severity != protocol::Severity::Error || errors.size() >= 20) continue;
+    json e = {{"message", d.message}, {"line", d.line}};
+    if (d.column > 0) e["column"] = d.column;
+    errors.push_back(e);
   }
-  out["compile_errors"] = errors;
-  out["has_compile_errors"] = !errors.empty();
+  return errors;
+}
+
+json kernel_facts(const protocol::CompileReport& compile) {
+  json kernels = json::array();
+  for (const auto& k : compile.kernels) {
+    json e = {{"name", k.name}};
+    if (k.registers) e["registers"] = format_number(static_cast<double>(*k.registers));
+    double spills = static_cast<double>(k.spill_store_bytes.value_or(0) + k.spill_load_bytes.value_or(0));
+    if (spills > 0) e["spills"] = format_number(spills);
+    if (k.static_shared_bytes && *k.static_shared_bytes > 0) e["shared_bytes"] = format_number(static_cast<double>(*k.static_shared_bytes));
+    if (k.occupancy) e["occupancy_pct"] = format_number(k.occupancy->occupancy_pct);
+    kernels.push_back(e);
+  }
+  return kernels;
+}
+
+json outcome_context(const std::string& status, const std::string& reason) {
+  return {{"status", status},         {"correct", status == "correct"}, {"reason", reason},
+          {"compile_errors", json::array()}, {"has_compile_errors", false}, {"mismatch", ""},
+          {"flags", json::array()},   {"kernels", json::array()},       {"has_kernels", false}};
+}
+
+json verdict_context(const protocol::Verdict& v) {
+  json out = outcome_context(std::string(protocol::to_string(v.status)), v.reason.value_or(""));
+  out["compile_errors"] = compile_errors(v.compile);
+  out["has_compile_errors"] = !out["compile_errors"].empty();
   out["mismatch"] = mismatch_text(v);
-  auto p50 = number_at(v, "/timing/p50_us");
-  if (p50) out["p50_us"] = format_number(*p50);
-  if (auto e = number_at(v, "/baselines/eager/p50_us")) out["baseline_eager_us"] = format_number(*e);
-  if (auto c = number_at(v, "/baselines/compile/p50_us")) out["baseline_compile_us"] = format_number(*c);
-  if (auto s = number_at(v, "/speedup/eager")) out["speedup_eager"] = format_number(*s);
-  if (auto s = number_at(v, "/speedup/compile")) out["speedup_compile"] = format_number(*s);
-  if (auto f = number_at(v, "/floor/floor_us"); f && p50 && *p50 > 0) {
-    out["floor_us"] = format_number(*f);
-    out["sol_pct"] = format_number(100.0 * *f / *p50);
+  if (v.timing) out["p50_us"] = format_number(v.timing->p50_us);
+  if (v.baselines && v.baselines->eager) out["baseline_eager_us"] = format_number(v.baselines->eager->p50_us);
+  if (v.baselines && v.baselines->compile) out["baseline_compile_us"] = format_number(v.baselines->compile->p50_us);
+  if (v.speedup && v.speedup->eager) out["speedup_eager"] = format_number(*v.speedup->eager);
+  if (v.speedup && v.speedup->compile) out["speedup_compile"] = format_number(*v.speedup->compile);
+  if (v.floor && v.timing && v.timing->p50_us > 0) {
+    out["floor_us"] = format_number(v.floor->floor_us);
+    out["sol_pct"] = format_number(100.0 * v.floor->floor_us / v.timing->p50_us);
   }
   json flags = json::array();
-  if (v.contains("flags") && v["flags"].is_array())
-    for (const auto& f : v["flags"]) flags.push_back({{"id", string_at(f, "id")}, {"message", string_at(f, "message")}});
+  for (const auto& f : v.flags) flags.push_back({{"id", f.id}, {"message", f.message}});
   out["flags"] = flags;
-  json kernels = json::array();
-  if (v.contains("/compile/kernels"_json_pointer) && v["compile"]["kernels"].is_array()) {
-    for (const auto& k : v["compile"]["kernels"]) {
-      json e = {{"name", string_at(k, "name")}};
-      if (auto r = number_at(k, "/registers")) e["registers"] = format_number(*r);
-      double spills = number_at(k, "/spill_store_bytes").value_or(0) + number_at(k, "/spill_load_bytes").value_or(0);
-      if (spills > 0) e["spills"] = format_number(spills);
-      if (auto s = number_at(k, "/static_shared_bytes"); s && *s > 0) e["shared_bytes"] = format_number(*s);
-      if (auto o = number_at(k, "/occupancy/occupancy_pct")) e["occupancy_pct"] = format_number(*o);
-      kernels.push_back(e);
-    }
-  }
-  out["kernels"] = kernels;
-  out["has_kernels"] = !kernels.empty();
+  out["kernels"] = kernel_facts(v.compile);
+  out["has_kernels"] = !out["kernels"].empty();
   return out;
 }
 
-// profile.schema.json: the candidate call's roofline point, its own kernels' derived counters,
-// and the ranked suggestions.
-json profile_context(const json& p) {
+std::string roofline_text(const protocol::RooflinePoint& r) {
+  return "Roofline: " + std::string(protocol::bound_name(r.bound)) + "-bound, " + format_number(r.pct_of_roofline) +
+         "% of the roofline (DRAM " + format_number(r.memory_pct) + "% of peak, compute " + format_number(r.compute_pct) +
+         "% of peak), arithmetic intensity " + format_number(r.arithmetic_intensity) + " FLOP/byte.";
+}
+
+// The candidate call's roofline point, its own kernels' derived counters, and the ranked suggestions.
+json profile_context(const protocol::ProfileReport& p) {
   json out = json::object();
-  const json call = p.contains("candidate") && p["candidate"].is_object() ? p["candidate"] : json::object();
-  if (call.contains("roofline") && call["roofline"].is_object()) {
-    const auto& r = call["roofline"];
-    std::string text = "Roofline: " + string_at(r, "bound") + "-bound";
-    if (auto pct = number_at(r, "/pct_of_roofline")) text += ", " + format_number(*pct) + "% of the roofline";
-    auto mem = number_at(r, "/memory_pct"), comp = number_at(r, "/compute_pct");
-    if (mem && comp) text += " (DRAM " + format_number(*mem) + "% of peak, compute " + format_number(*comp) + "% of peak)";
-    if (auto ai = number_at(r, "/arithmetic_intensity")) text += ", arithmetic intensity " + format_number(*ai) + " FLOP/byte";
-    out["roofline"] = text + ".";
-  }
-  if (call.contains("counters") && call["counters"].is_object() && !call["counters"].value("available", true))
-    out["roofline"] = "Hardware counters unavailable: " + call["counters"].value("message", std::string("no reason given"));
+  const protocol::CallProfile& call = p.candidate;
+  if (call.roofline) out["roofline"] = roofline_text(*call.roofline);
+  if (!call.counters.available)
+    out["roofline"] = "Hardware counters unavailable: " + (call.counters.message.empty() ? "no reason given" : call.counters.message);
   json counters = json::array();
-  static const char* kShown[] = {"dram_bytes", "global_load_efficiency_pct", "global_store_efficiency_pct",
-                                 "achieved_occupancy_pct", "shared_wavefronts_per_request", "divergent_branch_pct",
-                                 "local_memory_instructions", "l2_hit_pct", "tensor_instructions"};
-  if (call.contains("kernels") && call["kernels"].is_array())
-    for (const auto& k : call["kernels"]) {
-      if (!k.value("own", false) || !k.contains("derived") || !k["derived"].is_object()) continue;
-      for (const char* key : kShown)
-        if (auto v = number_at(k["derived"], (std::string("/") + key).c_str()))
-          counters.push_back({{"name", string_at(k, "name") + " " + key}, {"value", format_number(*v)}});
-    }
+  static const std::string_view kShown[] = {"dram_bytes", "global_load_efficiency_pct", "global_store_efficiency_pct",
+                                            "achieved_occupancy_pct", "shared_wavefronts_per_request", "divergent_branch_pct",
+                                            "local_memory_instructions", "l2_hit_pct", "tensor_instructions"};
+  for (const auto& k : call.kernels) {
+    if (!k.record.own || k.metrics.empty()) continue;
+    const auto named = k.derived.named();
+    for (std::string_view key : kShown)
+      for (const auto& [name, value] : named)
+        if (name == key) counters.push_back({{"name", k.record.name + " " + std::string(key)}, {"value", format_number(value)}});
+  }
   out["counters"] = counters;
   json suggestions = json::array();
-  if (p.contains("suggestions") && p["suggestions"].is_array())
-    for (const auto& sug : p["suggestions"]) {
-      std::string text = sug.is_string() ? sug.get<std::string>() : string_at(sug, "title");
-      if (sug.is_object() && !string_at(sug, "detail").empty()) text += ": " + string_at(sug, "detail");
-      if (!text.empty()) suggestions.push_back(text);
-    }
+  for (const auto& sug : p.suggestions) {
+    std::string text = sug.title;
+    if (!sug.detail.empty()) text += ": " + sug.detail;
+    if (!text.empty()) suggestions.push_back(text);
+  }
   out["suggestions"] = suggestions;
   out["has_suggestions"] = !suggestions.empty();
   return out;
@@ -174,19 +156,20 @@ std::string short_reason(const std::string& reason, std::size_t max_chars) {
   return s;
 }
 
-json gpu_prompt_facts(const json& spec) {
-  if (!spec.is_object()) return nullptr;
-  json out = {{"name", string_at(spec, "name")}, {"arch", string_at(spec, "arch")}};
-  auto put = [&](const char* key, const char* ptr, double scale) {
-    if (auto v = number_at(spec, ptr); v && *v > 0) out[key] = format_number(*v / scale);
+json gpu_prompt_facts(const protocol::DeviceFacts& device, const std::optional<protocol::GpuSpec>& spec) {
+  json out = {{"name", device.name}, {"arch", device.arch}};
+  auto put = [&](const char* key, std::optional<double> v, double scale) {
+    if (v && *v > 0) out[key] = format_number(*v / scale);
   };
-  put("sm_count", "/sm_count", 1);
-  put("dram_gb_per_s", "/peak_dram_bytes_per_s", 1e9);
-  put("l2_mb", "/l2_bytes", 1024.0 * 1024.0);
-  put("shared_kb_per_sm", "/shared_bytes_per_sm", 1024.0);
-  put("fp32_tflops", "/fp32", 1e12);
-  put("fp16_tensor_tflops", "/fp16_tensor", 1e12);
-  put("bf16_tensor_tflops", "/bf16_tensor", 1e12);
+  put("sm_count", device.sm_count, 1);
+  put("dram_gb_per_s", spec ? std::optional(spec->peak_dram_bytes_per_s) : device.theoretical_dram_bytes_per_s(), 1e9);
+  put("l2_mb", static_cast<double>(device.l2_bytes), 1024.0 * 1024.0);
+  put("shared_kb_per_sm", device.shared_bytes_per_sm, 1024.0);
+  if (spec) {
+    put("fp32_tflops", spec->peak_flops(protocol::Precision::fp32), 1e12);
+    put("fp16_tensor_tflops", spec->peak_flops(protocol::Precision::fp16_tensor), 1e12);
+    put("bf16_tensor_tflops", spec->peak_flops(protocol::Precision::bf16_tensor), 1e12);
+  }
   return out;
 }
 
@@ -203,14 +186,15 @@ json prompt_context(const PromptInputs& in) {
               {"round", in.round},
               {"task", {{"name", in.task_name}, {"path", in.task_path}, {"source", rstrip(in.task_source)}}},
               {"kernel", {{"path", in.kernel_path}, {"source", rstrip(in.kernel_source)}}}};
-  json sig = {{"raw", string_at(in.signature, "raw")}, {"torch", string_at(in.signature, "torch")}};
-  for (const char* key : {"inputs", "params", "outputs"})
-    sig[key] = tensor_specs(in.signature.is_object() && in.signature.contains(key) ? in.signature[key] : json());
+  const protocol::Signature sig_in = in.signature.value_or(protocol::Signature{});
+  json sig = {{"raw", sig_in.raw}, {"torch", sig_in.torch}, {"inputs", tensor_specs(sig_in.inputs)},
+              {"params", tensor_specs(sig_in.params)}, {"outputs", tensor_specs(sig_in.outputs)}};
   sig["has_params"] = !sig["params"].empty();
   ctx["signature"] = sig;
-  if (!in.verdict.is_null()) ctx["verdict"] = verdict_context(in.verdict);
-  if (in.profile.is_object() && !in.profile.empty()) ctx["profile"] = profile_context(in.profile);
-  if (cuda && in.gpu.is_object()) ctx["gpu"] = in.gpu;
+  if (in.verdict) ctx["verdict"] = verdict_context(*in.verdict);
+  else if (in.outcome) ctx["verdict"] = outcome_context(in.outcome->status, in.outcome->reason);
+  if (in.verdict && in.verdict->profile) ctx["profile"] = profile_context(*in.verdict->profile);
+  if (cuda && in.gpu) ctx["gpu"] = gpu_prompt_facts(*in.gpu, in.gpu_spec);
   json history = json::array();
   for (const auto& h : in.history) {
     json e = {{"id", h.id}, {"round", h.round}, {"status", h.status}, {"note", short_reason(h.note)}};

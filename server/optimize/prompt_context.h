@@ -1,6 +1,6 @@
 // optimize/prompt_context.h: the variables of the prompt templates (documented in
-// prompts/README.md), built from the task, the kernel being refined, its verdict (schema shape),
-// profile facts, GPU specs and the history of attempts. Pure functions, any thread.
+// prompts/README.md), built from the task, the kernel being refined, its verdict and profile,
+// the GPU's facts and the history of attempts. Pure functions, any thread.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "protocol/verdict.h"
 
 namespace hone {
 
@@ -22,17 +24,24 @@ struct AttemptSummary {
   std::string note;  // the reason, shortened
 };
 
+// How a candidate that never reached the verifier ended (no code, an LLM error).
+struct PromptOutcome {
+  std::string status;
+  std::string reason;
+};
+
 struct PromptInputs {
   std::string task_name;
   std::string task_path;
   std::string task_source;
   std::string device;          // "cuda" | "cpu"
-  nlohmann::json signature;    // verdict schema $defs/signature (inputs, params, outputs, raw, torch)
+  std::optional<protocol::Signature> signature;
   std::string kernel_path;
   std::string kernel_source;
-  nlohmann::json verdict;      // the kernel's verdict, null when not checked
-  nlohmann::json profile;      // hone profile's result, null when none
-  nlohmann::json gpu;          // gpu_facts() of the device, null on the CPU
+  std::optional<protocol::Verdict> verdict;  // the kernel's verdict (with its profile, when profiled); nullopt: not checked
+  std::optional<PromptOutcome> outcome;      // without a verdict: how the kernel's candidate ended
+  std::optional<protocol::DeviceFacts> gpu;  // the device's facts; nullopt on the CPU
+  std::optional<protocol::GpuSpec> gpu_spec; // its spec table row
   std::vector<AttemptSummary> history;
   int round = 1;
   std::string hint;            // the user's free-text direction for the model; empty: none
@@ -44,10 +53,10 @@ nlohmann::json prompt_context(const PromptInputs& inputs);
 // Numbers as prompts show them: three significant digits ("41.2", "1.83", "1234").
 std::string format_number(double value);
 
-// The GPU facts a prompt shows, from a spec table row or device facts (JSON with any of name,
-// arch, sm_count, peak_dram_bytes_per_s, l2_bytes, shared_bytes_per_sm, fp32, fp16_tensor,
-// bf16_tensor); the keys the templates read.
-nlohmann::json gpu_prompt_facts(const nlohmann::json& spec);
+// The GPU facts a prompt shows (the keys the templates read): what the device reports (name,
+// arch, SMs, L2, shared memory), with the spec table's peak rates when it has the GPU, else the
+// device's own theoretical DRAM rate.
+nlohmann::json gpu_prompt_facts(const protocol::DeviceFacts& device, const std::optional<protocol::GpuSpec>& spec);
 
 // A shortened one-line form of a reason (for histories and progress lines).
 std::string short_reason(const std::string& reason, std::size_t max_chars = 160);

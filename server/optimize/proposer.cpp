@@ -25,17 +25,13 @@ const CandidateRecord* SearchState::find(std::int64_t id) const {
 }
 
 std::optional<ExpectedSignature> OptimizeTarget::expected_signature() const {
-  if (!signature.is_object()) return std::nullopt;
-  auto count = [&](const char* key) {
-    return signature.contains(key) && signature[key].is_array() ? static_cast<int>(signature[key].size()) : -1;
-  };
-  int in = count("inputs"), params = count("params"), out = count("outputs");
-  if (in < 0 || params < 0 || out < 0) return std::nullopt;
+  if (!signature) return std::nullopt;
+  const int in = static_cast<int>(signature->inputs.size()), params = static_cast<int>(signature->params.size());
   ExpectedSignature e;
-  e.raw_params = in + params + out;
+  e.raw_params = in + params + static_cast<int>(signature->outputs.size());
   e.torch_params = in + params;
-  e.raw = signature.value("raw", "");
-  e.torch = signature.value("torch", "");
+  e.raw = signature->raw;
+  e.torch = signature->torch;
   return e;
 }
 

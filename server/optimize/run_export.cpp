@@ -57,7 +57,7 @@ nlohmann::json trajectory_line(const RunRecord& run, const CandidateRecord& c, c
                        {"kernel", optional_number(vs_kernel)}}},
           {"recheck_passed", c.recheck_passed ? nlohmann::json(*c.recheck_passed) : nlohmann::json()},
           {"reward", vs_kernel.value_or(0.0)},
-          {"verdict", c.verdict},
+          {"verdict", c.verdict ? nlohmann::json(*c.verdict) : nlohmann::json()},
           {"usage", {{"prompt_tokens", c.usage.prompt_tokens},
                      {"completion_tokens", c.usage.completion_tokens},
                      {"reasoning_tokens", c.usage.reasoning_tokens},

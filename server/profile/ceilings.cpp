@@ -2,43 +2,11 @@
 #include "profile/ceilings.h"
 
 #include <cctype>
-#include <stdexcept>
 
 #include "support/hash.h"
 #include "support/paths.h"
 
 namespace hone::profile {
-
-MeasuredCeilings measured_ceilings_from_json(const nlohmann::json& j) {
-  if (!j.is_object() || !j.contains("device_name") || !j["device_name"].is_string())
-    throw std::runtime_error("measured ceilings: expected an object with a device_name, got " + j.dump());
-  MeasuredCeilings m;
-  m.device_name = j["device_name"].get<std::string>();
-  m.torch_version = j.value("torch_version", std::string());
-  m.measured_at = j.value("measured_at", std::string());
-  if (j.contains("dram_copy_bytes_per_s") && j["dram_copy_bytes_per_s"].is_number())
-    m.dram_copy_bytes_per_s = j["dram_copy_bytes_per_s"].get<double>();
-  if (j.contains("matmul_flops_per_s") && j["matmul_flops_per_s"].is_object())
-    for (const auto& [name, value] : j["matmul_flops_per_s"].items()) {
-      auto p = parse_precision(name);
-      if (!p) throw std::runtime_error("measured ceilings: unknown precision '" + name + "'");
-      if (value.is_number()) m.matmul_flops_per_s[*p] = value.get<double>();
-    }
-  m.details = j.value("details", nlohmann::json::object());
-  return m;
-}
-
-nlohmann::json to_json(const MeasuredCeilings& m) {
-  nlohmann::json flops = nlohmann::json::object();
-  for (const auto& [p, v] : m.matmul_flops_per_s) flops[std::string(precision_name(p))] = v;
-  nlohmann::json j = {{"device_name", m.device_name},
-                      {"torch_version", m.torch_version},
-                      {"measured_at", m.measured_at},
-                      {"matmul_flops_per_s", flops},
-                      {"details", m.details}};
-  j["dram_copy_bytes_per_s"] = m.dram_copy_bytes_per_s ? nlohmann::json(*m.dram_copy_bytes_per_s) : nlohmann::json();
-  return j;
-}
 
 std::filesystem::path ceilings_cache_path(std::string_view device_name) {
   std::string file;
@@ -51,7 +19,7 @@ std::optional<MeasuredCeilings> load_cached_ceilings(std::string_view device_nam
   std::filesystem::path path = ceilings_cache_path(device_name);
   if (!std::filesystem::exists(path)) return std::nullopt;
   try {
-    return measured_ceilings_from_json(nlohmann::json::parse(read_file(path)));
+    return nlohmann::json::parse(read_file(path)).get<MeasuredCeilings>();
   } catch (const std::exception&) {
     return std::nullopt;  // a damaged cache entry is measured again
   }
@@ -60,13 +28,7 @@ std::optional<MeasuredCeilings> load_cached_ceilings(std::string_view device_nam
 void store_cached_ceilings(const MeasuredCeilings& m) {
   std::filesystem::path path = ceilings_cache_path(m.device_name);
   std::filesystem::create_directories(path.parent_path());
-  write_file_atomic(path, to_json(m).dump(2));
-}
-
-std::optional<Ceiling> Ceilings::flops_for(Precision p) const {
-  auto it = flops_per_s.find(p);
-  if (it == flops_per_s.end()) return std::nullopt;
-  return it->second;
+  write_file_atomic(path, nlohmann::json(m).dump(2));
 }
 
 Ceilings effective_ceilings(const std::optional<GpuSpec>& spec, const std::optional<MeasuredCeilings>& measured,
@@ -90,15 +52,6 @@ Ceilings effective_ceilings(const std::optional<GpuSpec>& spec, const std::optio
       if (auto v = spec->peak_flops(p)) c.flops_per_s[p] = Ceiling{*v, "spec"};
   }
   return c;
-}
-
-nlohmann::json to_json(const Ceilings& c) {
-  nlohmann::json j = nlohmann::json::object();
-  if (c.dram_bytes_per_s) j["dram_bytes_per_s"] = {{"value", c.dram_bytes_per_s->value}, {"source", c.dram_bytes_per_s->source}};
-  nlohmann::json flops = nlohmann::json::object();
-  for (const auto& [p, v] : c.flops_per_s) flops[std::string(precision_name(p))] = {{"value", v.value}, {"source", v.source}};
-  j["flops_per_s"] = flops;
-  return j;
 }
 
 }  // namespace hone::profile

@@ -4,10 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
-#include <stdexcept>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace hone::profile {
 namespace {
@@ -263,46 +260,6 @@ const std::vector<MatchRule>& rules() {
 
 }  // namespace
 
-std::string_view precision_name(Precision p) {
-  switch (p) {
-    case Precision::fp64: return "fp64";
-    case Precision::fp32: return "fp32";
-    case Precision::fp16: return "fp16";
-    case Precision::bf16: return "bf16";
-    case Precision::fp64_tensor: return "fp64_tensor";
-    case Precision::tf32_tensor: return "tf32_tensor";
-    case Precision::fp16_tensor: return "fp16_tensor";
-    case Precision::bf16_tensor: return "bf16_tensor";
-    case Precision::fp8_tensor: return "fp8_tensor";
-    case Precision::int8_tensor: return "int8_tensor";
-  }
-  return "unknown";
-}
-
-std::optional<Precision> parse_precision(std::string_view name) {
-  for (Precision p : kAllPrecisions)
-    if (precision_name(p) == name) return p;
-  return std::nullopt;
-}
-
-std::optional<double> GpuSpec::peak_flops(Precision p) const {
-  double v = 0;
-  switch (p) {
-    case Precision::fp64: v = fp64; break;
-    case Precision::fp32: v = fp32; break;
-    case Precision::fp16: v = fp16; break;
-    case Precision::bf16: v = bf16; break;
-    case Precision::fp64_tensor: v = fp64_tensor; break;
-    case Precision::tf32_tensor: v = tf32_tensor; break;
-    case Precision::fp16_tensor: v = fp16_tensor; break;
-    case Precision::bf16_tensor: v = bf16_tensor; break;
-    case Precision::fp8_tensor: v = fp8_tensor; break;
-    case Precision::int8_tensor: v = int8_tensor; break;
-  }
-  if (v <= 0) return std::nullopt;
-  return v;
-}
-
 std::optional<GpuSpec> find_gpu_spec(std::string_view device_name) {
   std::vector<std::string> have = tokens(device_name);
   auto has = [&](std::string_view tok) { return std::find(have.begin(), have.end(), tok) != have.end(); };
@@ -319,74 +276,6 @@ std::optional<GpuSpec> find_gpu_spec(std::string_view device_name) {
 }
 
 std::span<const GpuSpec> all_gpu_specs() { return table(); }
-
-std::optional<double> DeviceFacts::theoretical_dram_bytes_per_s() const {
-  if (memory_clock_khz == 0 || memory_bus_bits == 0) return std::nullopt;
-  return 2.0 * static_cast<double>(memory_clock_khz) * 1e3 * memory_bus_bits / 8.0;
-}
-
-DeviceFacts device_facts_from_json(const nlohmann::json& j) {
-  if (!j.is_object()) throw std::runtime_error("device facts: expected an object, got " + j.dump());
-  DeviceFacts f;
-  if (!j.contains("name") || !j["name"].is_string())
-    throw std::runtime_error("device facts: missing string field 'name' in " + j.dump());
-  f.name = j["name"].get<std::string>();
-  auto num = [&](const char* key, auto& out) {
-    if (j.contains(key) && j[key].is_number()) out = j[key].get<std::remove_reference_t<decltype(out)>>();
-  };
-  num("index", f.index);
-  if (j.contains("arch") && j["arch"].is_string()) f.arch = j["arch"].get<std::string>();
-  num("sm_count", f.sm_count);
-  num("l2_bytes", f.l2_bytes);
-  num("memory_bytes", f.memory_bytes);
-  num("max_threads_per_sm", f.max_threads_per_sm);
-  num("shared_bytes_per_sm", f.shared_bytes_per_sm);
-  num("registers_per_sm", f.registers_per_sm);
-  num("memory_clock_khz", f.memory_clock_khz);
-  num("memory_bus_bits", f.memory_bus_bits);
-  num("sm_clock_khz", f.sm_clock_khz);
-  return f;
-}
-
-nlohmann::json to_json(const DeviceFacts& f) {
-  nlohmann::json j = {{"index", f.index},
-                      {"name", f.name},
-                      {"arch", f.arch},
-                      {"sm_count", f.sm_count},
-                      {"l2_bytes", f.l2_bytes},
-                      {"memory_bytes", f.memory_bytes},
-                      {"max_threads_per_sm", f.max_threads_per_sm},
-                      {"shared_bytes_per_sm", f.shared_bytes_per_sm},
-                      {"registers_per_sm", f.registers_per_sm},
-                      {"memory_clock_khz", f.memory_clock_khz},
-                      {"memory_bus_bits", f.memory_bus_bits},
-                      {"sm_clock_khz", f.sm_clock_khz}};
-  if (auto bw = f.theoretical_dram_bytes_per_s()) j["theoretical_dram_bytes_per_s"] = *bw;
-  return j;
-}
-
-nlohmann::json to_json(const GpuSpec& s) {
-  nlohmann::json peaks = nlohmann::json::object();
-  for (Precision p : kAllPrecisions)
-    if (auto v = s.peak_flops(p)) peaks[std::string(precision_name(p))] = *v;
-  nlohmann::json j = {{"name", s.name},
-                      {"key", s.key},
-                      {"arch", s.arch},
-                      {"chip", s.chip},
-                      {"sm_count", s.sm_count},
-                      {"peak_dram_bytes_per_s", s.peak_dram_bytes_per_s},
-                      {"memory_bytes", s.memory_bytes},
-                      {"l2_bytes", s.l2_bytes},
-                      {"shared_bytes_per_sm", s.shared_bytes_per_sm},
-                      {"shared_bytes_per_block", s.shared_bytes_per_block},
-                      {"registers_per_sm", s.registers_per_sm},
-                      {"max_warps_per_sm", s.max_warps_per_sm},
-                      {"max_blocks_per_sm", s.max_blocks_per_sm},
-                      {"peak_flops_per_s", peaks},
-                      {"source", s.source}};
-  if (s.boost_clock_hz > 0) j["boost_clock_hz"] = s.boost_clock_hz;
-  return j;
-}
 
 std::optional<double> peak_dram_bytes_per_s(const DeviceFacts& facts) {
   if (auto spec = find_gpu_spec(facts.name)) return spec->peak_dram_bytes_per_s;

@@ -62,7 +62,7 @@ nlohmann::json list_at(const nlohmann::json& j, const char* key) {
   return nlohmann::json::array();
 }
 
-bool is_own(const KernelRecord& k, const std::vector<std::string>& own_kernels) {
+bool is_own(const KernelLaunch& k, const std::vector<std::string>& own_kernels) {
   std::string base = base_kernel_name(k.name);
   for (const std::string& own : own_kernels) {
     if (own.empty()) continue;
@@ -74,9 +74,9 @@ bool is_own(const KernelRecord& k, const std::vector<std::string>& own_kernels) 
   return false;
 }
 
-KernelRecord parse_kernel(const nlohmann::json& k, const std::vector<std::string>& own_kernels) {
+KernelLaunch parse_kernel(const nlohmann::json& k, const std::vector<std::string>& own_kernels) {
   if (!k.is_object() || !k.contains("name")) throw std::runtime_error("profile result: a kernel record has no name: " + k.dump());
-  KernelRecord r;
+  KernelLaunch r;
   r.name = k["name"].get<std::string>();
   r.mangled = k.value("mangled", r.name);
   r.duration_us = k.value("duration_ns", 0.0) / 1e3;
@@ -92,17 +92,6 @@ KernelRecord parse_kernel(const nlohmann::json& k, const std::vector<std::string
 }
 
 }  // namespace
-
-std::optional<double> DerivedMetrics::dram_bytes() const {
-  if (!dram_read_bytes || !dram_write_bytes) return std::nullopt;
-  return *dram_read_bytes + *dram_write_bytes;
-}
-
-double DerivedMetrics::total_flops() const {
-  double t = 0;
-  for (const auto& [p, v] : flops) t += v;
-  return t;
-}
 
 DerivedMetrics derive(const MetricValues& m) {
   DerivedMetrics d;
@@ -239,21 +228,6 @@ ProfiledCall parse_profiled_call(const nlohmann::json& side, const std::vector<s
     call.kernels[i].derived = derive(call.kernels[i].metrics);
   }
   return call;
-}
-
-nlohmann::json to_json(const ProfiledKernel& k) {
-  const KernelRecord& r = k.record;
-  nlohmann::json j = {{"name", r.name},
-                      {"own", r.own},
-                      {"duration_us", r.duration_us},
-                      {"grid", r.grid},
-                      {"block", r.block},
-                      {"registers", r.registers_per_thread},
-                      {"shared_bytes", r.static_shared_bytes + r.dynamic_shared_bytes},
-                      {"local_bytes_per_thread", r.local_bytes_per_thread},
-                      {"stream", r.stream}};
-  if (!k.metrics.empty()) j["metrics"] = k.metrics;
-  return j;
 }
 
 }  // namespace hone::profile

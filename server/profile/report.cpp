@@ -53,64 +53,30 @@ const protocol::KernelStatic* static_for(const ProfiledKernel& k, const protocol
   return nullptr;
 }
 
-nlohmann::json derived_json(const DerivedMetrics& d) {
-  nlohmann::json j = nlohmann::json::object();
-  auto put = [&](const char* key, const std::optional<double>& v) {
-    if (v) j[key] = *v;
-  };
-  put("dram_bytes", d.dram_bytes());
-  put("dram_read_bytes", d.dram_read_bytes);
-  put("dram_write_bytes", d.dram_write_bytes);
-  put("global_load_efficiency_pct", d.global_load_efficiency_pct);
-  put("global_store_efficiency_pct", d.global_store_efficiency_pct);
-  put("shared_wavefronts_per_request", d.shared_wavefronts_per_request);
-  put("divergent_branch_pct", d.divergent_branch_pct);
-  put("local_memory_instructions", d.local_memory_instructions);
-  put("achieved_occupancy_pct", d.achieved_occupancy_pct);
-  put("tensor_instructions", d.tensor_instructions);
-  put("sm_clock_hz", d.sm_clock_hz);
-  put("l1_hit_pct", d.l1_hit_pct);
-  put("l2_hit_pct", d.l2_hit_pct);
-  put("active_threads_per_instruction", d.active_threads_per_instruction);
-  nlohmann::json flops = nlohmann::json::object();
-  for (const auto& [p, v] : d.flops) flops[std::string(precision_name(p))] = v;
-  j["flops"] = flops;
-  return j;
-}
-
-nlohmann::json counters_json(const CountersStatus& c) {
-  return {{"available", c.available}, {"source", c.source}, {"code", c.code},   {"message", c.message},
-          {"chip", c.chip},           {"set", c.set},       {"passes", c.passes}, {"omitted", c.omitted}};
-}
-
 struct SideReport {
-  nlohmann::json json;
+  protocol::CallProfile report;
   std::optional<RooflinePoint> point;
 };
 
 SideReport side_report(const ProfiledCall& call, const std::string& label, bool own_only, const Ceilings& ceilings) {
   SideReport out;
-  nlohmann::json kernels = nlohmann::json::array();
   for (const ProfiledKernel& k : call.kernels) {
-    nlohmann::json kj = to_json(k);
-    if (!k.metrics.empty()) {
-      kj["derived"] = derived_json(k.derived);
-      RooflineInput in{base_kernel_name(k.record.name), k.record.duration_us * 1e-6, k.derived.dram_bytes().value_or(0), k.derived.flops};
-      auto p = k.derived.dram_bytes() ? roofline_point(in, ceilings) : std::nullopt;
-      kj["roofline"] = p ? to_json(*p) : nlohmann::json();
+    ProfiledKernel kernel = k;
+    if (!k.metrics.empty() && k.derived.dram_bytes()) {
+      RooflineInput in{base_kernel_name(k.record.name), k.record.duration_us * 1e-6, *k.derived.dram_bytes(), k.derived.flops};
+      kernel.roofline = roofline_point(in, ceilings);
     }
-    kernels.push_back(kj);
+    out.report.kernels.push_back(std::move(kernel));
   }
   double total = call.own_us() + call.library_us() + call.copy_us();
-  out.json = {{"kernels", kernels},
-              {"own_us", call.own_us()},
-              {"library_us", call.library_us()},
-              {"copy_us", call.copy_us()},
-              {"own_share", total > 0 ? call.own_us() / total : 0.0},
-              {"counters", counters_json(call.counters)}};
-  if (!call.match_note.empty()) out.json["match_note"] = call.match_note;
+  out.report.own_us = call.own_us();
+  out.report.library_us = call.library_us();
+  out.report.copy_us = call.copy_us();
+  out.report.own_share = total > 0 ? call.own_us() / total : 0.0;
+  out.report.counters = call.counters;
+  out.report.match_note = call.match_note;
   if (auto in = aggregate(call, label, own_only)) out.point = roofline_point(*in, ceilings);
-  out.json["roofline"] = out.point ? to_json(*out.point) : nlohmann::json();
+  out.report.roofline = out.point;
   return out;
 }
 
@@ -128,9 +94,24 @@ PtxSourceLines read_source_lines(const ProfileInputs& in) {
   }
 }
 
+// What the report says besides its numbers: missing counters and why, a call without own kernels.
+std::vector<std::string> notes(const ProfileInputs& in, const ProfiledCall& candidate) {
+  std::vector<std::string> out;
+  if (!candidate.counters.available)
+    out.push_back("hardware counters unavailable: " + candidate.counters.message + " (no counter values are shown)");
+  if (!candidate.counters.available && candidate.counters.code == "insufficient_privileges" && !in.sandbox_mode.empty() &&
+      in.sandbox_mode != "none")
+    out.push_back("the candidate ran in hone's sandbox (" + in.sandbox_mode +
+                  "), as an unprivileged user when hone runs as root: counters restricted to administrators cannot be read "
+                  "there. Profile with --no-sandbox (the candidate then runs unconfined, as you), or let all users read "
+                  "counters (NVreg_RestrictProfilingToAdminUsers=0)");
+  if (candidate.own_us() <= 0 && !candidate.kernels.empty()) out.push_back("no kernel of the candidate's own was launched");
+  return out;
+}
+
 }  // namespace
 
-ProfileReport build_profile_report(const ProfileInputs& in) {
+ProfileOutput build_profile_report(const ProfileInputs& in) {
   const nlohmann::json& r = in.worker_result;
   if (!r.is_object() || !r.contains("candidate")) throw std::runtime_error("profile result: no 'candidate' in " + r.dump().substr(0, 200));
   ProfiledCall candidate = parse_profiled_call(r["candidate"], in.own_kernels);
@@ -163,33 +144,20 @@ ProfileReport build_profile_report(const ProfileInputs& in) {
   }
   std::vector<Suggestion> suggestions = run_rules(rule_inputs, {&candidate, in.compulsory_bytes, cand.point});
 
-  ProfileReport out;
-  nlohmann::json sj = nlohmann::json::array();
-  for (const Suggestion& s : suggestions) sj.push_back(to_json(s));
-  nlohmann::json notes = nlohmann::json::array();
-  if (!candidate.counters.available)
-    notes.push_back("hardware counters unavailable: " + candidate.counters.message + " (no counter values are shown)");
-  if (!candidate.counters.available && candidate.counters.code == "insufficient_privileges" && !in.sandbox_mode.empty() &&
-      in.sandbox_mode != "none")
-    notes.push_back("the candidate ran in hone's sandbox (" + in.sandbox_mode +
-                    "), as an unprivileged user when hone runs as root: counters restricted to administrators cannot be read "
-                    "there. Profile with --no-sandbox (the candidate then runs unconfined, as you), or let all users read "
-                    "counters (NVreg_RestrictProfilingToAdminUsers=0)");
-  if (candidate.own_us() <= 0 && !candidate.kernels.empty()) notes.push_back("no kernel of the candidate's own was launched");
-  out.json = {{"schema_version", 1},
-              {"device", to_json(in.device)},
-              {"spec", spec ? to_json(*spec) : nlohmann::json()},
-              {"ceilings", to_json(ceilings)},
-              {"measured_ceilings", in.measured ? to_json(*in.measured) : nlohmann::json()},
-              {"task_dtype", in.task_dtype},
-              {"compulsory_bytes", in.compulsory_bytes},
-              {"candidate", cand.json},
-              {"reference", ref ? ref->json : nlohmann::json()},
-              {"suggestions", sj},
-              {"overhead", {{"activity_seconds", candidate.activity_seconds}, {"replay_seconds", candidate.replay_seconds},
-                            {"profile_seconds", r.value("seconds", nlohmann::json::object()).value("total", 0.0)}}},
-              {"notes", notes},
-              {"plot", nullptr}};
+  ProfileOutput out;
+  protocol::ProfileReport& report = out.report;
+  report.device = in.device;
+  report.spec = spec;
+  report.ceilings = ceilings;
+  report.measured_ceilings = in.measured;
+  report.task_dtype = in.task_dtype;
+  report.compulsory_bytes = in.compulsory_bytes;
+  report.candidate = cand.report;
+  if (ref) report.reference = ref->report;
+  report.suggestions = std::move(suggestions);
+  report.overhead = {candidate.activity_seconds, candidate.replay_seconds,
+                     r.value("seconds", nlohmann::json::object()).value("total", 0.0)};
+  report.notes = notes(in, candidate);
   std::vector<PlotPoint> plot;
   if (cand.point) plot.push_back({*cand.point, false});
   if (ref && ref->point) plot.push_back({ref->point.value(), true});

@@ -1,5 +1,5 @@
-// profile/report.h: turns the eval worker's `profile` result into hone's profile report (the JSON
-// of protocol/schema/profile.schema.json, a verdict's "profile"): kernel tables, counters, roofline
+// profile/report.h: turns the eval worker's `profile` result into hone's profile report
+// (protocol/profile_report.h, a verdict's "profile"): kernel tables, counters, roofline
 // points of the candidate and its baseline, ranked suggestions, and the SVG roofline plot; plus
 // the readable text `hone profile` prints. Called by the engine's profile call; pure, any thread.
 #pragma once
@@ -32,15 +32,15 @@ struct ProfileInputs {
   std::string sandbox_mode;              // the verdict's sandbox.mode: "namespaces", "bwrap", "none"; empty: unknown
 };
 
-struct ProfileReport {
-  nlohmann::json json;  // profile.schema.json; "plot" is left for the caller to fill with the SVG's path
-  std::string svg;      // empty when no roofline point could be placed
+struct ProfileOutput {
+  protocol::ProfileReport report;  // `plot` is left for the caller to fill with the SVG's path
+  std::string svg;                 // empty when no roofline point could be placed
 };
 
 // Throws std::runtime_error when the worker result is malformed.
-ProfileReport build_profile_report(const ProfileInputs& in);
+ProfileOutput build_profile_report(const ProfileInputs& in);
 
 // The report as text for a terminal (hone profile without --json).
-std::string render_profile_text(const nlohmann::json& profile);
+std::string render_profile_text(const protocol::ProfileReport& profile);
 
 }  // namespace hone::profile

@@ -6,15 +6,6 @@
 
 namespace hone::profile {
 
-std::string_view bound_name(Bound b) {
-  switch (b) {
-    case Bound::memory: return "memory";
-    case Bound::compute: return "compute";
-    case Bound::latency: return "latency";
-  }
-  return "latency";
-}
-
 std::optional<RooflinePoint> roofline_point(const RooflineInput& in, const Ceilings& ceilings) {
   if (!ceilings.dram_bytes_per_s || ceilings.dram_bytes_per_s->value <= 0 || in.seconds <= 0) return std::nullopt;
   RooflinePoint p;
@@ -55,27 +46,6 @@ std::optional<RooflinePoint> roofline_point(const RooflineInput& in, const Ceili
   else
     p.bound = p.memory_pct >= p.compute_pct ? Bound::memory : Bound::compute;
   return p;
-}
-
-nlohmann::json to_json(const RooflinePoint& p) {
-  nlohmann::json j = {{"label", p.label},
-                      {"seconds", p.seconds},
-                      {"dram_bytes", p.dram_bytes},
-                      {"flops", p.flops},
-                      {"arithmetic_intensity", p.arithmetic_intensity},
-                      {"achieved_flops_per_s", p.achieved_flops_per_s},
-                      {"achieved_bytes_per_s", p.achieved_bytes_per_s},
-                      {"peak_bytes_per_s", p.peak_bytes_per_s},
-                      {"peak_flops_per_s", p.peak_flops_per_s},
-                      {"ridge_intensity", p.ridge_intensity},
-                      {"memory_pct", p.memory_pct},
-                      {"compute_pct", p.compute_pct},
-                      {"pct_of_roofline", p.pct_of_roofline},
-                      {"bound", bound_name(p.bound)},
-                      {"dram_source", p.dram_source},
-                      {"flops_source", p.flops_source}};
-  j["precision"] = p.precision ? nlohmann::json(precision_name(*p.precision)) : nlohmann::json();
-  return j;
 }
 
 }  // namespace hone::profile

@@ -96,19 +96,4 @@ std::vector<Suggestion> run_rules(const std::vector<KernelRuleInput>& kernels, c
   return out;
 }
 
-nlohmann::json to_json(const Suggestion& s) {
-  nlohmann::json evidence = nlohmann::json::array();
-  for (const Evidence& e : s.evidence)
-    evidence.push_back({{"metric", e.metric}, {"value", e.value}, {"comparison", e.comparison}, {"threshold", e.threshold}, {"unit", e.unit}});
-  nlohmann::json j = {{"id", s.id}, {"title", s.title}, {"detail", s.detail}, {"evidence", evidence}, {"saved_us", s.saved_us}};
-  j["kernel"] = s.kernel.empty() ? nlohmann::json() : nlohmann::json(s.kernel);
-  j["gain"] = s.gain ? nlohmann::json{{"speedup", s.gain->speedup}, {"basis", s.gain->basis}} : nlohmann::json();
-  j["location"] = nlohmann::json();
-  if (s.location) {
-    j["location"] = {{"file", s.location->file}, {"line", s.location->line}, {"scope", s.location->scope}};
-    if (!s.location->lines.empty()) j["location"]["lines"] = s.location->lines;
-  }
-  return j;
-}
-
 }  // namespace hone::profile

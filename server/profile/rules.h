@@ -9,8 +9,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "profile/kernel_profile.h"
 #include "profile/ptx_lines.h"
 #include "profile/roofline.h"
@@ -29,38 +27,10 @@ inline constexpr double kRedundantTrafficRatio = 1.5;   // DRAM bytes over the c
 inline constexpr double kOwnSharePct = 80;          // GPU time in the candidate's own kernels
 inline constexpr double kMatmulLikeIntensity = 4;   // FLOPs per DRAM byte that suggest matmul-like work
 
-struct Evidence {
-  std::string metric;      // a counter name or a named fact ("theoretical_occupancy_pct")
-  double value = 0;
-  std::string comparison;  // "<", ">", "=="
-  double threshold = 0;
-  std::string unit;        // "%", "bytes", "blocks", ...
-};
-
-struct EstimatedGain {
-  double speedup = 1;  // upper bound for the kernel (or the call) when the issue is fixed
-  std::string basis;   // how it was estimated
-};
-
-struct SourceLocation {
-  std::string file;
-  int line = 0;
-  // "kernel": the __global__ definition (counters are per kernel, not per line); "line": the
-  // first of `lines`, the user-file lines (PTX `.loc`) of the instructions the rule is about.
-  std::string scope;
-  std::vector<int> lines;
-};
-
-struct Suggestion {
-  std::string id;      // the rule: "uncoalesced_loads", ...
-  std::string title;   // one line a person can act on
-  std::string detail;  // why, and what to do
-  std::string kernel;  // the kernel it is about; empty for the whole call
-  std::vector<Evidence> evidence;
-  std::optional<EstimatedGain> gain;
-  std::optional<SourceLocation> location;
-  double saved_us = 0;  // estimated time saved, for ranking (0 when no gain is estimated)
-};
+using Evidence = protocol::SuggestionEvidence;
+using protocol::EstimatedGain;
+using protocol::SourceLocation;
+using protocol::Suggestion;
 
 // Hardware limits the rules need, from the device facts or the spec table.
 struct DeviceLimits {
@@ -117,8 +87,6 @@ std::optional<Suggestion> rule_time_outside_own_kernels(const CallRuleInput& in)
 
 // Every kernel rule on every input, then the call rules; ranked by saved_us, then by rule order.
 std::vector<Suggestion> run_rules(const std::vector<KernelRuleInput>& kernels, const CallRuleInput& call);
-
-nlohmann::json to_json(const Suggestion& s);
 
 // Shared by the rule files: the kernel's source location; the lines of the instructions rule `id`
 // is about (falling back to the kernel's line); and a suggestion with the common fields.

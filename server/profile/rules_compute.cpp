@@ -11,7 +11,7 @@ namespace {
 double saved(double us, double speedup) { return speedup > 1 ? us - us / speedup : 0; }
 
 std::optional<OccupancyEstimate> launch_occupancy(const KernelRuleInput& in) {
-  const KernelRecord& r = in.kernel->record;
+  const KernelLaunch& r = in.kernel->record;
   return theoretical_occupancy(r.registers_per_thread, r.threads_per_block(),
                                r.static_shared_bytes + r.dynamic_shared_bytes, in.device);
 }
@@ -20,7 +20,7 @@ std::optional<Suggestion> occupancy_limited(const KernelRuleInput& in, const std
   auto occ = launch_occupancy(in);
   if (!occ || occ->limited_by != limit || occ->pct >= kLowOccupancyPct) return std::nullopt;
   if (in.point && in.point->bound == Bound::compute) return std::nullopt;  // busy anyway
-  const KernelRecord& r = in.kernel->record;
+  const KernelLaunch& r = in.kernel->record;
   bool regs = limit == "registers";
   Suggestion s = make_suggestion(
       in, regs ? "occupancy_registers" : "occupancy_shared_memory",
@@ -53,7 +53,7 @@ std::optional<Suggestion> rule_occupancy_shared_memory(const KernelRuleInput& in
 }
 
 std::optional<Suggestion> rule_small_grid(const KernelRuleInput& in) {
-  const KernelRecord& r = in.kernel->record;
+  const KernelLaunch& r = in.kernel->record;
   if (in.device.sm_count <= 0 || r.blocks() >= in.device.sm_count) return std::nullopt;
   double blocks = static_cast<double>(r.blocks());
   Suggestion s = make_suggestion(

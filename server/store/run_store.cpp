@@ -100,6 +100,17 @@ RunRecord read_run(const SqliteStatement& s) {
   return r;
 }
 
+// A verdict column: nullopt when NULL; a stored verdict that does not parse names its row.
+std::optional<protocol::Verdict> verdict_column(const SqliteStatement& s, int column, std::int64_t candidate_id) {
+  nlohmann::json j = parse_json_column(s, column, "candidates.verdict");
+  if (j.is_null()) return std::nullopt;
+  try {
+    return j.get<protocol::Verdict>();
+  } catch (const std::exception& e) {
+    throw std::runtime_error("store: the verdict of candidate " + std::to_string(candidate_id) + " is not a verdict: " + e.what());
+  }
+}
+
 CandidateRecord read_candidate(const SqliteStatement& s) {
   CandidateRecord c;
   c.id = s.column_int(0);
@@ -115,7 +126,7 @@ CandidateRecord read_candidate(const SqliteStatement& s) {
   c.reasoning = s.column_text(10);
   c.status = s.column_text(11);
   c.reason = s.column_text(12);
-  c.verdict = parse_json_column(s, 13, "candidates.verdict");
+  c.verdict = verdict_column(s, 13, c.id);
   c.p50_us = s.column_optional_double(14);
   c.speedup_eager = s.column_optional_double(15);
   c.speedup_compile = s.column_optional_double(16);
@@ -249,10 +260,10 @@ std::int64_t RunStore::add_candidate(const CandidateRecord& c) {
   s.bind(1, c.run_id).bind(2, c.parent_id).bind(3, static_cast<std::int64_t>(c.round));
   s.bind(4, static_cast<std::int64_t>(c.sample)).bind(5, c.origin).bind(6, c.source).bind(7, json_text(c.config));
   s.bind(8, json_text(c.prompt)).bind(9, c.reply).bind(10, c.reasoning).bind(11, c.status).bind(12, c.reason);
-  if (c.verdict.is_null())
-    s.bind_null(13);
+  if (c.verdict)
+    s.bind(13, json_text(*c.verdict));
   else
-    s.bind(13, json_text(c.verdict));
+    s.bind_null(13);
   s.bind(14, c.p50_us).bind(15, c.speedup_eager).bind(16, c.speedup_compile);
   s.bind(17, c.usage.prompt_tokens).bind(18, c.usage.completion_tokens).bind(19, c.usage.reasoning_tokens);
   s.bind(20, c.usage.cost_usd).bind(21, static_cast<std::int64_t>(c.usage.estimated ? 1 : 0));
@@ -271,10 +282,10 @@ void RunStore::record_outcome(std::int64_t candidate_id, const CandidateOutcome&
                     "UPDATE candidates SET status = ?2, reason = ?3, verdict = ?4, p50_us = ?5, speedup_eager = ?6, "
                     "speedup_compile = ?7, check_seconds = ?8, verified_at = ?9 WHERE id = ?1");
   s.bind(1, candidate_id).bind(2, o.status).bind(3, o.reason);
-  if (o.verdict.is_null())
-    s.bind_null(4);
+  if (o.verdict)
+    s.bind(4, json_text(*o.verdict));
   else
-    s.bind(4, json_text(o.verdict));
+    s.bind_null(4);
   s.bind(5, o.p50_us).bind(6, o.speedup_eager).bind(7, o.speedup_compile).bind(8, o.check_seconds);
   s.bind(9, utc_timestamp());
   s.run();
@@ -282,7 +293,7 @@ void RunStore::record_outcome(std::int64_t candidate_id, const CandidateOutcome&
     throw std::runtime_error("store " + path_.string() + ": no candidate " + std::to_string(candidate_id));
 }
 
-void RunStore::record_recheck(std::int64_t candidate_id, bool passed, const nlohmann::json& verdict) {
+void RunStore::record_recheck(std::int64_t candidate_id, bool passed, const protocol::Verdict& verdict) {
   std::lock_guard lock(mutex_);
   SqliteStatement s(*db_, "UPDATE candidates SET recheck_passed = ?2, recheck_verdict = ?3 WHERE id = ?1");
   s.bind(1, candidate_id).bind(2, static_cast<std::int64_t>(passed ? 1 : 0)).bind(3, json_text(verdict));

@@ -2,6 +2,7 @@
 // candidate they tried (source, lineage, prompt, reply, reasoning, verdict), so runs can be
 // listed (`hone runs`), resumed after a crash (`hone optimize --resume`) and exported
 // (`hone export`). WAL mode, one transaction per write, a schema version (PRAGMA user_version).
+// Verdicts are stored as their JSON (protocol/verdict.h) and typed again when read.
 // Called by the optimizer loop from its sample threads and by the CLI; all methods are
 // thread-safe (one connection behind a mutex; other processes may use the same file).
 #pragma once
@@ -14,6 +15,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "protocol/verdict.h"
 
 namespace hone {
 
@@ -64,7 +67,7 @@ struct CandidateRecord {
   // runtime_error, timeout, rejected) | no_code | llm_error | cancelled
   std::string status = "pending";
   std::string reason;
-  nlohmann::json verdict;    // null until verified
+  std::optional<protocol::Verdict> verdict;  // nullopt until verified
   std::optional<double> p50_us;
   std::optional<double> speedup_eager;
   std::optional<double> speedup_compile;
@@ -79,7 +82,7 @@ struct CandidateRecord {
 struct CandidateOutcome {
   std::string status;
   std::string reason;
-  nlohmann::json verdict;
+  std::optional<protocol::Verdict> verdict;  // nullopt when verification gave none
   std::optional<double> p50_us;
   std::optional<double> speedup_eager;
   std::optional<double> speedup_compile;
@@ -107,7 +110,7 @@ class RunStore {
 
   std::int64_t add_candidate(const CandidateRecord& candidate);
   void record_outcome(std::int64_t candidate_id, const CandidateOutcome& outcome);
-  void record_recheck(std::int64_t candidate_id, bool passed, const nlohmann::json& verdict);
+  void record_recheck(std::int64_t candidate_id, bool passed, const protocol::Verdict& verdict);
   // In insertion order.
   std::vector<CandidateRecord> candidates(std::int64_t run_id);
   std::optional<CandidateRecord> candidate(std::int64_t id);

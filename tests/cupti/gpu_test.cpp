@@ -109,10 +109,10 @@ std::multiset<std::string> suggestions_for(const json& fix) {
   profile::ProfileInputs in;
   in.worker_result = fix;
   in.own_kernels = fix["own_kernels"].get<std::vector<std::string>>();
-  in.device = profile::device_facts_from_json(fix["device"]);
+  in.device = fix["device"].get<profile::DeviceFacts>();
   in.compulsory_bytes = fix["io_bytes"].get<double>();
   in.task_dtype = fix["dtype"].get<std::string>();
-  json report = profile::build_profile_report(in).json;
+  json report = nlohmann::json(profile::build_profile_report(in).report);
   std::multiset<std::string> ids;
   for (const json& s : report["suggestions"]) ids.insert(s["id"].get<std::string>());
   return ids;

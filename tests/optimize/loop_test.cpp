@@ -295,7 +295,7 @@ TEST_F(OptimizeLoop, AnInterruptedRunResumesWithoutLosingOrRepeatingCandidates) 
     run_id = result.run_id;
     RunStore store(engine.store_path());
     for (const auto& c : store.candidates(run_id))
-      if (!c.verdict.is_null()) verified_before.emplace_back(c.id, c.verdict.dump());
+      if (c.verdict) verified_before.emplace_back(c.id, json(*c.verdict).dump());
     EXPECT_GE(verified_before.size(), 3u);
   }
   Engine engine(engine_options());
@@ -320,7 +320,8 @@ TEST_F(OptimizeLoop, AnInterruptedRunResumesWithoutLosingOrRepeatingCandidates) 
   for (const auto& [id, verdict] : verified_before) {
     auto c = store.candidate(id);
     ASSERT_TRUE(c);
-    EXPECT_EQ(c->verdict.dump(), verdict) << "candidate " << id << " was verified again";
+    ASSERT_TRUE(c->verdict);
+    EXPECT_EQ(json(*c->verdict).dump(), verdict) << "candidate " << id << " was verified again";
   }
   EXPECT_TRUE(result.best);
 }

@@ -15,20 +15,49 @@ using nlohmann::json;
 
 namespace {
 
+// A verdict from the fields a test names, with the identity fields every verdict has.
+hone::protocol::Verdict verdict_of(json fields) {
+  json v = {{"kernel", {{"path", "/ws/relu.cu"}, {"hash", "k"}}},
+            {"task", {{"path", "/ws/relu.py"}, {"hash", "t"}}},
+            {"device", {{"kind", "cuda"}, {"name", "NVIDIA H200"}}},
+            {"sandbox", {{"mode", "bwrap"}}},
+            {"compile", {{"ok", true}, {"diagnostics", json::array()}}}};
+  v.update(fields);
+  return v.get<hone::protocol::Verdict>();
+}
+
+hone::protocol::DeviceFacts h200_facts() {
+  hone::protocol::DeviceFacts d;
+  d.name = "NVIDIA H200";
+  d.arch = "sm_90";
+  d.sm_count = 132;
+  d.l2_bytes = 62914560;
+  d.shared_bytes_per_sm = 233472;
+  return d;
+}
+
+hone::protocol::GpuSpec h200_spec() {
+  hone::protocol::GpuSpec s;
+  s.peak_dram_bytes_per_s = 4.8e12;
+  s.fp32 = 6.7e13;
+  s.bf16_tensor = 9.89e14;
+  return s;
+}
+
 hone::PromptInputs sample_inputs() {
   hone::PromptInputs in;
   in.task_name = "19_ReLU";
   in.task_path = "/ws/relu.py";
   in.task_source = "class Model(nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n";
   in.device = "cuda";
-  in.signature = {{"inputs", {{{"name", "x"}, {"kind", "tensor"}, {"dtype", "float32"}, {"shape", {4096, 393216}}}}},
+  in.signature = json{{"inputs", {{{"name", "x"}, {"kind", "tensor"}, {"dtype", "float32"}, {"shape", {4096, 393216}}}}},
                   {"params", json::array()},
                   {"outputs", {{{"name", "out0"}, {"kind", "tensor"}, {"dtype", "float32"}, {"shape", {4096, 393216}}}}},
                   {"raw", "void forward(hone::In<float> x, hone::Out<float> out0, hone::Stream stream)"},
-                  {"torch", "torch::Tensor forward(torch::Tensor x)"}};
+                  {"torch", "torch::Tensor forward(torch::Tensor x)"}}.get<hone::protocol::Signature>();
   in.kernel_path = "relu.cu";
   in.kernel_source = "if (a < b && c > d) { x = y; }\n";
-  in.verdict = {{"status", "incorrect"},
+  json verdict = {{"status", "incorrect"},
                 {"reason", "out0[3, 17] got 0.51, expected 0.5"},
                 {"compile", {{"ok", true},
                              {"diagnostics", {{{"file", "relu.cu"}, {"line", 12}, {"column", 5}, {"severity", "warning"},
@@ -40,21 +69,24 @@ hone::PromptInputs sample_inputs() {
                                               {"mismatch", {{"output", 0}, {"index", {3, 17}}, {"got", 0.51},
                                                             {"expected", 0.5}, {"count", 12}}}}}}}},
                 {"timing", {{"p50_us", 41.234}, {"p10_us", 40.0}, {"p90_us", 43.0}, {"reps", 100}, {"method", "x"}}},
-                {"baselines", {{"eager", {{"p50_us", 74.0}}}, {"compile", nullptr}}},
+                {"baselines", {{"eager", {{"p50_us", 74.0}, {"p10_us", 73.0}, {"p90_us", 75.0}, {"reps", 100}, {"method", "x"}}},
+                               {"compile", nullptr}}},
                 {"speedup", {{"eager", 1.7946}, {"compile", nullptr}}},
                 {"floor", {{"floor_us", 30.0}}},
                 {"flags", {{{"id", "timing_noisy"}, {"message", "p90 is 10% above p50"}}}}};
-  in.gpu = hone::gpu_prompt_facts({{"name", "NVIDIA H200"}, {"arch", "sm_90"}, {"sm_count", 132},
-                                   {"peak_dram_bytes_per_s", 4.8e12}, {"l2_bytes", 62914560},
-                                   {"shared_bytes_per_sm", 233472}, {"fp32", 6.7e13}, {"bf16_tensor", 9.89e14}});
-  in.profile = {{"candidate",
+  in.gpu = h200_facts();
+  in.gpu_spec = h200_spec();
+  verdict["profile"] = {{"device", {{"name", "NVIDIA H200"}}},
+                 {"candidate",
                  {{"kernels", {{{"name", "relu_kernel"}, {"own", true}, {"duration_us", 40.0},
+                                {"metrics", {{"smsp__sass_inst_executed.sum", 1000.0}}},
                                 {"derived", {{"global_load_efficiency_pct", 25.0}, {"achieved_occupancy_pct", 48.5}}}}}},
                   {"counters", {{"available", true}}},
                   {"roofline", {{"bound", "memory"}, {"pct_of_roofline", 62.0}, {"memory_pct", 62.0},
                                 {"compute_pct", 3.1}, {"arithmetic_intensity", 0.125}}}}},
                 {"suggestions", {{{"id", "narrow_loads"}, {"title", "Loads are 4 bytes wide"},
                                   {"detail", "16-byte vector loads would cut load instructions 4x"}}}}};
+  in.verdict = verdict_of(verdict);
   in.history = {{1, 0, std::nullopt, "correct", 74.0, 1.0, ""},
                 {2, 1, 1, "compile_error", std::nullopt, std::nullopt, "relu.cu:3: error: expected ';'\nmore"}};
   in.round = 2;
@@ -108,7 +140,7 @@ TEST(PromptTemplates, HonesTemplatesRenderEverySectionWithoutEscaping) {
 TEST(PromptTemplates, AFirstRoundOnTheCpuHasNoVerdictOrGpuSections) {
   auto in = sample_inputs();
   in.device = "cpu";
-  in.verdict = nullptr;
+  in.verdict.reset();
   in.history.clear();
   auto u = hone::PromptTemplates::load(HONE_PROMPTS_DIR).render(hone::prompt_context(in))[0].content;
   EXPECT_EQ(u.find("## Its verdict"), std::string::npos) << u;

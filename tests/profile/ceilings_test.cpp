@@ -24,12 +24,12 @@ class CeilingsCache : public ::testing::Test {
 };
 
 MeasuredCeilings h200_measured() {
-  return measured_ceilings_from_json({{"device_name", "NVIDIA H200"},
+  return nlohmann::json({{"device_name", "NVIDIA H200"},
                                       {"torch_version", "2.11.0+cu130"},
                                       {"measured_at", "2026-11-29T12:00:00Z"},
                                       {"dram_copy_bytes_per_s", 4.3e12},
                                       {"matmul_flops_per_s", {{"bf16_tensor", 7.8e14}, {"fp32", 5.1e13}}},
-                                      {"details", {{"copy_bytes", 1 << 30}}}});
+                                      {"details", {{"copy_bytes", 1 << 30}}}}).get<MeasuredCeilings>();
 }
 
 TEST_F(CeilingsCache, RoundTripsThroughTheCache) {
@@ -70,8 +70,8 @@ TEST(Ceilings, MeasuredBeatsSpecBeatsDevice) {
 }
 
 TEST(Ceilings, RejectsUnknownPrecision) {
-  EXPECT_THROW(measured_ceilings_from_json({{"device_name", "x"}, {"matmul_flops_per_s", {{"fp4", 1.0}}}}), std::runtime_error);
-  EXPECT_THROW(measured_ceilings_from_json(nlohmann::json::object()), std::runtime_error);
+  EXPECT_THROW(nlohmann::json({{"device_name", "x"}, {"matmul_flops_per_s", {{"fp4", 1.0}}}}).get<MeasuredCeilings>(), std::runtime_error);
+  EXPECT_THROW(nlohmann::json::object().get<MeasuredCeilings>(), std::runtime_error);
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ Fixture load_fixture(const std::string& name) {
   f.inputs.own_kernels = f.json.value("own_kernels", std::vector<std::string>{});
   f.inputs.compile = f.json.contains("compile") ? &f.compile : nullptr;
   f.inputs.kernel_file = "/work/kernels/" + name + ".cu";
-  f.inputs.device = device_facts_from_json(f.json.at("device"));
+  f.inputs.device = f.json.at("device").get<DeviceFacts>();
   f.inputs.compulsory_bytes = f.json.value("io_bytes", 0.0);
   f.inputs.task_dtype = f.json.value("dtype", std::string("float32"));
   return f;

@@ -74,7 +74,7 @@ TEST(GpuSpecs, EveryRowIsCompleteAndSourced) {
     EXPECT_FALSE(s.source.empty());
     EXPECT_GT(s.shared_bytes_per_sm, s.shared_bytes_per_block - 1);
     EXPECT_EQ(find_gpu_spec(s.key)->key, s.key) << "the --gpu key selects its own row";
-    nlohmann::json j = to_json(s);
+    nlohmann::json j = s;
     EXPECT_EQ(j["peak_flops_per_s"]["fp32"].get<double>(), s.fp32);
   }
 }
@@ -89,7 +89,7 @@ TEST(DeviceFacts, ParsesHelloAndComputesTheoreticalBandwidth) {
                           {"sm_count", 132},      {"l2_bytes", 62914560},      {"memory_bytes", 150754820096},
                           {"max_threads_per_sm", 2048}, {"shared_bytes_per_sm", 233472}, {"registers_per_sm", 65536},
                           {"memory_clock_khz", 3201000}, {"memory_bus_bits", 6144}, {"sm_clock_khz", 1980000}};
-  DeviceFacts f = device_facts_from_json(hello);
+  DeviceFacts f = hello.get<DeviceFacts>();
   EXPECT_EQ(f.name, "NVIDIA H200");
   EXPECT_EQ(f.sm_count, 132);
   EXPECT_EQ(f.l2_bytes, 62914560u);
@@ -100,17 +100,17 @@ TEST(DeviceFacts, ParsesHelloAndComputesTheoreticalBandwidth) {
   EXPECT_NEAR(*peak_dram_bytes_per_s(f), 2 * 3.201e9 * 768, 1);
   f.memory_clock_khz = 0;
   EXPECT_FALSE(peak_dram_bytes_per_s(f));
-  EXPECT_EQ(to_json(device_facts_from_json(hello))["sm_count"], 132);
+  EXPECT_EQ(nlohmann::json(hello.get<DeviceFacts>())["sm_count"], 132);
 }
 
 TEST(DeviceFacts, RejectsMalformedInputWithTheReason) {
   try {
-    device_facts_from_json(nlohmann::json{{"sm_count", 3}});
+    nlohmann::json{{"sm_count", 3}}.get<DeviceFacts>();
     FAIL() << "no exception";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("name"), std::string::npos);
   }
-  EXPECT_THROW(device_facts_from_json(nlohmann::json::array()), std::runtime_error);
+  EXPECT_THROW(nlohmann::json::array().get<DeviceFacts>(), std::runtime_error);
 }
 
 }  // namespace

@@ -101,21 +101,22 @@ TEST(PtxLines, RecordedGatherCountersPointAtTheLoadLineOfTheUsersFile) {
   f.inputs.own_kernels = {"strided_gather"};
   f.inputs.kernel_file = user.string();
   f.inputs.ptx = dir / "kernel.ptx";
-  ProfileReport r = build_profile_report(f.inputs);
+  ProfileOutput built = build_profile_report(f.inputs);
+  nlohmann::json rj = built.report;
   const nlohmann::json* s = nullptr;
-  for (const nlohmann::json& x : r.json["suggestions"])
+  for (const nlohmann::json& x : rj["suggestions"])
     if (x["id"] == "uncoalesced_loads") s = &x;
-  ASSERT_TRUE(s) << r.json.dump(1);
+  ASSERT_TRUE(s) << rj.dump(1);
   EXPECT_EQ((*s)["location"]["file"], user.string());
   EXPECT_EQ((*s)["location"]["scope"], "line");
   EXPECT_EQ((*s)["location"]["line"], 7) << "if (i < n) out[i] = x[i * 8];";
   EXPECT_EQ((*s)["location"]["lines"], nlohmann::json::array({7}));
-  std::string text = render_profile_text(r.json);
+  std::string text = render_profile_text(built.report);
   EXPECT_NE(text.find("at " + user.string() + ":7 in strided_gather"), std::string::npos) << text;
 
   // Without the PTX the suggestion has no line (no build report either): never a guessed one.
   f.inputs.ptx = dir / "missing.ptx";
-  for (const nlohmann::json& x : build_profile_report(f.inputs).json["suggestions"]) EXPECT_TRUE(x["location"].is_null()) << x.dump();
+  for (const nlohmann::json& x : nlohmann::json(build_profile_report(f.inputs).report)["suggestions"]) EXPECT_TRUE(x["location"].is_null()) << x.dump();
   fs::remove_all(dir);
 }
 

@@ -1,6 +1,6 @@
 // tests/profile/report_test.cpp: the profile report of every fixture validates against
-// protocol/schema/profile.schema.json (python3-jsonschema), the SVG plot is well-formed XML with
-// both points, and the text rendering says what a user needs.
+// protocol/schema/profile.schema.json (python3-jsonschema) and reads back from its JSON unchanged,
+// the SVG plot is well-formed XML with both points, and the text rendering says what a user needs.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -32,17 +32,30 @@ TEST(ProfileReport, EveryFixtureValidatesAgainstTheSchema) {
   for (const char* name : kFixtures) {
     SCOPED_TRACE(name);
     auto f = load_fixture(name);
-    ProfileReport r = build_profile_report(f.inputs);
-    r.json["plot"] = "/tmp/x.svg";
+    ProfileOutput built = build_profile_report(f.inputs);
+    nlohmann::json rj = built.report;
+    rj["plot"] = "/tmp/x.svg";
     std::string out;
-    EXPECT_EQ(run_shell(validate, r.json.dump(), out), 0) << out;
+    EXPECT_EQ(run_shell(validate, rj.dump(), out), 0) << out;
+  }
+}
+
+TEST(ProfileReport, EveryFixtureRoundTripsThroughItsJson) {
+  // The store and the wire keep the report as JSON: reading it back gives the same report.
+  for (const char* name : kFixtures) {
+    SCOPED_TRACE(name);
+    protocol::ProfileReport report = build_profile_report(load_fixture(name).inputs).report;
+    report.plot = "/tmp/x.svg";
+    nlohmann::json j = report;
+    nlohmann::json again = j.get<protocol::ProfileReport>();
+    EXPECT_EQ(again, j);
   }
 }
 
 TEST(ProfileReport, SchemaRejectsAnInventedShape) {
   if (!have_jsonschema()) GTEST_SKIP() << "python3-jsonschema is not installed";
   auto f = load_fixture("strided_gather");
-  nlohmann::json j = build_profile_report(f.inputs).json;
+  nlohmann::json j = nlohmann::json(build_profile_report(f.inputs).report);
   j["suggestions"][0]["evidence"] = nlohmann::json::array();  // a suggestion without evidence
   std::string validate = std::string("/usr/bin/python3 -c \"import json,sys,jsonschema; jsonschema.validate(json.load(sys.stdin), json.load(open('") +
                          HONE_PROFILE_SCHEMA + "')))\"";
@@ -75,7 +88,7 @@ TEST(ProfileVerdict, TodaysReportWithSourceLinesValidatesInARecordedVerdict) {
   const std::string recorded = read_file(std::string(HONE_PROFILE_FIXTURES) + "/hone_profile_verdicts.jsonl");
   nlohmann::json v = nlohmann::json::parse(recorded.substr(0, recorded.find('\n')));
   auto f = load_fixture("strided_gather");
-  v["profile"] = build_profile_report(f.inputs).json;
+  v["profile"] = nlohmann::json(build_profile_report(f.inputs).report);
   v["profile"]["plot"] = "/tmp/x.svg";
   nlohmann::json& loc = v["profile"]["suggestions"][0]["location"];
   loc = {{"file", "/work/k.cu"}, {"line", 7}, {"scope", "line"}, {"lines", {7, 9}}};
@@ -89,8 +102,9 @@ TEST(ProfileReport, VecAddNumbersAndBaseline) {
   auto f = load_fixture("vec_add_2p26");
   f.json["reference"] = f.json["candidate"];  // the recording has no reference: the same call, as a baseline
   f.inputs.worker_result = f.json;
-  ProfileReport r = build_profile_report(f.inputs);
-  const nlohmann::json& cand = r.json["candidate"];
+  ProfileOutput built = build_profile_report(f.inputs);
+  nlohmann::json rj = built.report;
+  const nlohmann::json& cand = rj["candidate"];
   double bytes = cand["kernels"][0]["derived"]["dram_bytes"].get<double>();
   EXPECT_DOUBLE_EQ(bytes, 813816064.0) << "recorded dram__bytes_read.sum + dram__bytes_write.sum";
   EXPECT_NEAR(bytes / (12.0 * (1 << 26)), 1.0106, 1e-4);
@@ -98,16 +112,16 @@ TEST(ProfileReport, VecAddNumbersAndBaseline) {
   EXPECT_NEAR(cand["roofline"]["memory_pct"].get<double>(), 100.0 * bytes / 244.767e-6 / 4.8e12, 1e-6);
   EXPECT_EQ(cand["roofline"]["dram_source"], "spec");
   EXPECT_DOUBLE_EQ(cand["own_share"].get<double>(), 1.0);
-  EXPECT_EQ(r.json["reference"]["roofline"]["label"], "reference");
-  EXPECT_FALSE(r.json["reference"]["kernels"][0]["own"].get<bool>());
-  EXPECT_EQ(r.json["spec"]["key"], "h200");
-  EXPECT_EQ(r.json["candidate"]["counters"]["passes"], 2);
+  EXPECT_EQ(rj["reference"]["roofline"]["label"], "reference");
+  EXPECT_FALSE(rj["reference"]["kernels"][0]["own"].get<bool>());
+  EXPECT_EQ(rj["spec"]["key"], "h200");
+  EXPECT_EQ(rj["candidate"]["counters"]["passes"], 2);
 }
 
 TEST(ProfileReport, MeasuredCeilingsAreUsedWhenKnown) {
   auto f = load_fixture("vec_add_2p26");
-  f.inputs.measured = measured_ceilings_from_json({{"device_name", "NVIDIA H200"}, {"dram_copy_bytes_per_s", 4.3e12}});
-  nlohmann::json j = build_profile_report(f.inputs).json;
+  f.inputs.measured = nlohmann::json({{"device_name", "NVIDIA H200"}, {"dram_copy_bytes_per_s", 4.3e12}}).get<MeasuredCeilings>();
+  nlohmann::json j = nlohmann::json(build_profile_report(f.inputs).report);
   EXPECT_EQ(j["candidate"]["roofline"]["dram_source"], "measured");
   EXPECT_DOUBLE_EQ(j["ceilings"]["dram_bytes_per_s"]["value"].get<double>(), 4.3e12);
   EXPECT_EQ(j["measured_ceilings"]["device_name"], "NVIDIA H200");
@@ -115,7 +129,7 @@ TEST(ProfileReport, MeasuredCeilingsAreUsedWhenKnown) {
 
 TEST(ProfileReport, FmaLoopReportsTheFlopCountExactly) {
   auto f = load_fixture("fma_loop");
-  nlohmann::json j = build_profile_report(f.inputs).json;
+  nlohmann::json j = nlohmann::json(build_profile_report(f.inputs).report);
   EXPECT_DOUBLE_EQ(j["candidate"]["kernels"][0]["derived"]["flops"]["fp32"].get<double>(), 2.0 * (1 << 20) * 4096);
   EXPECT_EQ(j["candidate"]["roofline"]["precision"], "fp32");
   EXPECT_EQ(j["candidate"]["roofline"]["bound"], "latency") << "28.6 TFLOP/s: 43% of the FP32 peak";
@@ -125,16 +139,17 @@ TEST(ProfileReport, SvgIsWellFormedWithBothPoints) {
   auto f = load_fixture("matmul_bf16_cuda_cores");
   f.json["reference"] = f.json["candidate"];
   f.inputs.worker_result = f.json;
-  ProfileReport r = build_profile_report(f.inputs);
-  ASSERT_FALSE(r.svg.empty());
+  ProfileOutput built = build_profile_report(f.inputs);
+  nlohmann::json rj = built.report;
+  ASSERT_FALSE(built.svg.empty());
   std::string out;
   int rc = run_shell(
       "/usr/bin/python3 -c \"import sys,xml.etree.ElementTree as E; t=E.fromstring(sys.stdin.read()); "
       "ns='{http://www.w3.org/2000/svg}'; print(len(t.findall(ns+'circle')), len(t.findall(ns+'polyline')))\"",
-      r.svg, out);
+      built.svg, out);
   ASSERT_EQ(rc, 0) << out;
   EXPECT_EQ(out, "2 2\n") << "two points (candidate, reference); the fp32 roof and the task's bf16 tensor roof";
-  EXPECT_NE(r.svg.find("DRAM 4.80 TB/s (spec)"), std::string::npos);
+  EXPECT_NE(built.svg.find("DRAM 4.80 TB/s (spec)"), std::string::npos);
 }
 
 TEST(ProfileReport, NoPlotWithoutCounters) {
@@ -144,9 +159,9 @@ TEST(ProfileReport, NoPlotWithoutCounters) {
 
 TEST(ProfileReport, TextNamesKernelsRooflineAndSuggestions) {
   auto f = load_fixture("strided_gather");
-  nlohmann::json j = build_profile_report(f.inputs).json;
-  j["plot"] = "/tmp/strided.svg";
-  std::string text = render_profile_text(j);
+  protocol::ProfileReport report = build_profile_report(f.inputs).report;
+  report.plot = "/tmp/strided.svg";
+  std::string text = render_profile_text(report);
   EXPECT_NE(text.find("Profile on NVIDIA H200 (counters: default set, 2 pass(es), cupti, chip GH100)"), std::string::npos) << text;
   EXPECT_NE(text.find("own hone::cupti_test::(anonymous namespace)::"), std::string::npos) << text;
   EXPECT_NE(text.find("candidate: memory-bound"), std::string::npos) << text;
@@ -154,7 +169,7 @@ TEST(ProfileReport, TextNamesKernelsRooflineAndSuggestions) {
   EXPECT_NE(text.find("Roofline plot: /tmp/strided.svg"), std::string::npos) << text;
 
   auto u = load_fixture("counters_unavailable");
-  std::string none = render_profile_text(build_profile_report(u.inputs).json);
+  std::string none = render_profile_text(build_profile_report(u.inputs).report);
   EXPECT_NE(none.find("counters unavailable: cuptiProfilerGetCounterAvailability failed: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"),
             std::string::npos) << none;
   EXPECT_EQ(none.find("DRAM "), std::string::npos) << "no invented numbers: " << none;

@@ -66,7 +66,7 @@ TEST(Roofline, NoPointWithoutABandwidthCeilingOrTime) {
 
 TEST(Roofline, JsonCarriesEveryNumber) {
   auto p = roofline_point({"k", 1e-3, 1e9, {{Precision::bf16_tensor, 4e11}}}, h200_like());
-  nlohmann::json j = to_json(*p);
+  nlohmann::json j = *p;
   EXPECT_EQ(j["precision"], "bf16_tensor");
   EXPECT_EQ(j["bound"], "latency");
   EXPECT_DOUBLE_EQ(j["arithmetic_intensity"].get<double>(), 400.0);

@@ -18,9 +18,10 @@ using testing::load_fixture;
 
 std::multiset<std::string> rule_ids(const std::string& fixture) {
   auto f = load_fixture(fixture);
-  ProfileReport r = build_profile_report(f.inputs);
+  ProfileOutput built = build_profile_report(f.inputs);
+  nlohmann::json rj = built.report;
   std::multiset<std::string> ids;
-  for (const auto& s : r.json["suggestions"]) ids.insert(s["id"].get<std::string>());
+  for (const auto& s : rj["suggestions"]) ids.insert(s["id"].get<std::string>());
   return ids;
 }
 
@@ -38,7 +39,7 @@ TEST(RulesOnFixtures, FmaLoopOfOneDependentChainPerThreadIsLatencyBound) {
   // Recorded: 2^33 FLOP in 300.5 us = 28.6 TFLOP/s, 43% of the H200's FP32 peak, DRAM idle.
   EXPECT_EQ(rule_ids("fma_loop"), std::multiset<std::string>{"latency_bound"});
   auto f = load_fixture("fma_loop");
-  nlohmann::json r = build_profile_report(f.inputs).json;
+  nlohmann::json r = nlohmann::json(build_profile_report(f.inputs).report);
   const nlohmann::json* s = find_suggestion(r, "latency_bound");
   ASSERT_TRUE(s);
   EXPECT_EQ((*s)["evidence"][1]["metric"], "compute_pct_of_ceiling");
@@ -47,7 +48,7 @@ TEST(RulesOnFixtures, FmaLoopOfOneDependentChainPerThreadIsLatencyBound) {
 
 TEST(RulesOnFixtures, StridedGatherGetsTheCoalescingSuggestionWithEvidenceAndLine) {
   auto f = load_fixture("strided_gather");
-  nlohmann::json r = build_profile_report(f.inputs).json;
+  nlohmann::json r = nlohmann::json(build_profile_report(f.inputs).report);
   EXPECT_EQ(rule_ids("strided_gather"), (std::multiset<std::string>{"uncoalesced_loads", "redundant_dram_traffic"}));
   const nlohmann::json* s = find_suggestion(r, "uncoalesced_loads");
   ASSERT_TRUE(s);
@@ -65,7 +66,7 @@ TEST(RulesOnFixtures, RegisterHeavyKernelGetsTheOccupancySuggestion) {
   EXPECT_EQ(rule_ids("register_heavy"),
             (std::multiset<std::string>{"occupancy_registers", "latency_bound"}));
   auto f = load_fixture("register_heavy");
-  nlohmann::json r = build_profile_report(f.inputs).json;
+  nlohmann::json r = nlohmann::json(build_profile_report(f.inputs).report);
   const nlohmann::json* s = find_suggestion(r, "occupancy_registers");
   ASSERT_TRUE(s);
   EXPECT_NE((*s)["title"].get<std::string>().find("12.5%"), std::string::npos) << (*s)["title"];
@@ -79,7 +80,7 @@ TEST(RulesOnFixtures, Bf16MatmulOnCudaCoresGetsTensorCoresAndSmallGrid) {
             (std::multiset<std::string>{"tensor_cores_unused", "small_grid", "latency_bound", "redundant_dram_traffic",
                                         "uncoalesced_loads"}));
   auto f = load_fixture("matmul_bf16_cuda_cores");
-  nlohmann::json r = build_profile_report(f.inputs).json;
+  nlohmann::json r = nlohmann::json(build_profile_report(f.inputs).report);
   const nlohmann::json* s = find_suggestion(r, "tensor_cores_unused");
   ASSERT_TRUE(s);
   EXPECT_GT((*s)["gain"]["speedup"].get<double>(), 10);
@@ -103,7 +104,7 @@ TEST(RulesOnFixtures, LibraryTimeRedundantTrafficAndNarrowLoads) {
             (std::multiset<std::string>{"narrow_loads", "low_bandwidth", "low_bandwidth", "time_outside_own_kernels",
                                         "redundant_dram_traffic"}));
   auto f = load_fixture("fused_candidate_with_library");
-  nlohmann::json r = build_profile_report(f.inputs).json;
+  nlohmann::json r = nlohmann::json(build_profile_report(f.inputs).report);
   const nlohmann::json* t = find_suggestion(r, "time_outside_own_kernels");
   ASSERT_TRUE(t);
   EXPECT_NE((*t)["detail"].get<std::string>().find("sm90_xmma_gemm"), std::string::npos);
@@ -116,7 +117,7 @@ TEST(RulesOnFixtures, LibraryTimeRedundantTrafficAndNarrowLoads) {
 TEST(RulesOnFixtures, NoCountersMeansNoCounterRulesAndAPlainReason) {
   EXPECT_EQ(rule_ids("counters_unavailable"), std::multiset<std::string>{});
   auto f = load_fixture("counters_unavailable");
-  nlohmann::json r = build_profile_report(f.inputs).json;
+  nlohmann::json r = nlohmann::json(build_profile_report(f.inputs).report);
   EXPECT_FALSE(r["candidate"]["counters"]["available"].get<bool>());
   EXPECT_EQ(r["candidate"]["counters"]["code"], "insufficient_privileges");
   EXPECT_TRUE(r["candidate"]["roofline"].is_null());
@@ -127,12 +128,12 @@ TEST(RulesOnFixtures, NoCountersMeansNoCounterRulesAndAPlainReason) {
 
   // Sandboxed, the user learns that the sandbox is why, and what to do (unconfined: no such note).
   f.inputs.sandbox_mode = "namespaces";
-  nlohmann::json boxed = build_profile_report(f.inputs).json;
+  nlohmann::json boxed = nlohmann::json(build_profile_report(f.inputs).report);
   ASSERT_EQ(boxed["notes"].size(), 2u);
   EXPECT_NE(boxed["notes"][1].get<std::string>().find("ran in hone's sandbox (namespaces)"), std::string::npos);
   EXPECT_NE(boxed["notes"][1].get<std::string>().find("--no-sandbox"), std::string::npos);
   f.inputs.sandbox_mode = "none";
-  EXPECT_EQ(build_profile_report(f.inputs).json["notes"].size(), 1u);
+  EXPECT_EQ(nlohmann::json(build_profile_report(f.inputs).report)["notes"].size(), 1u);
 }
 
 // Direct rule inputs at the thresholds' edges.
