@@ -1,6 +1,6 @@
 // bench/runner_latency.cpp: how fast hone-runner answers: start to ready (fresh processes), the
 // round trip of a warm `call` of a tiny kernel, and of a `time` op of 100 calls, on the CPU or a
-// CUDA device. Prints one JSON object. Usage: runner_latency [--device cpu|cuda:0] [--starts N]
+// CUDA device (there also how many calls fit behind a held stream). Prints one JSON object. Usage: runner_latency [--device cpu|cuda:0] [--starts N]
 // [--calls N]. Built with tests/runner (it uses the tests' judge client and kernels).
 #include <algorithm>
 #include <chrono>
@@ -41,7 +41,36 @@ void check(const json& reply, const char* what) {
   if (!reply.value("ok", false)) throw std::runtime_error(std::string(what) + " failed: " + reply.dump());
 }
 
+// How many calls fit behind hone_hold before enqueueing blocks (then the hold times out): mode
+// device with growing call counts, each released right after its "enqueued" event.
+json held_depth(RunnerProcess& runner, const json& call) {
+  MemfdArena words(4096);
+  json arena = {{"arena", 2}, {"kind", "host"}, {"bytes", words.bytes()}, {"register", true}};
+  check(runner.request("map", {{"arenas", json::array({arena})}}, {words.fd()}), "map (release word)");
+  json out = json::array();
+  for (int calls : {100, 250, 500, 1000, 2000, 4000}) {
+    json schedule = json::array();
+    for (int i = 0; i < calls; ++i) schedule.push_back({{"set", 0}, {"slot", 0}});
+    json request = {{"id", runner.next_id()}, {"op", "time"}, {"mode", "device"}, {"args", call["args"]},
+                    {"outputs", json::array({call["outputs"]})}, {"schedule", schedule}, {"flush_bytes", 1 << 20},
+                    {"release", buf(2, 0, {1}, std::nullopt, "int32")}, {"spin_timeout_ms", 3000}};
+    runner.send(request);
+    std::optional<json> reply = runner.receive(std::chrono::seconds(30));
+    if (reply && reply->contains("event")) {
+      __atomic_store_n(words.at<std::uint32_t>(), 1u, __ATOMIC_SEQ_CST);
+      reply = runner.receive(std::chrono::seconds(30));
+    }
+    if (!reply) throw std::runtime_error("hone-runner ended during the held-depth probe");
+    check(*reply, "time (mode device)");
+    out.push_back({{"calls", calls}, {"enqueue_ms", (*reply)["enqueue_s"].get<double>() * 1e3},
+                   {"spin_timed_out", (*reply)["spin_timed_out"]}});
+  }
+  return out;
+}
+
 }  // namespace
+
+int measure(const std::string& device, int starts, int calls);
 
 int main(int argc, char** argv) {
   CLI::App app{"hone-runner latency"};
@@ -51,6 +80,15 @@ int main(int argc, char** argv) {
   app.add_option("--starts", starts);
   app.add_option("--calls", calls);
   CLI11_PARSE(app, argc, argv);
+  try {
+    return measure(device, starts, calls);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "runner_latency: %s\n", e.what());
+    return 1;
+  }
+}
+
+int measure(const std::string& device, int starts, int calls) {
   const bool cuda = device != "cpu";
   std::vector<double> ready_ms;
   for (int i = 0; i < starts; ++i) {
@@ -95,13 +133,13 @@ int main(int argc, char** argv) {
     check(runner->request("time", time), "time");
     time_ms.push_back(ms_since(t));
   }
+  json result = {{"device", device},
+                 {"start_to_ready_ms", summary(ready_ms)},
+                 {"call_round_trip_us", summary(call_us)},
+                 {"time_100_calls_round_trip_ms", summary(time_ms)}};
+  if (cuda) result["held_depth"] = held_depth(*runner, call);
   check(runner->request("exit"), "exit");
   runner->wait();
-  std::printf("%s\n", json({{"device", device},
-                            {"start_to_ready_ms", summary(ready_ms)},
-                            {"call_round_trip_us", summary(call_us)},
-                            {"time_100_calls_round_trip_ms", summary(time_ms)}})
-                          .dump()
-                          .c_str());
+  std::printf("%s\n", result.dump().c_str());
   return 0;
 }

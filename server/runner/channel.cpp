@@ -47,7 +47,7 @@ Channel Channel::adopt_stdio() {
   return Channel(fd);
 }
 
-Channel::Channel(int fd) : socket_(fd), buffer_(kMaxMessage + 1) {
+Channel::Channel(int fd) : socket_(fd), buffer_(new char[kMaxMessage + 1]) {
   // Best effort: the kernel caps it at 2 x net.core.wmem_max; a reply that still does not fit
   // fails with EMSGSIZE.
   const int bytes = kSendBuffer;
@@ -56,7 +56,7 @@ Channel::Channel(int fd) : socket_(fd), buffer_(kMaxMessage + 1) {
 
 std::optional<Datagram> Channel::receive() {
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFds)];
-  iovec io{buffer_.data(), buffer_.size()};
+  iovec io{buffer_.get(), kMaxMessage + 1};
   msghdr msg{};
   msg.msg_iov = &io;
   msg.msg_iovlen = 1;
@@ -79,7 +79,7 @@ std::optional<Datagram> Channel::receive() {
   }
   if (n == 0 && d.fds.empty()) return std::nullopt;
   d.truncated = (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 || static_cast<std::size_t>(n) > kMaxMessage;
-  d.text.assign(buffer_.data(), std::min(static_cast<std::size_t>(n), kMaxMessage));
+  d.text.assign(buffer_.get(), std::min(static_cast<std::size_t>(n), kMaxMessage));
   return d;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,7 +56,7 @@ class Channel {
 
  private:
   UniqueFd socket_;
-  std::vector<char> buffer_;
+  std::unique_ptr<char[]> buffer_;  // kMaxMessage + 1 bytes, left uninitialised (untouched until used)
 };
 
 }  // namespace hone::runner

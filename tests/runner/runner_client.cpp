@@ -10,7 +10,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <stdexcept>
@@ -36,6 +38,22 @@ std::vector<std::string> environment(const std::vector<std::pair<std::string, st
   return out;
 }
 
+// $HONE_RUNNER_WRAP (words split at spaces, e.g. unshare ... setpriv ...) before hone-runner:
+// scripts/gpu/runner.sh runs the GPU tests with the runner confined as the sandbox confines it.
+std::vector<std::string> wrapped(const std::vector<std::string>& argv) {
+  const char* wrap = std::getenv("HONE_RUNNER_WRAP");
+  if (!wrap || !*wrap || argv.empty() || argv[0] != HONE_RUNNER_EXE) return argv;
+  std::vector<std::string> out;
+  std::string text(wrap);
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find(' ', at), text.size());
+    if (end > at) out.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  out.insert(out.end(), argv.begin(), argv.end());
+  return out;
+}
+
 }  // namespace
 
 RunnerProcess::RunnerProcess(const std::vector<std::string>& argv,
@@ -52,14 +70,15 @@ RunnerProcess::RunnerProcess(const std::vector<std::string>& argv,
   posix_spawn_file_actions_adddup2(&actions, pair[1], 0);
   posix_spawn_file_actions_adddup2(&actions, pair[1], 1);
   posix_spawn_file_actions_adddup2(&actions, stderr_fd_, 2);
+  std::vector<std::string> words = wrapped(argv);
   std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  for (const auto& a : words) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   const std::vector<std::string> envs = environment(env);
   std::vector<char*> envp;
   for (const auto& e : envs) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
-  const int rc = ::posix_spawn(&pid_, argv[0].c_str(), &actions, nullptr, args.data(), envp.data());
+  const int rc = ::posix_spawnp(&pid_, words[0].c_str(), &actions, nullptr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   ::close(pair[1]);
   if (rc != 0) {
@@ -100,15 +119,19 @@ std::optional<json> RunnerProcess::receive(std::chrono::milliseconds timeout) {
   const int ready = ::poll(&p, 1, static_cast<int>(timeout.count()));
   if (ready < 0) fail("poll");
   if (ready == 0) throw std::runtime_error("no message from hone-runner within " + std::to_string(timeout.count()) + " ms");
-  std::vector<char> buffer(std::size_t{8} << 20);
-  const ssize_t n = ::recv(socket_, buffer.data(), buffer.size(), 0);
+  constexpr std::size_t kMax = std::size_t{8} << 20;
+  if (!buffer_) buffer_.reset(new char[kMax]);  // left uninitialised: only what arrives is touched
+  char* buffer = buffer_.get();
+  const ssize_t n = ::recv(socket_, buffer, kMax, 0);
   if (n < 0) {
     if (errno == ECONNRESET) return std::nullopt;
     fail("recv");
   }
   if (n == 0) return std::nullopt;
-  json j = json::parse(std::string(buffer.data(), static_cast<std::size_t>(n)), nullptr, false);
-  if (j.is_discarded()) throw std::runtime_error("hone-runner sent a datagram that is not JSON: " + std::string(buffer.data(), static_cast<std::size_t>(std::min<ssize_t>(n, 200))));
+  json j = json::parse(std::string(buffer, static_cast<std::size_t>(n)), nullptr, false);
+  if (j.is_discarded())
+    throw std::runtime_error("hone-runner sent a datagram that is not JSON: " +
+                             std::string(buffer, static_cast<std::size_t>(std::min<ssize_t>(n, 200))));
   return j;
 }
 

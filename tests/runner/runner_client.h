@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -23,7 +24,8 @@ using namespace std::chrono_literals;
 
 class RunnerProcess {
  public:
-  // argv[0] is the executable; `env` entries are added to (or replace) this process's environment.
+  // argv[0] is the executable (found on PATH); `env` entries are added to (or replace) this
+  // process's environment. $HONE_RUNNER_WRAP, when set, is put in front of hone-runner's argv.
   explicit RunnerProcess(const std::vector<std::string>& argv,
                          const std::vector<std::pair<std::string, std::string>>& env = {});
   ~RunnerProcess();
@@ -57,6 +59,7 @@ class RunnerProcess {
   int status_ = 0;
   std::int64_t id_ = 0;
   std::vector<json> events_;
+  std::unique_ptr<char[]> buffer_;  // one datagram, allocated at the first receive
 };
 
 // A memfd of `bytes` mapped shared read-write in the test: the judge's side of a host arena.
