@@ -47,12 +47,14 @@ class Backend {
   virtual void copy_rows(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch, std::size_t width,
                          std::size_t rows) = 0;
   // The cache flush before a timed call: hone_flush over a `bytes` device buffer (CPU: a read
-  // pass over a host buffer). The buffer is allocated at the first call and grows as needed.
+  // pass over a host buffer). reserve_flush allocates the buffer (it may synchronise the device,
+  // so never while the stream is held); flush reserves what it lacks first.
+  virtual void reserve_flush(std::size_t bytes) = 0;
   virtual void flush(std::size_t bytes) = 0;
 
-  // Timing marks 0..count-1: mark(i) records mark i (a CUDA event on the legacy stream, or the
-  // steady clock now); elapsed_us(a, b) after synchronize(); wait_mark(i) waits until mark i
-  // has been reached (CUDA: cudaEventSynchronize; CPU: nothing).
+  // Timing marks 0..count-1 (reserve_marks first): mark(i) records mark i (a CUDA event on the
+  // legacy stream, or the steady clock now); elapsed_us(a, b) after synchronize(); wait_mark(i)
+  // waits until mark i has been reached (CUDA: cudaEventSynchronize; CPU: nothing).
   virtual void reserve_marks(std::size_t count) = 0;
   virtual void mark(std::size_t i) = 0;
   virtual void wait_mark(std::size_t i) = 0;

@@ -38,9 +38,12 @@ class CpuBackend final : public Backend {
     const auto* s = static_cast<const unsigned char*>(src);
     for (std::size_t r = 0; r < rows; ++r) std::memmove(d + r * dst_pitch, s + r * src_pitch, width);
   }
+  void reserve_flush(std::size_t bytes) override {
+    if (flush_buffer_.size() < bytes) flush_buffer_.assign(bytes, 1);  // written once: every page is real
+  }
   void flush(std::size_t bytes) override {
     if (bytes == 0) return;
-    if (flush_buffer_.size() < bytes) flush_buffer_.assign(bytes, 1);  // written once: every page is real
+    reserve_flush(bytes);
     hone_harness_host_flush(flush_buffer_.data(), bytes);
   }
 

@@ -16,10 +16,12 @@ namespace {
 
 constexpr std::size_t kMaxPitch = std::size_t{1} << 30;
 
-// Whether the context still works after a failed call: a sticky error fails every later call.
+// Whether the context still works after a failed call: a sticky error fails every later call
+// (a query, not a synchronize: the stream may be held).
 bool context_broken() {
   (void)cudaGetLastError();
-  return cudaDeviceSynchronize() != cudaSuccess;
+  const cudaError_t e = cudaStreamQuery(nullptr);
+  return e != cudaSuccess && e != cudaErrorNotReady;
 }
 
 [[noreturn]] void fail(cudaError_t e, const std::string& what) {
@@ -87,16 +89,18 @@ class CudaBackend final : public Backend {
     for (std::size_t r = 0; r < rows; ++r)
       copy(static_cast<char*>(dst) + r * dst_pitch, static_cast<const char*>(src) + r * src_pitch, width);
   }
+  void reserve_flush(std::size_t bytes) override {
+    if (flush_bytes_ >= bytes) return;
+    if (flush_) check(cudaFree(flush_), "cudaFree (flush buffer)");
+    flush_ = nullptr;
+    flush_bytes_ = 0;
+    check(cudaMalloc(&flush_, bytes), "cudaMalloc (flush buffer)");
+    check(cudaMemset(flush_, 1, bytes), "cudaMemset (flush buffer)");
+    flush_bytes_ = bytes;
+  }
   void flush(std::size_t bytes) override {
     if (bytes == 0) return;
-    if (flush_bytes_ < bytes) {
-      if (flush_) check(cudaFree(flush_), "cudaFree (flush buffer)");
-      flush_ = nullptr;
-      flush_bytes_ = 0;
-      check(cudaMalloc(&flush_, bytes), "cudaMalloc (flush buffer)");
-      check(cudaMemset(flush_, 1, bytes), "cudaMemset (flush buffer)");
-      flush_bytes_ = bytes;
-    }
+    reserve_flush(bytes);
     check_harness(hone_harness_flush(nullptr, flush_, bytes, words_ + kSink), "hone_flush");
   }
 

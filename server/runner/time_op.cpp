@@ -29,17 +29,21 @@ class TimedLoop {
   }
 
   nlohmann::json run() {
+    // Everything that may allocate or synchronise happens now, never behind a held stream.
+    const std::size_t most = std::max({p_.schedule.size(), static_cast<std::size_t>(p_.warmup), kInFlight + 1});
+    ctx_.backend.reserve_marks(2 * most);
+    ctx_.backend.reserve_flush(p_.flush_bytes);
     ctx_.backend.synchronize();
     const double settled_ms = settle();
     const std::vector<TimedCall> warm(static_cast<std::size_t>(p_.warmup), TimedCall{});
-    const std::vector<double> warmup_us = run_calls(warm, false, "warm-up call");
+    const std::vector<double> warmup_us = run_calls(warm, "warm-up call");
     const auto started = Clock::now();
     std::vector<double> times_us;
     bool timed_out = false;
     if (p_.device_mode) {
       times_us = run_held(timed_out, started);
     } else {
-      times_us = run_calls(p_.schedule, false, "timed call");
+      times_us = run_calls(p_.schedule, "timed call");
     }
     nlohmann::json times = nlohmann::json::array(), warmups = nlohmann::json::array();
     for (double t : times_us) times.push_back(number(t));
@@ -86,7 +90,6 @@ class TimedLoop {
     if (p_.settle_ms <= 0) return 0;
     const auto start = Clock::now();
     if (!p_.sets.empty()) apply_inputs(TimedCall{});
-    ctx_.backend.reserve_marks(2 + kInFlight);
     double previous = -1;
     std::size_t index = 0;
     while (true) {
@@ -109,18 +112,17 @@ class TimedLoop {
     return ms_since(start);
   }
 
-  // One mark pair per call; `held`: enqueued behind hone_hold (no synchronize in between).
-  std::vector<double> run_calls(const std::vector<TimedCall>& calls, bool held, const char* what) {
-    ctx_.backend.reserve_marks(2 * calls.size());
+  // Mode call: one mark pair per call, the device idle before each (inputs and flush done).
+  std::vector<double> run_calls(const std::vector<TimedCall>& calls, const char* what) {
     for (std::size_t i = 0; i < calls.size(); ++i) {
       apply_inputs(calls[i]);
       ctx_.backend.flush(p_.flush_bytes);
-      if (!held) ctx_.backend.synchronize();
+      ctx_.backend.synchronize();
       ctx_.backend.mark(2 * i);
       call(calls[i].slot, what, i);
       ctx_.backend.mark(2 * i + 1);
     }
-    if (!held) synchronize_after(ctx_.backend, what);
+    synchronize_after(ctx_.backend, what);
     return read_times(calls.size());
   }
 
@@ -130,12 +132,12 @@ class TimedLoop {
     return out;
   }
 
+  // Mode device: every call enqueued behind hone_hold, released by the judge after "enqueued".
   std::vector<double> run_held(bool& timed_out, Clock::time_point started) {
     release_word()->store(0, std::memory_order_seq_cst);
     ctx_.backend.hold(p_.release->data, p_.spin_timeout_ms);
     holding_ = true;
     try {
-      ctx_.backend.reserve_marks(2 * p_.schedule.size());
       for (std::size_t i = 0; i < p_.schedule.size(); ++i) {
         apply_inputs(p_.schedule[i]);
         ctx_.backend.flush(p_.flush_bytes);
