@@ -29,8 +29,9 @@ HONE_HARNESS_API int hone_harness_has_cuda(void);
  * default stream). They launch on the calling thread's current device and do not synchronise. */
 
 /* Kernel "hone_flush": reads every byte of the device buffer [buffer, buffer + bytes) (leaving
- * clean L2 lines: nothing is written there) and XORs the 32-bit XOR of what it read into the
- * device word *sink (so the reads cannot be optimised away). */
+ * clean L2 lines: nothing is written there) and XORs into the device word *sink the XOR of the
+ * buffer's 4-byte-aligned 32-bit words (a partial word at either end counts the bytes present),
+ * so the reads cannot be optimised away. */
 HONE_HARNESS_API int hone_harness_flush(void* stream, const void* buffer, size_t bytes, void* sink);
 /* Kernel "hone_hold" (one thread): spins until the 32-bit word at release_word (a device-visible
  * address, e.g. registered host memory from hone_harness_register) is non-zero, read with

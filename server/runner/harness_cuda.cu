@@ -71,8 +71,9 @@ extern "C" __global__ void hone_flush(const unsigned char* buffer, size_t bytes,
     const uint4 w = body[i];
     acc ^= w.x ^ w.y ^ w.z ^ w.w;
   }
-  if (first < head) acc ^= buffer[first];
-  if (first < bytes - tail) acc ^= buffer[tail + first];
+  // The bytes before and after the 16-byte words, each in its lane of an aligned 32-bit word.
+  if (first < head) acc ^= unsigned{buffer[first]} << (8 * ((address + first) & 3));
+  if (first < bytes - tail) acc ^= unsigned{buffer[tail + first]} << (8 * ((address + tail + first) & 3));
   for (int offset = 16; offset > 0; offset >>= 1) acc ^= __shfl_xor_sync(0xffffffffu, acc, offset);
   __shared__ unsigned per_warp[32];
   if (threadIdx.x % 32 == 0) per_warp[threadIdx.x / 32] = acc;

@@ -73,10 +73,10 @@ class TimedLoop {
       ctx_.backend.copy_rows(dst + run.offset + shift, run.pitch, src + run.offset + shift, run.pitch, run.width, run.rows);
   }
 
-  void call(std::size_t slot, const std::string& what, std::size_t index) {
-    const hone::ArgDesc* args = packs_[slot].prepare();
+  // Forward on slot's pack (prepared before the call's mark: nothing but forward is timed).
+  void call(std::size_t slot, const hone::ArgDesc* args, const char* what, std::size_t index) {
     const int code = ctx_.kernel.forward(args, packs_[slot].count(), ctx_.backend.stream());
-    if (code != 0) fail(code, what + " " + std::to_string(index));
+    if (code != 0) fail(code, std::string(what) + " " + std::to_string(index));
   }
 
   [[noreturn]] void fail(int code, const std::string& what) {
@@ -98,7 +98,7 @@ class TimedLoop {
       std::size_t n = 0;
       do {
         if (n >= kInFlight) ctx_.backend.wait_mark(2 + n % kInFlight);
-        call(0, "settling call", index++);
+        call(0, packs_[0].prepare(), "settling call", index++);
         ctx_.backend.mark(2 + n % kInFlight);
         ++n;
       } while (Clock::now() - window < kSettleWindow);
@@ -115,11 +115,12 @@ class TimedLoop {
   // Mode call: one mark pair per call, the device idle before each (inputs and flush done).
   std::vector<double> run_calls(const std::vector<TimedCall>& calls, const char* what) {
     for (std::size_t i = 0; i < calls.size(); ++i) {
+      const hone::ArgDesc* args = packs_[calls[i].slot].prepare();
       apply_inputs(calls[i]);
       ctx_.backend.flush(p_.flush_bytes);
       ctx_.backend.synchronize();
       ctx_.backend.mark(2 * i);
-      call(calls[i].slot, what, i);
+      call(calls[i].slot, args, what, i);
       ctx_.backend.mark(2 * i + 1);
     }
     synchronize_after(ctx_.backend, what);
@@ -139,10 +140,11 @@ class TimedLoop {
     holding_ = true;
     try {
       for (std::size_t i = 0; i < p_.schedule.size(); ++i) {
+        const hone::ArgDesc* args = packs_[p_.schedule[i].slot].prepare();
         apply_inputs(p_.schedule[i]);
         ctx_.backend.flush(p_.flush_bytes);
         ctx_.backend.mark(2 * i);
-        call(p_.schedule[i].slot, "timed call", i);
+        call(p_.schedule[i].slot, args, "timed call", i);
         ctx_.backend.mark(2 * i + 1);
       }
     } catch (...) {

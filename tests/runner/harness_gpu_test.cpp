@@ -58,6 +58,11 @@ TEST(HarnessGpu, FlushFoldsEveryWordIntoTheSink) {
   unsigned got = 0;
   ASSERT_EQ(cudaMemcpy(&got, sink, 4, cudaMemcpyDeviceToHost), cudaSuccess);
   EXPECT_EQ(got, expected);
+  // From the second word on (not 16-byte aligned: the head is read byte by byte).
+  ASSERT_EQ(cudaMemset(sink, 0, 4), cudaSuccess);
+  ASSERT_EQ(hone_harness_flush(nullptr, buffer + 1, (words - 1) * 4, sink), 0);
+  ASSERT_EQ(cudaMemcpy(&got, sink, 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(got, expected ^ host[0]);
   std::vector<unsigned> after(words);
   ASSERT_EQ(cudaMemcpy(after.data(), buffer, words * 4, cudaMemcpyDeviceToHost), cudaSuccess);
   EXPECT_EQ(after, host);
