@@ -9,7 +9,8 @@
 
 namespace hone::runner {
 
-void Kernel::load_raw(const std::string& path) {
+void Kernel::load_raw(const std::string& library) {
+  const std::string path = library.find('/') == std::string::npos ? "./" + library : library;
   (void)dlerror();
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {

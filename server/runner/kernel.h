@@ -19,8 +19,9 @@ class Kernel {
   Kernel(const Kernel&) = delete;
   Kernel& operator=(const Kernel&) = delete;
 
-  // Loads a raw-form library; throws OpError (load_error) saying why it is not a hone kernel.
-  void load_raw(const std::string& path);
+  // Loads a raw-form library (a bare file name means the working folder, not the loader's search
+  // path); throws OpError (load_error) saying why it is not a hone kernel.
+  void load_raw(const std::string& library);
 
   bool is_null() const { return forward_ == nullptr; }
   // hone_raw_signature() ("" for the null form).
@@ -39,7 +40,7 @@ class Kernel {
   using Forward = std::int32_t (*)(const hone::ArgDesc*, std::int32_t, void*, char*, std::int32_t);
   static constexpr int kErrorBytes = 4096;
 
-  void* handle_ = nullptr;
+  void* handle_ = nullptr;  // never closed: the candidate stays loaded for the process's life
   Forward forward_ = nullptr;
   std::string declared_;
   char error_[kErrorBytes] = {};
