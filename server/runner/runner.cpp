@@ -67,6 +67,8 @@ nlohmann::json Runner::handle(Datagram& datagram) {
       broken_name_ = f.name;
     }
     return error_reply(id, ErrorKind::CudaError, f.what(), f.name);
+  } catch (const nlohmann::json::exception& e) {
+    return error_reply(id, ErrorKind::BadRequest, std::string("a field of the request has the wrong type: ") + e.what());
   } catch (const std::bad_alloc&) {
     return error_reply(id, ErrorKind::Internal, "out of host memory in hone-runner");
   } catch (const std::exception& e) {
