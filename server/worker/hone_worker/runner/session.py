@@ -15,6 +15,7 @@ from .errors import RunnerError, bad_request, candidate_failure, load_error, uns
 from .transport import Transport
 
 Handler = Callable[[dict, List[int]], dict]
+DEFAULT_SPIN_US = 1000.0  # the native runner's default hold before a records call
 
 
 def log(message: str) -> None:
@@ -110,7 +111,7 @@ class Session:
             if entry.get("register"):
                 arena.device_address = self._harness().register(arena.address, arena.size)
         self.arenas.add(arena)
-        return {"arena": arena.id, "bytes": arena.size}
+        return {"arena": arena.id, "bytes": arena.size, "address": arena.address}
 
     def _load(self, request: dict, fds: List[int]) -> dict:
         from .forms import LoadSpec, load_candidate  # noqa: PLC0415 - lazily: start-up imports torch only
@@ -196,9 +197,9 @@ class Session:
         candidate = self._loaded()
         args = [self.arenas.value(a) for a in _list(request, "args")]
         outputs = [self.arenas.tensor(b) for b in _list(request, "outputs")]
-        spin_us = request.get("spin_us", 200.0)
-        if not isinstance(spin_us, (int, float)) or isinstance(spin_us, bool) or spin_us < 0:
-            raise bad_request(f"records.spin_us must be a non-negative number, not {spin_us!r}")
+        spin_us = request.get("spin_us", DEFAULT_SPIN_US)
+        if not isinstance(spin_us, (int, float)) or isinstance(spin_us, bool) or not 0 <= spin_us <= 1e7:
+            raise bad_request(f"records.spin_us must be a number in 0..1e7, not {spin_us!r}")
         harness = self._harness() if self.device.is_cuda else None
         bound = candidate.bind(args, outputs)
 
