@@ -298,11 +298,6 @@ class ArenaTable:
             return _NON_FINITE[v] if isinstance(v, str) else float(v)
         raise BadBuffer(f"ARG of kind {kind} has value {v!r}")
 
-    def registered(self, address: int) -> bool:
-        """Whether `address` lies in a host arena registered with CUDA (device_address set)."""
-        return any(a.kind == "host" and a.device_address is not None and a.address <= address < a.address + a.size
-                   for a in self._arenas.values())
-
     def close(self) -> None:
         """Closes every arena (views must be gone); the first failure is raised after trying all."""
         failure = None

@@ -70,7 +70,7 @@ class Session:
         try:
             self.transport.send(reply)
         except OSError as exc:
-            if exc.errno != errno.EMSGSIZE:  # too long: the judge hears that instead; else it is gone
+            if exc.errno not in (errno.EMSGSIZE, errno.ENOBUFS):  # too long: the judge hears so; else it is gone
                 return False
             error = RunnerError("internal", f"the reply is too long for one datagram: {exc}")
             self.transport.send({"id": reply.get("id"), "ok": False, "error": error.to_json()})
@@ -242,7 +242,12 @@ class _CandidateGuard:
             return False
         if isinstance(exc, RunnerError) and exc.kind in ("bad_request", "unsupported", "internal"):
             return False
-        raise candidate_failure(exc, self.what, self.device.context_broken()) from None
+        from .harness import HarnessError  # noqa: PLC0415
+
+        broken = self.device.context_broken()
+        if isinstance(exc, HarnessError) and not broken:
+            raise RunnerError("internal", str(exc), "".join(traceback.format_exception(kind, exc, tb))) from None
+        raise candidate_failure(exc, self.what, broken) from None
 
 
 def _parse(data: bytes) -> dict:

@@ -66,7 +66,7 @@ def parse_plan(request: dict, table: ArenaTable, is_cuda: bool) -> TimePlan:
                     None, None, _number(request, "spin_timeout_ms", 10_000.0, 1e-3, 120_000.0))
     if mode == "device":
         plan.release, plan.release_host = _release_word(request.get("release"), table)
-        _require_device_visible(plan, table)
+        _require_device_memory(plan)
     return plan
 
 
@@ -145,13 +145,15 @@ def _release_word(obj, table: ArenaTable) -> tuple:
     return arena.device_address + buf.offset, arena.address + buf.offset
 
 
-def _require_device_visible(plan: "TimePlan", table: ArenaTable) -> None:
-    """A held stream must never wait on a pageable copy: every buffer in a cuda or registered arena."""
+def _require_device_memory(plan: "TimePlan") -> None:
+    """While the stream is held every copy must be a device-to-device one in stream order (torch
+    copies host memory at once, or synchronizes), so every buffer lies in a cuda arena here."""
     tensors = [t for t in plan.targets if isinstance(t, torch.Tensor)]
     tensors += [t for s in plan.sets for t in s if isinstance(t, torch.Tensor)]
     tensors += [t for slot in plan.outputs for t in slot]
-    if any(t.device.type != "cuda" and not table.registered(t.data_ptr()) for t in tensors):
-        raise bad_request("time mode device needs every buffer in a cuda arena or a registered host arena")
+    if any(t.device.type != "cuda" for t in tensors):
+        raise bad_request("time mode device (python runner) needs every argument, set and output in a cuda arena; "
+                          "a registered host arena holds only the release word")
 
 
 class _Clock:
