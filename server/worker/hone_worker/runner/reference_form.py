@@ -42,7 +42,8 @@ class ReferenceCandidate(Candidate):
             if calls >= 2 and _compilations() == before:
                 break
         self._mark = _compilations()
-        return {"compile_warmup_calls": calls, "compile_warmup_s": time.perf_counter() - started}
+        return {"compile_warmup_calls": calls, "compile_warmup_s": time.perf_counter() - started,
+                "compilations": self._mark}
 
     def after_timing(self) -> dict:
         if self._compiled is None or self._mark is None:
