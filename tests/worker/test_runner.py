@@ -208,6 +208,14 @@ class ErrorsTest(RunnerTestCase):
                                  "forward_error", "ValueError: this reference refuses")
         self.assertIn("raising_model.py", error["traceback"])
 
+    def test_a_forward_that_calls_sys_exit_is_a_forward_error_not_an_exit(self):
+        self.runner.ok("load", form="reference", source=str(RUNNER_FIXTURES / "exiting_model.py"), seed=1)
+        (xb, out), _ = share(self.runner, 1, torch.ones(4, 4), (torch.float32, [4, 4]))
+        for _ in range(2):  # the process is still there to answer
+            self.assertError(self.runner.request("call", args=[tensor_arg(xb)], outputs=[out.to_json()]),
+                             "forward_error", "SystemExit")
+        self.assertIsNone(self.runner.process.poll())
+
     def test_a_crashing_kernel_ends_the_process_which_the_judge_sees(self):
         self.load(RUNNER_FIXTURES / "crash.cpp")
         (xb, out), _ = share(self.runner, 1, torch.ones(4), (torch.float32, [4]))

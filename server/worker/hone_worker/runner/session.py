@@ -54,7 +54,9 @@ class Session:
                 reply = {"id": request_id, "ok": False, "error": exc.to_json()}
             except BadBuffer as exc:
                 reply = {"id": request_id, "ok": False, "error": bad_request(str(exc)).to_json()}
-            except Exception as exc:  # noqa: BLE001 - an op's own bug is still one reply
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # noqa: BLE001 - an op's own bug, or a task's SystemExit, is still one reply
                 reply = {"id": request_id, "ok": False,
                          "error": RunnerError("internal", f"{op}: {type(exc).__name__}: {exc}",
                                               traceback.format_exc()).to_json()}
@@ -109,8 +111,16 @@ class Session:
                 os.close(fd)
                 raise
             if entry.get("register"):
-                arena.device_address = self._harness().register(arena.address, arena.size)
-        self.arenas.add(arena)
+                try:
+                    arena.device_address = self._harness().register(arena.address, arena.size)
+                except BaseException:
+                    arena.close()
+                    raise
+        try:
+            self.arenas.add(arena)
+        except BadBuffer:
+            arena.close()
+            raise
         return {"arena": arena.id, "bytes": arena.size, "address": arena.address}
 
     def _load(self, request: dict, fds: List[int]) -> dict:
@@ -125,7 +135,9 @@ class Session:
             candidate = load_candidate(spec, self.device)
         except RunnerError:
             raise
-        except Exception as exc:  # noqa: BLE001 - loading runs the candidate's own code
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - loading runs the candidate's own code, SystemExit included
             raise load_error(f"loading the {spec.form}-form candidate raised {type(exc).__name__}: {exc}", exc) \
                 from None
         self.candidate = candidate
@@ -158,7 +170,7 @@ class Session:
         args = [self.arenas.value(a) for a in _list(request, "args")]
         outputs = [self.arenas.tensor(b) for b in _list(request, "outputs")]
         label = str(request.get("label", ""))
-        log(f"call {label}")
+        log(f"call {label}".rstrip())
         bound = candidate.bind(args, outputs)
         problems: List[str] = []
         with self._guard(f"forward ({label})" if label else "forward"):

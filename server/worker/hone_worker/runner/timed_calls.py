@@ -298,12 +298,12 @@ class TimedLoop:
             self._holding = True
         try:
             timed = self._run_calls(plan.schedule, held)
+            enqueue_s = time.perf_counter() - started
+            if held:
+                send_enqueued()
         except BaseException:
             self._release_hold()  # a failure while held: release the stream rather than wait for the timeout
             raise
-        enqueue_s = time.perf_counter() - started
-        if held:
-            send_enqueued()
         self.device.synchronize()
         self._holding = False
         reply.update({
