@@ -22,7 +22,7 @@ if [ ! -f "$HONE_HARNESS_LIBRARY" ]; then
   echo "FAIL: $HONE_HARNESS_LIBRARY is missing (build the hone_harness target with CUDA)"
   fail=1
 fi
-timeout 600 "$PYBIN" -m unittest -v test_arena test_runner test_runner_timing > "$OUT/pyrunner/unittest.log" 2>&1
+timeout 780 "$PYBIN" -m unittest -v test_arena test_runner test_runner_timing > "$OUT/pyrunner/unittest.log" 2>&1
 rc=$?
 tail -n 4 "$OUT/pyrunner/unittest.log"
 skipped=$(grep -c "skipped 'skipped: no GPU" "$OUT/pyrunner/unittest.log")
@@ -30,7 +30,7 @@ echo "runner suites (torch $("$PYBIN" -c 'import torch; print(torch.__version__)
 [ "$rc" -eq 0 ] && [ "$skipped" -eq 0 ] || fail=1
 
 for device in cuda:0 cpu; do
-  timeout 120 "$PYBIN" runner_startup.py --device "$device" --runs 3 | tee -a "$OUT/pyrunner/startup.json" || fail=1
+  timeout 60 "$PYBIN" runner_startup.py --device "$device" --runs 3 | tee -a "$OUT/pyrunner/startup.json" || fail=1
 done
 
 if [ $fail -eq 0 ]; then echo "pyrunner section: PASS"; else echo "pyrunner section: FAIL"; fi

@@ -55,6 +55,15 @@ class RunnerClient:
             self.stderr.append(line.decode(errors="replace").rstrip("\n"))
         self._stderr_done.set()
 
+    def stderr_has(self, text: str, timeout: float = 30.0) -> bool:
+        """Whether a stderr line contains `text`, waiting for it (lines arrive on a reader thread)."""
+        deadline = time.monotonic() + timeout
+        while not any(text in line for line in self.stderr):
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.02)
+        return True
+
     def receive(self, timeout: float = 300.0) -> dict:
         """The next message; raises RunnerDied when the runner has closed its end."""
         ready, _, _ = select.select([self.sock], [], [], timeout)

@@ -37,6 +37,8 @@ class Transport:
         os.dup2(devnull, 0)
         os.close(devnull)
         os.dup2(2, 1)
+        if sys.stdout is not None:  # what is printed reaches the judge's stderr tail at once
+            sys.stdout.reconfigure(line_buffering=True)
         return Transport(sock)
 
     def receive(self) -> Optional[Tuple[bytes, List[int]]]:
