@@ -44,7 +44,15 @@ class RunnerClient:
         self._stderr_done = threading.Event()
         threading.Thread(target=self._read_stderr, daemon=True).start()
         self.events: List[dict] = []
-        self.ready = self.receive(ready_timeout)
+        try:
+            self.ready = self.receive(ready_timeout)
+        except BaseException:
+            self.sock.close()
+            if self.process.poll() is None:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+            self.process.stderr.close()
+            raise
         self.ready_s = time.perf_counter() - self.started
         self.next_id = 1
         self.arenas: List[HostArena] = []

@@ -7,7 +7,7 @@ import torch
 
 from common import ADVERSARIAL, FIXTURES, TASKS
 from runner_cases import RUNNER_FIXTURES, RunnerTestCase, share
-from runner_client import RunnerDied
+from runner_client import RunnerClient, RunnerDied
 
 from hone_worker.arena import Layout, scalar_arg, tensor_arg
 from hone_worker.devices import Device
@@ -58,6 +58,19 @@ class ReadyAndTransportTest(RunnerTestCase):
         self.assertTrue(torch.equal(views[1], torch.full((8, 8), 2.0)))
         self.assertTrue(self.runner.stderr_has("forged"))
         self.assertTrue(self.runner.stderr_has("task module loading"))
+
+
+class StartUpFailureTest(unittest.TestCase):
+    def test_a_bad_device_argument_exits_2_and_an_absent_gpu_exits_3_before_ready(self):
+        with self.assertRaises(RunnerDied) as died:
+            RunnerClient(device="tpu")
+        self.assertEqual(died.exception.code, 2)
+        if torch.cuda.is_available():
+            self.skipTest("this machine has a GPU: cuda:0 is usable")
+        with self.assertRaises(RunnerDied) as died:
+            RunnerClient(device="cuda:0")
+        self.assertEqual(died.exception.code, 3)
+        self.assertIn("cuda:0 is not visible", str(died.exception))
 
 
 class ArenaMappingTest(RunnerTestCase):
