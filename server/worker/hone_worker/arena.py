@@ -39,6 +39,7 @@ def dtype_name(dtype: torch.dtype) -> str:
 
 
 def contiguous_strides(shape: Sequence[int]) -> Tuple[int, ...]:
+    """Row-major strides, in elements, of a tensor of `shape`."""
     strides, step = [], 1
     for n in reversed(shape):
         strides.append(step)
@@ -79,6 +80,7 @@ class Buffer:
         return buf
 
     def to_json(self) -> dict:
+        """The BUF object of the protocol."""
         return {"arena": self.arena, "offset": self.offset, "dtype": self.dtype, "shape": list(self.shape),
                 "strides": list(self.strides)}
 
@@ -258,6 +260,7 @@ def _make_context_current(device_index: int) -> None:
 
 
 def round_up(n: int, step: int) -> int:
+    """n rounded up to a multiple of step."""
     return (n + step - 1) // step * step
 
 
@@ -268,11 +271,13 @@ class ArenaTable:
         self._arenas: Dict[int, Arena] = {}
 
     def add(self, arena: Arena) -> None:
+        """Adds a created or attached arena; raises BadBuffer when its id is taken."""
         if arena.id in self._arenas:
             raise BadBuffer(f"arena {arena.id} is already mapped")
         self._arenas[arena.id] = arena
 
     def get(self, arena_id: int) -> Arena:
+        """The arena of an id; raises BadBuffer when it is not mapped."""
         if arena_id not in self._arenas:
             known = ", ".join(str(k) for k in sorted(self._arenas)) or "none"
             raise BadBuffer(f"arena {arena_id} is not mapped (mapped: {known})")
@@ -319,6 +324,7 @@ class Layout:
         self.arena_id, self.alignment, self.size = arena_id, alignment, 0
 
     def place(self, dtype: torch.dtype, shape: Sequence[int], strides: Optional[Sequence[int]] = None) -> Buffer:
+        """The next buffer (row-major unless `strides`, in elements, are given), ALIGNMENT-aligned."""
         shape = tuple(int(n) for n in shape)
         strides = tuple(int(s) for s in strides) if strides is not None else contiguous_strides(shape)
         buf = Buffer(self.arena_id, round_up(self.size, self.alignment), dtype_name(dtype), shape, strides)
