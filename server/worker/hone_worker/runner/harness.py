@@ -1,0 +1,107 @@
+"""libhone_harness.so through ctypes (server/runner/harness.h): hone's own flush, hold, spin and
+marker kernels and host registration, shared by the native and the python runner so that both
+time candidates with the same code. Found through $HONE_HARNESS_LIBRARY, else in the share folder
+beside this package (<share>/lib). Loaded on first use; called from the runner's main thread."""
+import ctypes
+import os
+from typing import Optional
+
+LIBRARY_NAME = "libhone_harness.so"
+_ERROR_BYTES = 1024
+
+
+class HarnessError(RuntimeError):
+    """A harness call failed; the message is the library's own (hone_harness_last_error)."""
+
+
+class HarnessMissing(RuntimeError):
+    """The library is not there (hone was built without it, or the share folder is incomplete)."""
+
+
+def library_path() -> str:
+    """$HONE_HARNESS_LIBRARY, else <share>/lib/libhone_harness.so (this package lives in
+    <share>/worker/hone_worker/runner once installed)."""
+    configured = os.environ.get("HONE_HARNESS_LIBRARY")
+    if configured:
+        return configured
+    share = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    return os.path.join(share, "lib", LIBRARY_NAME)
+
+
+class Harness:
+    """The loaded library. Streams are cudaStream_t values (0: the legacy default stream)."""
+
+    def __init__(self, path: str) -> None:
+        if not os.path.isfile(path):
+            raise HarnessMissing(f"{LIBRARY_NAME} not found at {path}: build hone's hone_harness target, or set "
+                                 "HONE_HARNESS_LIBRARY to the library's path")
+        try:
+            lib = ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL)
+        except OSError as exc:
+            raise HarnessMissing(f"cannot load {path}: {exc}") from None
+        vp, size, u64, i = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_ulonglong, ctypes.c_int
+        signatures = {
+            "hone_harness_version": ([], i), "hone_harness_has_cuda": ([], i),
+            "hone_harness_flush": ([vp, vp, size, vp], i), "hone_harness_hold": ([vp, vp, u64, vp], i),
+            "hone_harness_spin": ([vp, u64], i), "hone_harness_marker": ([vp, vp], i),
+            "hone_harness_register": ([vp, size, ctypes.POINTER(vp)], i), "hone_harness_unregister": ([vp], i),
+            "hone_harness_last_error": ([ctypes.c_char_p, i], i), "hone_harness_host_flush": ([vp, size], None),
+        }
+        for name, (argtypes, restype) in signatures.items():
+            try:
+                fn = getattr(lib, name)
+            except AttributeError:
+                raise HarnessMissing(f"{path} is not hone's harness library (no {name})") from None
+            fn.argtypes, fn.restype = argtypes, restype
+        self.path, self._lib = path, lib
+        self.version = lib.hone_harness_version()
+        self.has_cuda = bool(lib.hone_harness_has_cuda())
+        self._error = ctypes.create_string_buffer(_ERROR_BYTES)
+
+    def _check(self, code: int, what: str) -> None:
+        if code != 0:
+            self._lib.hone_harness_last_error(self._error, _ERROR_BYTES)
+            raise HarnessError(f"{what} failed ({code}): {self._error.value.decode(errors='replace')}")
+
+    def flush(self, stream: int, buffer: int, size: int, sink: int) -> None:
+        """Enqueues hone_flush: reads `size` bytes at device address `buffer` (L2 left clean)."""
+        self._check(self._lib.hone_harness_flush(stream or None, buffer, size, sink), "hone_harness_flush")
+
+    def hold(self, stream: int, release_word: int, timeout_ns: int, timed_out_word: int) -> None:
+        """Enqueues hone_hold: the stream waits until the 32-bit word at `release_word` (a device
+        address of registered host memory) is non-zero, or `timeout_ns`; then it writes 1 to
+        `timed_out_word` (device memory) if it timed out."""
+        self._check(self._lib.hone_harness_hold(stream or None, release_word, timeout_ns, timed_out_word),
+                    "hone_harness_hold")
+
+    def spin(self, stream: int, ns: int) -> None:
+        """Enqueues hone_spin: the stream is busy for `ns` nanoseconds."""
+        self._check(self._lib.hone_harness_spin(stream or None, ns), "hone_harness_spin")
+
+    def marker(self, stream: int, word: int) -> None:
+        """Enqueues hone_marker, which writes the 32-bit word at device address `word`."""
+        self._check(self._lib.hone_harness_marker(stream or None, word), "hone_harness_marker")
+
+    def register(self, host: int, size: int) -> int:
+        """Pins and maps host memory for the device; returns its device address."""
+        device = ctypes.c_void_p()
+        self._check(self._lib.hone_harness_register(host, size, ctypes.byref(device)), "hone_harness_register")
+        return device.value or 0
+
+    def unregister(self, host: int) -> None:
+        self._check(self._lib.hone_harness_unregister(host), "hone_harness_unregister")
+
+    def host_flush(self, buffer: int, size: int) -> None:
+        """Reads `size` bytes of host memory at `buffer` (the CPU's cache flush)."""
+        self._lib.hone_harness_host_flush(buffer, size)
+
+
+_loaded: Optional[Harness] = None
+
+
+def harness() -> Harness:
+    """The library, loaded once per process; raises HarnessMissing."""
+    global _loaded
+    if _loaded is None:
+        _loaded = Harness(library_path())
+    return _loaded
