@@ -386,8 +386,9 @@ void launch(const T* q, const T* k, const T* v, T* out, int batch, int heads, in
   using C = Config<T, kD, kWarps, kBlockN, kStages>;
   auto kernel = attention_kernel<T, kD, kWarps, kBlockN, kStages, V>;
   int device = 0, optin = 0;
-  cudaGetDevice(&device);
-  cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  cudaError_t status = cudaGetDevice(&device);
+  if (status == cudaSuccess) status = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (status != cudaSuccess) throw hone::Error(cudaGetErrorString(status));
   if (C::kBytes > static_cast<std::size_t>(optin)) {
     char message[256];
     std::snprintf(message, sizeof message,
@@ -396,9 +397,8 @@ void launch(const T* q, const T* k, const T* v, T* out, int batch, int heads, in
                   kWarps, kBlockN, kStages, kD, C::kBytes, optin);
     throw hone::Error(message);
   }
-  const cudaError_t set = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               static_cast<int>(C::kBytes));
-  if (set != cudaSuccess) throw hone::Error(cudaGetErrorString(set));
+  status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(C::kBytes));
+  if (status != cudaSuccess) throw hone::Error(cudaGetErrorString(status));
   const float qk_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(kD))) * kLog2e;
   const dim3 grid((seq_q + C::kBlockM - 1) / C::kBlockM, batch * heads);
 #if defined(HONE_ATTENTION_EMULATION)
@@ -427,6 +427,9 @@ void run(const hone::In<T>& q, const hone::In<T>& k, const hone::In<T>& v, const
   const int batch = static_cast<int>(q.size(0)), heads = static_cast<int>(q.size(1));
   const int seq_q = static_cast<int>(q.size(2)), seq_k = static_cast<int>(k.size(2));
   if (q.numel() == 0 || k.numel() == 0) return;
+  for (const void* p : {static_cast<const void*>(q.data()), static_cast<const void*>(k.data()),
+                        static_cast<const void*>(v.data()), static_cast<const void*>(out.data())})
+    if (reinterpret_cast<std::uintptr_t>(p) % 16 != 0) throw hone::Error("attention: q, k, v and out must be 16-byte aligned");
   if (static_cast<std::int64_t>(batch) * heads > 65535) throw hone::Error("attention: batch * heads must be <= 65535");
   switch (q.size(3)) {
     case 64:
