@@ -292,6 +292,19 @@ __device__ __forceinline__ void write_rows(typename Mma<T>::Acc (&o)[kD / 16], f
   }
 }
 
+// Which row of a 16 x 16 tile each accumulator element holds, without assuming WMMA's layout:
+// loads a tile whose every element is its row index (through the warp's scratch).
+template <class Acc>
+__device__ __forceinline__ void rows_of_elements(float* scratch, int lane, int (&row_of)[Acc::num_elements]) {
+  for (int i = lane; i < 256; i += 32) scratch[i] = static_cast<float>(i / 16);
+  __syncwarp();
+  Acc ids;
+  wmma::load_matrix_sync(ids, scratch, 16, wmma::mem_row_major);
+#pragma unroll
+  for (int i = 0; i < Acc::num_elements; ++i) row_of[i] = static_cast<int>(ids.x[i]);
+  __syncwarp();
+}
+
 template <class T, int kD, int kWarps, int kBlockN, int kStages, class V>
 __global__ void __launch_bounds__(32 * kWarps)
     attention_kernel(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v, T* __restrict__ out,
@@ -334,14 +347,8 @@ __global__ void __launch_bounds__(32 * kWarps)
     }
   }
 
-  // Which row each accumulator element holds: load a tile whose every element is its row index.
-  for (int i = lane; i < 256; i += 32) scratch[i] = static_cast<float>(i / 16);
-  __syncwarp();
-  Acc ids;
-  wmma::load_matrix_sync(ids, scratch, 16, wmma::mem_row_major);
   int row_of[Acc::num_elements];
-#pragma unroll
-  for (int i = 0; i < Acc::num_elements; ++i) row_of[i] = static_cast<int>(ids.x[i]);
+  rows_of_elements<Acc>(scratch, lane, row_of);
 
   Acc o[kD / 16];
 #pragma unroll
