@@ -207,7 +207,7 @@ __device__ __forceinline__ void compute_scores(const T* q_w, const T* k_tile, fl
 // exp2(old max - new max) to stats[r].
 template <class C, class V>
 __device__ __forceinline__ void softmax_tile(float* scratch, typename C::P* p_s, float* stats, float& m_row,
-                                             float& l_row, const V& variant, int b, int h, int q_idx, int r,
+                                             float& l_row, V variant, int b, int h, int q_idx, int r,
                                              int half, int n0, int seq_k, float qk_scale) {
   float* srow = scratch + r * C::kLdS;
   float mx = -INFINITY;

@@ -6,9 +6,9 @@
 
 // The score arrives in base 2 (q.k * sm_scale * log2(e)), so the bias is added times log2(e).
 struct Alibi : hone_attention::Variant {
-  int heads;
+  float log2_slope_step;  // -8 / heads: slope[h] = 2^(log2_slope_step * (h + 1)), no division per score
   HONE_ATTENTION_HOOK float score_mod(float score, int, int h, int q_idx, int kv_idx) const {
-    const float slope = exp2f(-8.f * static_cast<float>(h + 1) / static_cast<float>(heads));
+    const float slope = exp2f(log2_slope_step * static_cast<float>(h + 1));
     return score + slope * static_cast<float>(kv_idx - q_idx) * hone_attention::kLog2e;
   }
   HONE_ATTENTION_HOOK bool mask_mod(int, int, int q_idx, int kv_idx) const { return kv_idx <= q_idx; }
@@ -17,5 +17,5 @@ struct Alibi : hone_attention::Variant {
 
 void forward(hone::In<hone::bf16> q, hone::In<hone::bf16> k, hone::In<hone::bf16> v, hone::Out<hone::bf16> out,
              hone::Stream) {
-  hone_attention::run(q, k, v, out, Alibi{{}, static_cast<int>(q.size(1))});
+  hone_attention::run(q, k, v, out, Alibi{{}, -8.f / static_cast<float>(q.size(1))});
 }
