@@ -1,0 +1,19 @@
+// causal_fp32.cu: causal attention in float32 (causal_fp32.py) on the GPU: the shared
+// FlashAttention-2-style kernel (flash_attention.cuh, 3xTF32 tensor-core products for float32)
+// with a causal mask hook; key tiles above the diagonal are skipped.
+#include "hone.h"
+
+#include "flash_attention.cuh"
+
+constexpr int WARPS = 4;     // hone: tune WARPS=4,8
+constexpr int BLOCK_N = 32;  // hone: tune BLOCK_N=32,64,128
+constexpr int STAGES = 1;    // hone: tune STAGES=1,2,3
+
+struct Causal : hone_attention::Variant {
+  HONE_ATTENTION_HOOK bool mask_mod(int, int, int q_idx, int kv_idx) const { return kv_idx <= q_idx; }
+  HONE_ATTENTION_HOOK hone_attention::KvRange kv_range(int, int q_last, int) const { return {0, q_last + 1}; }
+};
+
+void forward(hone::In<float> q, hone::In<float> k, hone::In<float> v, hone::Out<float> out, hone::Stream stream) {
+  hone_attention::run<WARPS, BLOCK_N, STAGES>(q, k, v, out, stream, Causal{});
+}

@@ -1,0 +1,40 @@
+# Causal attention in float32 (the fp32 variant of causal.py). 8 x 16 x 2048 x 64.
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """out = softmax(q @ k^T * scale, masked to kv_idx <= q_idx) @ v, scale = 1 / sqrt(head_dim),
+    for float32 q, k, v of shape (batch, heads, seq, head_dim), checked at float32's default
+    tolerance (1e-4): a kernel needs float32 accuracy (tensor cores only through split-precision
+    tricks such as 3xTF32; plain TF32 or bf16 products are not accurate enough).
+
+    As a FlexAttention mask_mod (no score_mod):
+
+        def mask_mod(b, h, q_idx, kv_idx):
+            return kv_idx <= q_idx
+    """
+
+    def forward(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        scale = q.shape[-1] ** -0.5
+        scores = (q @ k.transpose(-2, -1)) * scale
+        q_idx = torch.arange(q.shape[-2], device=q.device)[:, None]
+        kv_idx = torch.arange(k.shape[-2], device=q.device)[None, :]
+        scores = scores.masked_fill(kv_idx > q_idx, float("-inf"))
+        p = torch.softmax(scores, dim=-1)
+        return p @ v
+
+
+batch = 8
+heads = 16
+seq = 2048
+head_dim = 64
+
+
+def get_inputs():
+    shape = (batch, heads, seq, head_dim)
+    return [torch.randn(shape) for _ in range(3)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,22 @@
+// prefix_lm.cu: prefix-LM attention with a 512-position prefix (prefix_lm.py) on the GPU: the shared
+// FlashAttention-2-style kernel (flash_attention.cuh) with a mask hook and its key range.
+#include "hone.h"
+
+#include "flash_attention.cuh"
+
+constexpr int WARPS = 4;     // hone: tune WARPS=4,8
+constexpr int BLOCK_N = 32;  // hone: tune BLOCK_N=32,64,128
+constexpr int STAGES = 1;    // hone: tune STAGES=1,2,3
+constexpr int kPrefix = 512;  // prefix_lm.py's prefix
+
+struct PrefixLm : hone_attention::Variant {
+  HONE_ATTENTION_HOOK bool mask_mod(int, int, int q_idx, int kv_idx) const { return kv_idx < kPrefix || kv_idx <= q_idx; }
+  HONE_ATTENTION_HOOK hone_attention::KvRange kv_range(int, int q_last, int) const {
+    return {0, q_last + 1 > kPrefix ? q_last + 1 : kPrefix};
+  }
+};
+
+void forward(hone::In<__nv_bfloat16> q, hone::In<__nv_bfloat16> k, hone::In<__nv_bfloat16> v,
+             hone::Out<__nv_bfloat16> out, hone::Stream stream) {
+  hone_attention::run<WARPS, BLOCK_N, STAGES>(q, k, v, out, stream, PrefixLm{});
+}

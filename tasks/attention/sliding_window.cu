@@ -1,0 +1,25 @@
+// sliding_window.cu: causal attention within a window of 256 earlier keys (sliding_window.py) on
+// the GPU: the shared FlashAttention-2-style kernel (flash_attention.cuh) with a mask hook and its
+// key range, so only the key tiles of the band are visited.
+#include "hone.h"
+
+#include "flash_attention.cuh"
+
+constexpr int WARPS = 4;     // hone: tune WARPS=4,8
+constexpr int BLOCK_N = 32;  // hone: tune BLOCK_N=32,64,128
+constexpr int STAGES = 1;    // hone: tune STAGES=1,2,3
+constexpr int kWindow = 256;  // sliding_window.py's window
+
+struct SlidingWindow : hone_attention::Variant {
+  HONE_ATTENTION_HOOK bool mask_mod(int, int, int q_idx, int kv_idx) const {
+    return kv_idx <= q_idx && q_idx - kv_idx <= kWindow;
+  }
+  HONE_ATTENTION_HOOK hone_attention::KvRange kv_range(int q_first, int q_last, int) const {
+    return {q_first - kWindow, q_last + 1};
+  }
+};
+
+void forward(hone::In<__nv_bfloat16> q, hone::In<__nv_bfloat16> k, hone::In<__nv_bfloat16> v,
+             hone::Out<__nv_bfloat16> out, hone::Stream stream) {
+  hone_attention::run<WARPS, BLOCK_N, STAGES>(q, k, v, out, stream, SlidingWindow{});
+}
