@@ -1,15 +1,14 @@
 // check.ts: the "Check this kernel" and "Profile this kernel" commands: one job on the server with
-// a cancellable notification showing its stages, then the verdict in words (lenses, hints and
-// diagnostics come from the server itself).
+// a cancellable notification showing its stages, then the server's summary of the verdict (the
+// words, like the lenses, hints and diagnostics, come from the server itself).
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { WorkDoneProgress, type WorkDoneProgressBegin, type WorkDoneProgressReport } from 'vscode-languageclient/node';
 import type { HoneContext } from './context';
 import { checkRequest, profileRequest } from './lsp_ext';
 import { checkJobOptions } from './settings';
-import { verdictText } from './status_text';
 import { errorText, fileName, kernelDocument } from './target';
-import { checkOutcome, verdictSummary, type JobFinished } from './wire';
+import { checkOutcome, verdictLine, type JobFinished } from './wire';
 
 export function activate(ctx: HoneContext): void {
   ctx.subscribe(
@@ -75,7 +74,7 @@ function showVerdict(ctx: HoneContext, name: string, kind: string, reply: JobFin
     void vscode.window.showInformationMessage(`hone: ${kind} of ${name} ended without a verdict.`);
     return;
   }
-  const text = `${name}: ${verdictText(verdictSummary(result.verdict))}`;
+  const text = verdictLine(name, result);
   ctx.output.info(`${kind}: ${text}`);
   if (result.verdict.status === 'correct') {
     void vscode.window.showInformationMessage(`hone: ${text}`, 'Show report').then((p) => p && vscode.commands.executeCommand('hone.showReport'));

@@ -45,12 +45,3 @@ export interface OptimizeProgress {
   elapsedS: number;
   message?: string;
 }
-
-/** The facts a one-line verdict summary needs. */
-export interface VerdictSummary {
-  status: VerdictStatus;
-  reason?: string;
-  p50Us?: number | null;
-  speedupEager?: number | null;
-  speedupCompile?: number | null;
-}

@@ -1,6 +1,6 @@
-// status_text.ts: the words and numbers hone shows in the status bar and notifications
-// ("round 3/8 · best 2.1× · 41 candidates", "✓ correct · 41.2 µs · 1.8× eager").
-import type { OptimizeProgress, VerdictSummary } from './model';
+// status_text.ts: the words and numbers hone shows in the status bar and notifications while an
+// optimize runs ("round 3/8 · best 2.1× · 41 candidates"); verdicts are the server's own words.
+import type { OptimizeProgress } from './model';
 
 /** 2.13 -> "2.1×", 0.873 -> "0.87×", 14.6 -> "15×"; null/NaN -> "–". */
 export function formatSpeedup(x: number | null | undefined): string {
@@ -36,25 +36,4 @@ export function optimizeNotificationText(p: OptimizeProgress): string {
   const secs = Math.floor(p.elapsedS % 60);
   const elapsed = mins > 0 ? `${mins} min ${secs} s` : `${secs} s`;
   return `${optimizeStatusText(p)} · ${elapsed}${p.message ? ` · ${p.message}` : ''}`;
-}
-
-const STATUS_WORDS: Record<VerdictSummary['status'], string> = {
-  correct: 'correct',
-  incorrect: 'incorrect',
-  compile_error: 'does not compile',
-  runtime_error: 'crashed',
-  timeout: 'timed out',
-  rejected: 'rejected',
-};
-
-/** "✓ correct · 41.2 µs · 1.8× eager · 0.9× compile" or "✗ incorrect: mismatch at out[3,17]". */
-export function verdictText(v: VerdictSummary): string {
-  if (v.status !== 'correct') {
-    return `✗ ${STATUS_WORDS[v.status] ?? v.status}${v.reason ? `: ${v.reason}` : ''}`;
-  }
-  const parts = ['✓ correct'];
-  if (v.p50Us !== undefined && v.p50Us !== null) parts.push(formatMicros(v.p50Us));
-  if (v.speedupEager !== undefined && v.speedupEager !== null) parts.push(`${formatSpeedup(v.speedupEager)} eager`);
-  if (v.speedupCompile !== undefined && v.speedupCompile !== null) parts.push(`${formatSpeedup(v.speedupCompile)} compile`);
-  return parts.join(' · ');
 }

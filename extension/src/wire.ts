@@ -13,7 +13,7 @@ import type {
   ProposalWithDiff,
   Verdict,
 } from '../../protocol/ts/hone-protocol';
-import type { OptimizeProgress, Proposal, VerdictSummary } from './model';
+import type { OptimizeProgress, Proposal } from './model';
 import type { RooflineInput, RooflineSample } from './report_data';
 
 export type {
@@ -36,16 +36,6 @@ export type { WireProposal };
 
 const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
 
-export function verdictSummary(v: Verdict): VerdictSummary {
-  return {
-    status: v.status,
-    reason: v.reason,
-    p50Us: num(v.timing?.p50_us),
-    speedupEager: num(v.speedup?.eager),
-    speedupCompile: num(v.speedup?.compile),
-  };
-}
-
 /** The check verdict of a finished check or profile job, if the job ended with one. */
 export function checkOutcome(f: JobFinished | null | undefined): CheckOutcome | undefined {
   const r = f?.result as Partial<CheckOutcome> | undefined;
@@ -59,17 +49,21 @@ export function optimizeOutcome(f: JobFinished | null | undefined): OptimizeResu
 }
 
 /**
- * What the optimizer's own run record (OptimizeResult.run, `hone optimize --json`) adds: the
- * starting kernel's verified time and the run's candidates counted by status.
+ * What an optimize result says about its run besides the proposals: the starting kernel's
+ * verified time and the run's candidates counted by status.
  */
 export function runFacts(o: OptimizeResult): { baseP50Us: number | null; counts: Record<string, number> | null } {
-  const run = o.run as { baseline?: { status?: unknown; p50_us?: unknown }; counts?: unknown } | undefined;
-  const baseP50Us = run?.baseline?.status === 'correct' ? num(run.baseline.p50_us) : null;
+  const baseP50Us = num(o.baselineP50Us);
   let counts: Record<string, number> | null = null;
-  if (run?.counts && typeof run.counts === 'object') {
-    counts = Object.fromEntries(Object.entries(run.counts as Record<string, unknown>).filter(([, v]) => typeof v === 'number')) as Record<string, number>;
+  if (o.counts && typeof o.counts === 'object') {
+    counts = Object.fromEntries(Object.entries(o.counts as Record<string, unknown>).filter(([, v]) => typeof v === 'number')) as Record<string, number>;
   }
   return { baseP50Us, counts };
+}
+
+/** The line a finished check or profile shows: the kernel's name and the server's own summary. */
+export function verdictLine(name: string, outcome: CheckOutcome): string {
+  return `${name}: ${outcome.summary}`;
 }
 
 /** The newest verdict the server holds for a kernel: a profile's (it has counters) over a check's. */

@@ -1,6 +1,6 @@
-// status_text.test.ts: status bar and verdict wording.
+// status_text.test.ts: status bar and notification wording of a running optimize.
 import * as assert from 'node:assert/strict';
-import { formatMicros, formatSpeedup, optimizeNotificationText, optimizeStatusText, verdictText } from '../src/status_text';
+import { formatMicros, formatSpeedup, optimizeNotificationText, optimizeStatusText } from '../src/status_text';
 
 describe('status text', () => {
   it('formats speedups with sensible precision', () => {
@@ -30,12 +30,5 @@ describe('status text', () => {
       optimizeNotificationText({ round: 2, rounds: 2, bestSpeedup: 1.04, bestP50Us: 7, candidates: 9, elapsedS: 75.4, message: 'verifying' }),
       'round 2/2 · best 1.0× · 9 candidates · 1 min 15 s · verifying',
     );
-  });
-
-  it('summarises verdicts', () => {
-    assert.equal(verdictText({ status: 'correct', p50Us: 41.2, speedupEager: 1.8, speedupCompile: 0.9 }), '✓ correct · 41.2 µs · 1.8× eager · 0.90× compile');
-    assert.equal(verdictText({ status: 'correct' }), '✓ correct');
-    assert.equal(verdictText({ status: 'incorrect', reason: 'mismatch at out[3,17]: 0.51 vs 0.50' }), '✗ incorrect: mismatch at out[3,17]: 0.51 vs 0.50');
-    assert.equal(verdictText({ status: 'compile_error' }), '✗ does not compile');
   });
 });

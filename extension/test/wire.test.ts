@@ -11,7 +11,7 @@ import {
   proposalFrom,
   rooflineInput,
   runFacts,
-  verdictSummary,
+  verdictLine,
   type JobProgress,
   type Verdict,
 } from '../src/wire';
@@ -35,15 +35,13 @@ function verdict(over: Partial<Verdict> = {}): Verdict {
 const progress = (over: Partial<JobProgress>): JobProgress => ({ jobId: 1, kind: 'optimize', uri: 'file:///k.cu', stage: 'optimize', message: '', ...over });
 
 describe('wire adapters', () => {
-  it('summarises a verdict', () => {
-    assert.deepEqual(verdictSummary(verdict()), { status: 'correct', reason: undefined, p50Us: 20, speedupEager: 2.5, speedupCompile: null });
-    assert.deepEqual(verdictSummary(verdict({ status: 'compile_error', reason: 'nvcc: 2 errors', timing: undefined, speedup: undefined })), {
-      status: 'compile_error',
-      reason: 'nvcc: 2 errors',
-      p50Us: null,
-      speedupEager: null,
-      speedupCompile: null,
-    });
+  it('shows the server\'s summary of a verdict, word for word, whatever the status', () => {
+    const correct = { summary: '✓ correct · 20.0 µs · 2.5× eager', verdict: verdict() };
+    assert.equal(verdictLine('k.cu', correct), 'k.cu: ✓ correct · 20.0 µs · 2.5× eager');
+    const incorrect = { summary: '✗ incorrect: out[3,17] got 0.51, expected 0.5 (trial 2, seed 7)', verdict: verdict({ status: 'incorrect', reason: 'x' }) };
+    assert.equal(verdictLine('k.cu', incorrect), 'k.cu: ✗ incorrect: out[3,17] got 0.51, expected 0.5 (trial 2, seed 7)');
+    const compile = { summary: '✗ compile error: k.cu:3:5: expected \';\'', verdict: verdict({ status: 'compile_error', reason: 'nvcc: 2 errors', timing: undefined, speedup: undefined }) };
+    assert.equal(verdictLine('k.cu', compile), "k.cu: ✗ compile error: k.cu:3:5: expected ';'", 'the extension composes no words of its own');
   });
 
   it('reads job results: a check outcome, an optimize outcome, or neither', () => {
@@ -56,13 +54,14 @@ describe('wire adapters', () => {
     assert.equal(optimizeOutcome({ jobId: 2, kind: 'optimize', uri: 'u', status: 'done', result: { summary: 's', verdict: v } }), undefined);
   });
 
-  it('reads the starting kernel\'s time and the status counts from the optimizer\'s run record', () => {
+  it('reads the starting kernel\'s time and the status counts from the optimize result', () => {
     const base = { runId: 1, status: 'finished' as const, stopReason: 'rounds', candidates: 5, rounds: 2, elapsedSeconds: 9, proposals: [], best: null, summary: '' };
-    assert.deepEqual(runFacts({ ...base, run: { baseline: { status: 'correct', p50_us: 17285 }, counts: { correct: 3, incorrect: 1, compile_error: 1, bogus: 'x' } } }), {
+    const counts = { correct: 3, incorrect: 1, compile_error: 1, bogus: 'x' } as unknown as Record<string, number>;
+    assert.deepEqual(runFacts({ ...base, baselineP50Us: 17285, counts }), {
       baseP50Us: 17285,
       counts: { correct: 3, incorrect: 1, compile_error: 1 },
     });
-    assert.deepEqual(runFacts({ ...base, run: { baseline: { status: 'incorrect', p50_us: 10 } } }), { baseP50Us: null, counts: null });
+    assert.deepEqual(runFacts({ ...base, baselineP50Us: null }), { baseP50Us: null, counts: null }, 'a starting kernel that was not correct has no time');
     assert.deepEqual(runFacts(base), { baseP50Us: null, counts: null });
   });
 

@@ -968,10 +968,14 @@ export interface OptimizeResult {
   summary: string;
   error?: string;
   /**
-   * the optimizer's own run record (hone optimize --json)
+   * the starting kernel's verified median time (µs); null when it was not verified correct
    */
-  run?: {
-    [k: string]: unknown;
+  baselineP50Us?: number | null;
+  /**
+   * this run's candidates by status (the starting kernel not counted)
+   */
+  counts?: {
+    [k: string]: number;
   };
   [k: string]: unknown;
 }

@@ -7,21 +7,19 @@
 #include <map>
 #include <sstream>
 
+#include "protocol/verdict_text.h"
+
 namespace hone::cli {
 namespace {
+
+using protocol::format_fixed;
 
 std::optional<double> speedup_of(const BenchRow& r, bool compile) {
   return compile ? r.speedup_compile : r.speedup_eager;
 }
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 std::string threshold_key(double t) {
-  std::string s = fixed(t, 2);
+  std::string s = format_fixed(t, 2);
   while (s.back() == '0') s.pop_back();
   if (s.back() == '.') s.pop_back();
   return s;
@@ -83,9 +81,9 @@ std::string bench_text(const std::vector<BenchRow>& rows) {
   out << line;
   for (const auto& r : rows) {
     std::string task = r.task.size() > width ? "…" + r.task.substr(r.task.size() - width + 1) : r.task;
-    std::string p50 = r.p50_us ? fixed(*r.p50_us, 1) + " µs" : "-";
-    std::string eager = r.speedup_eager ? fixed(*r.speedup_eager, 2) + "×" : "-";
-    std::string comp = r.speedup_compile ? fixed(*r.speedup_compile, 2) + "×" : "-";
+    std::string p50 = r.p50_us ? format_fixed(*r.p50_us, 1) + " µs" : "-";
+    std::string eager = r.speedup_eager ? format_fixed(*r.speedup_eager, 2) + "×" : "-";
+    std::string comp = r.speedup_compile ? format_fixed(*r.speedup_compile, 2) + "×" : "-";
     std::string note = r.reason;
     if (note.size() > 90) note = note.substr(0, 89) + "…";
     for (const auto& f : r.flags) note += (note.empty() ? "⚑ " : " ⚑ ") + f;
@@ -98,7 +96,7 @@ std::string bench_text(const std::vector<BenchRow>& rows) {
   out << "\n" << correct << " of " << rows.size() << " correct";
   for (bool compile : {false, true}) {
     auto g = geomean_speedup(rows, compile);
-    if (g) out << " · geomean " << fixed(*g, 2) << "× " << (compile ? "torch.compile" : "eager") << " (correct only)";
+    if (g) out << " · geomean " << format_fixed(*g, 2) << "× " << (compile ? "torch.compile" : "eager") << " (correct only)";
   }
   out << "\n";
   for (bool compile : {false, true}) {
@@ -108,7 +106,7 @@ std::string bench_text(const std::vector<BenchRow>& rows) {
       out << " no baseline timings (torch.compile needs torch 2; --baselines may have left them out)\n";
       continue;
     }
-    for (double t : bench_thresholds()) out << "  fast_" << threshold_key(t) << " " << fixed(100 * fast_p(rows, t, compile), 0) << "%";
+    for (double t : bench_thresholds()) out << "  fast_" << threshold_key(t) << " " << format_fixed(100 * fast_p(rows, t, compile), 0) << "%";
     out << "\n";
   }
   return out.str();

@@ -12,7 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/engine_flags.h"
-#include "engine/check_summary.h"
+#include "protocol/verdict_text.h"
 #include "engine/engine.h"
 
 namespace hone::cli {

@@ -4,10 +4,13 @@
 #include <iostream>
 #include <sstream>
 
-#include "optimize/prompt_context.h"
+#include "protocol/verdict_text.h"
 
 namespace hone::cli {
 namespace {
+
+using protocol::format_number;
+using protocol::short_reason;
 
 std::string duration_text(double s) {
   long t = static_cast<long>(s + 0.5);

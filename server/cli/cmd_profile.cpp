@@ -9,9 +9,8 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "engine/check_summary.h"
+#include "protocol/verdict_text.h"
 #include "engine/engine.h"
-#include "profile/report.h"
 
 namespace hone::cli {
 namespace {
@@ -66,7 +65,7 @@ int run_profile(const ProfileFlags& f) {
       std::cout << json(r.verdict).dump() << std::endl;
     } else {
       std::cout << verdict_headline(r.verdict) << "\n" << verdict_details(r.verdict);
-      if (r.verdict.profile) std::cout << profile::render_profile_text(*r.verdict.profile);
+      if (r.verdict.profile) std::cout << protocol::profile_text(*r.verdict.profile);
       if (!r.skipped.empty()) std::cout << r.skipped << "\n";
       std::cout << std::flush;
     }

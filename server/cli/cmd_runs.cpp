@@ -5,12 +5,15 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "optimize/prompt_context.h"
+#include "protocol/verdict_text.h"
 #include "optimize/run_export.h"
 #include "store/run_store.h"
 
 namespace hone::cli {
 namespace {
+
+using protocol::format_number;
+using protocol::short_reason;
 
 struct RunsFlags {
   int limit = 20;

@@ -17,7 +17,7 @@ namespace hone::cli {
 namespace {
 
 using nlohmann::json;
-using profile::fixed;
+using profile::format_fixed;
 
 // The first GPU's name as nvidia-smi reports it; empty without nvidia-smi or a GPU.
 std::string local_gpu_name() {
@@ -33,13 +33,13 @@ std::string local_gpu_name() {
   return name;
 }
 
-std::string tera(double v) { return fixed(v / 1e12, v >= 1e14 ? 0 : 1) + "T"; }
+std::string tera(double v) { return format_fixed(v / 1e12, v >= 1e14 ? 0 : 1) + "T"; }
 
 void print_spec(const profile::GpuSpec& s, const std::optional<profile::MeasuredCeilings>& measured, bool local) {
   std::cout << s.name << " (" << s.key << ", " << s.arch << ", " << s.chip << ")" << (local ? "  <- this machine's GPU" : "") << "\n";
   std::cout << "  SMs " << s.sm_count;
-  if (s.boost_clock_hz > 0) std::cout << " · boost " << fixed(s.boost_clock_hz / 1e6, 0) << " MHz";
-  std::cout << " · DRAM " << fixed(s.peak_dram_bytes_per_s / 1e12, 2) << " TB/s · memory " << s.memory_bytes / 1000000000ull << " GB";
+  if (s.boost_clock_hz > 0) std::cout << " · boost " << format_fixed(s.boost_clock_hz / 1e6, 0) << " MHz";
+  std::cout << " · DRAM " << format_fixed(s.peak_dram_bytes_per_s / 1e12, 2) << " TB/s · memory " << s.memory_bytes / 1000000000ull << " GB";
   std::cout << " · L2 " << (s.l2_bytes ? std::to_string(s.l2_bytes >> 20) + " MiB" : std::string("not published"));
   std::cout << " · shared memory " << (s.shared_bytes_per_sm >> 10) << " KiB/SM (" << (s.shared_bytes_per_block >> 10)
             << " KiB/block) · " << s.max_warps_per_sm << " warps/SM\n";
@@ -49,7 +49,7 @@ void print_spec(const profile::GpuSpec& s, const std::optional<profile::Measured
   std::cout << "\n";
   if (measured) {
     std::cout << "  measured " << measured->measured_at << " (torch " << measured->torch_version << "):";
-    if (measured->dram_copy_bytes_per_s) std::cout << " DRAM copy " << fixed(*measured->dram_copy_bytes_per_s / 1e12, 2) << " TB/s";
+    if (measured->dram_copy_bytes_per_s) std::cout << " DRAM copy " << format_fixed(*measured->dram_copy_bytes_per_s / 1e12, 2) << " TB/s";
     for (const auto& [p, v] : measured->matmul_flops_per_s) std::cout << " · " << profile::precision_name(p) << " matmul " << tera(v);
     std::cout << "\n";
   }

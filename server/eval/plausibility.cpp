@@ -1,30 +1,15 @@
 // eval/plausibility.cpp: compulsory bytes, the physical floor and speedups.
 #include "eval/plausibility.h"
 
-#include <cstdio>
 #include <map>
 
+#include "protocol/verdict_text.h"
+
 namespace hone::eval {
-namespace {
 
-std::string printf_string(const char* format, double value, const char* unit) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, value, unit);
-  return buf;
-}
-
-// Three significant digits with a unit from `units` (each 1000x the previous).
-std::string scaled(double value, const char* const* units, int count) {
-  int i = 0;
-  while (i + 1 < count && value >= 1000.0) {
-    value /= 1000.0;
-    ++i;
-  }
-  const char* format = value >= 100 ? "%.0f %s" : value >= 10 ? "%.1f %s" : "%.2f %s";
-  return printf_string(format, value, units[i]);
-}
-
-}  // namespace
+using protocol::format_bytes;
+using protocol::format_rate;
+using protocol::format_us;
 
 int dtype_bytes(const std::string& dtype) {
   static const std::map<std::string, int> sizes{
@@ -75,23 +60,6 @@ protocol::Speedup speedups(const protocol::Timing& timing, const protocol::Basel
   if (baselines.compile_measured && baselines.compile && baselines.compile->p50_us > 0)
     s.compile = baselines.compile->p50_us / timing.p50_us;
   return s;
-}
-
-std::string format_us(double us) {
-  static const char* const units[] = {"µs", "ms", "s"};
-  if (us < 1.0) return printf_string("%.3f %s", us, "µs");
-  return scaled(us, units, 3);
-}
-
-std::string format_bytes(double bytes) {
-  static const char* const units[] = {"B", "KB", "MB", "GB", "TB"};
-  if (bytes < 1000) return printf_string("%.0f %s", bytes, "B");
-  return scaled(bytes, units, 5);
-}
-
-std::string format_rate(double bytes_per_s) {
-  static const char* const units[] = {"B/s", "KB/s", "MB/s", "GB/s", "TB/s"};
-  return scaled(bytes_per_s, units, 5);
 }
 
 }  // namespace hone::eval

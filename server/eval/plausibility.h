@@ -31,9 +31,4 @@ std::optional<std::string> below_floor_reason(const protocol::Timing& timing, co
 // Speedups of `timing` over the baselines (p50 over p50); absent when a baseline is.
 protocol::Speedup speedups(const protocol::Timing& timing, const protocol::Baselines& baselines);
 
-// Human units: "41.2 µs", "1.35 ms", "2.10 s"; "3.2 GB", "512 KB"; "4.8 TB/s".
-std::string format_us(double us);
-std::string format_bytes(double bytes);
-std::string format_rate(double bytes_per_s);
-
 }  // namespace hone::eval

@@ -2,8 +2,8 @@
 // inlay hints, hover, code actions, hone/result and hone/proposal.
 #include "lsp/lsp_server.h"
 #include "lsp/outline.h"
-#include "lsp/render.h"
 #include "optimize/unified_diff.h"
+#include "protocol/verdict_text.h"
 
 namespace hone::lsp {
 
@@ -11,11 +11,11 @@ using nlohmann::json;
 
 namespace {
 
-// The kernel_static entry of a compile report for an unqualified kernel name.
-const json* find_kernel_static(const json& compile, const std::string& name) {
-  if (!compile.is_object() || !compile.contains("kernels") || !compile["kernels"].is_array()) return nullptr;
-  for (const json& k : compile["kernels"]) {
-    std::string full = k.value("name", "");
+// The static facts in a compile report of a kernel by its unqualified name.
+const protocol::KernelStatic* find_kernel_static(const std::optional<protocol::CompileReport>& compile, const std::string& name) {
+  if (!compile) return nullptr;
+  for (const protocol::KernelStatic& k : compile->kernels) {
+    const std::string& full = k.name;
     std::string base = full.substr(0, full.find('('));
     std::size_t colon = base.rfind("::");
     if (colon != std::string::npos) base = base.substr(colon + 2);
@@ -35,16 +35,6 @@ Range whole_document(const Document& doc, PositionEncoding encoding) {
   return Range{{0, 0}, end};
 }
 
-const json* find_proposal(const json& optimize, std::optional<int> id) {
-  if (!optimize.is_object() || !optimize.contains("proposals")) return nullptr;
-  std::optional<int> wanted = id;
-  if (!wanted && optimize.contains("best") && optimize["best"].is_number_integer()) wanted = optimize["best"].get<int>();
-  for (const json& p : optimize["proposals"]) {
-    if (!wanted || p.value("id", -1) == *wanted) return &p;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 void HoneLspServer::on_code_lens(const DocumentParams& params, Reply reply) {
@@ -60,8 +50,8 @@ void HoneLspServer::on_code_lens(const DocumentParams& params, Reply reply) {
   if (!r.running.empty()) {
     for (const auto& kind : r.running) title += (title.empty() ? "⟳ " : ", ") + kind;
     title += "…";
-  } else if (r.check.is_object()) {
-    title = verdict_summary(r.check);
+  } else if (r.check) {
+    title = protocol::verdict_headline(*r.check);
   } else {
     title = "hone: not checked";
   }
@@ -89,9 +79,9 @@ void HoneLspServer::on_inlay_hint(const RangeParams& params, Reply reply) {
   KernelResults r = results_.get(doc->uri);
   for (const auto& anchor : outline_of(*doc).kernels) {
     if (anchor.line < params.range.start.line || anchor.line > params.range.end.line) continue;
-    const json* facts = find_kernel_static(r.compile, anchor.name);
+    const protocol::KernelStatic* facts = find_kernel_static(r.compile, anchor.name);
     if (!facts) continue;
-    std::string label = kernel_hint_label(*facts);
+    std::string label = protocol::kernel_hint_label(*facts);
     if (label.empty()) continue;
     std::string_view line = line_text(doc->text, anchor.line);
     Position at{anchor.line, column_in_encoding(line, anchor.column + anchor.name.size(), encoding_)};
@@ -115,17 +105,17 @@ void HoneLspServer::on_hover(const TextDocumentPositionParams& params, Reply rep
   Outline outline = outline_of(*doc);
   for (const auto& anchor : outline.kernels) {
     if (anchor.line != params.position.line || column < anchor.column || column > anchor.column + anchor.name.size()) continue;
-    const json* facts = find_kernel_static(r.compile, anchor.name);
-    json profile = r.profile.is_object() ? r.profile.value("profile", json()) : json();
-    std::string md = facts ? kernel_hover_markdown(*facts, profile) : "**" + anchor.name + "** — not built yet";
+    const protocol::KernelStatic* facts = find_kernel_static(r.compile, anchor.name);
+    const protocol::ProfileReport* profile = r.profile && r.profile->profile ? &*r.profile->profile : nullptr;
+    std::string md = facts ? protocol::kernel_hover_markdown(*facts, profile) : "**" + anchor.name + "** — not built yet";
     Range range{{anchor.line, column_in_encoding(line, anchor.column, encoding_)},
                 {anchor.line, column_in_encoding(line, anchor.column + anchor.name.size(), encoding_)}};
     reply({{"contents", {{"kind", "markdown"}, {"value", md}}}, {"range", range}});
     return;
   }
   if (outline.forward_line == params.position.line && line.find("forward") != std::string_view::npos &&
-      r.check.is_object()) {
-    reply({{"contents", {{"kind", "markdown"}, {"value", verdict_hover_markdown(r.check)}}}});
+      r.check) {
+    reply({{"contents", {{"kind", "markdown"}, {"value", protocol::verdict_hover_markdown(*r.check)}}}});
     return;
   }
   reply(nullptr);
@@ -146,23 +136,22 @@ void HoneLspServer::on_code_action(const json& params, Reply reply) {
     return;
   }
   KernelResults r = results_.get(doc->uri);
-  for (const json& s : suggestions_of(r.profile)) {
-    std::optional<int> at = suggestion_line(s);
-    if (!at) continue;
-    int line = *at - 1;
+  const std::vector<protocol::Suggestion> none;
+  const auto& suggestions = r.profile && r.profile->profile ? r.profile->profile->suggestions : none;
+  for (const protocol::Suggestion& s : suggestions) {
+    if (!s.location || s.location->line <= 0) continue;
+    int line = s.location->line - 1;
     if (line < parsed.range.start.line || line > parsed.range.end.line) continue;
-    std::string title = s.value("title", s.value("message", std::string("suggestion")));
+    std::string title = s.title.empty() ? "suggestion" : s.title;
     actions.push_back({{"title", "hone: optimize — " + title},
                        {"kind", "quickfix"},
                        {"command", command("hone: optimize — " + title, "hone.optimize",
-                                           json::array({doc->uri, {{"hint", suggestion_text(s)}}}))}});
+                                           json::array({doc->uri, {{"hint", protocol::suggestion_text(s)}}}))}});
   }
-  if (const json* best = find_proposal(r.optimize, std::nullopt); best && best->contains("text")) {
-    std::string title = "hone: apply proposal " + std::to_string(best->value("id", 0));
-    if (best->contains("/speedup/eager"_json_pointer) && best->at("/speedup/eager"_json_pointer).is_number()) {
-      title += " (" + format_number(best->at("/speedup/eager"_json_pointer).get<double>()) + "× eager, verified)";
-    }
-    json edit = {{"changes", {{doc->uri, json::array({{{"range", whole_document(*doc, encoding_)}, {"newText", (*best)["text"]}}})}}}};
+  if (const Proposal* best = r.optimize ? r.optimize->find(std::nullopt) : nullptr) {
+    std::string title = "hone: apply proposal " + std::to_string(best->id);
+    if (best->speedup.eager) title += " (" + protocol::format_number(*best->speedup.eager) + "× eager, verified)";
+    json edit = {{"changes", {{doc->uri, json::array({{{"range", whole_document(*doc, encoding_)}, {"newText", best->text}}})}}}};
     actions.push_back({{"title", title}, {"kind", "refactor.rewrite"}, {"edit", edit}});
   }
   reply(actions);
@@ -177,10 +166,10 @@ void HoneLspServer::on_result(const DocumentParams& params, Reply reply) {
   KernelResults r = results_.get(doc->uri);
   json out = {{"uri", doc->uri}, {"version", doc->version}, {"running", r.running}};
   if (r.built_version) out["builtVersion"] = *r.built_version;
-  if (!r.compile.is_null()) out["compile"] = r.compile;
-  if (!r.check.is_null()) out["check"] = r.check;
-  if (!r.profile.is_null()) out["profile"] = r.profile;
-  if (!r.optimize.is_null()) out["optimize"] = r.optimize;
+  if (r.compile) out["compile"] = *r.compile;
+  if (r.check) out["check"] = *r.check;
+  if (r.profile) out["profile"] = *r.profile;
+  if (r.optimize) out["optimize"] = *r.optimize;
   reply(out);
 }
 
@@ -190,8 +179,8 @@ void HoneLspServer::on_proposal(const ProposalParams& params, Reply reply) {
     reply.error({rpc::kInvalidParams, "document is not open: " + params.textDocument.uri});
     return;
   }
-  const json optimize = results_.get(doc->uri).optimize;
-  const json* proposal = find_proposal(optimize, params.id);
+  const std::optional<OptimizeResult> optimize = results_.get(doc->uri).optimize;
+  const Proposal* proposal = optimize ? optimize->find(params.id) : nullptr;
   if (!proposal) {
     reply.error({rpc::kRequestFailed, params.id ? "no proposal " + std::to_string(*params.id) + " for " + doc->uri
                                                 : "no proposal yet for " + doc->uri + ": run hone/optimize first"});
@@ -199,7 +188,7 @@ void HoneLspServer::on_proposal(const ProposalParams& params, Reply reply) {
   }
   json out = *proposal;
   out["uri"] = doc->uri;
-  out["diff"] = unified_diff(doc->text, proposal->value("text", std::string()), doc->path.filename().string());
+  out["diff"] = unified_diff(doc->text, proposal->text, doc->path.filename().string());
   reply(out);
 }
 

@@ -1,8 +1,8 @@
 // lsp/job_work.cpp: engine requests for hone/check, hone/profile and hone/optimize.
 #include "lsp/job_work.h"
 
-#include "lsp/render.h"
 #include "optimize/llm_client.h"
+#include "protocol/verdict_text.h"
 
 namespace hone::lsp {
 
@@ -60,19 +60,15 @@ protocol::Verdict run_check(const JobInput& input, const CallContext& ctx) {
   return input.engine.check(check_request(input), ctx);
 }
 
-json run_profile(const JobInput& input, const CallContext& ctx) {
+ProfileResult run_profile(const JobInput& input, const CallContext& ctx) {
   ProfileRequest request;
   request.kernel = {input.doc.path, input.doc.text};
   if (input.params.task) request.task = std::filesystem::path(*input.params.task);
   request.metrics = input.params.options.value("metrics", std::string("default"));
-  ProfileResult result = input.engine.profile(request, ctx);
-  json out = {{"verdict", result.verdict}};
-  if (result.plot) out["plot"] = result.plot->string();
-  if (!result.skipped.empty()) out["skipped"] = result.skipped;
-  return out;
+  return input.engine.profile(request, ctx);
 }
 
-json run_optimize(const JobInput& input, const CallContext& ctx, const json& previous) {
+OptimizeResult run_optimize(const JobInput& input, const CallContext& ctx, const std::optional<OptimizeResult>& previous) {
   const json& o = input.params.options;
   OptimizeRequest request;
   request.kernel = input.doc.path;
@@ -96,10 +92,10 @@ json run_optimize(const JobInput& input, const CallContext& ctx, const json& pre
   // The best speedup shown only grows: a candidate that fails its re-verification later does not
   // take back what the status bar said it had reached (the final result is the verified truth).
   std::optional<double> best_shown;
-  OptimizeResult result = input.engine.optimize(request, ctx, [&](const OptimizeEvent& e) {
+  hone::OptimizeResult result = input.engine.optimize(request, ctx, [&](const OptimizeEvent& e) {
     if (e.best_speedup_eager && (!best_shown || *e.best_speedup_eager > *best_shown)) best_shown = e.best_speedup_eager;
     std::string message = "round " + std::to_string(e.round) + "/" + std::to_string(e.rounds);
-    if (best_shown) message += " · best " + format_number(*best_shown) + "×";
+    if (best_shown) message += " · best " + protocol::format_number(*best_shown) + "×";
     message += " · " + std::to_string(e.candidates) + " candidates";
     json detail = {{"event", std::string(to_string(e.kind))}, {"round", e.round}, {"rounds", e.rounds},
                    {"candidates", e.candidates}, {"elapsedSeconds", e.elapsed_s}, {"note", e.message}};
@@ -115,37 +111,38 @@ json run_optimize(const JobInput& input, const CallContext& ctx, const json& pre
     input.report(message, detail);
   });
 
-  json out = {{"runId", result.run_id}, {"status", result.status}, {"stopReason", result.stop_reason},
-              {"candidates", result.candidates}, {"rounds", result.rounds_done}, {"elapsedSeconds", result.elapsed_s},
-              {"proposals", previous.is_object() ? previous.value("proposals", json::array()) : json::array()},
-              {"best", nullptr}, {"run", result.to_json()}};
-  if (!result.error.empty()) out["error"] = result.error;
+  OptimizeResult out;
+  out.run_id = result.run_id;
+  out.status = result.status;
+  out.stop_reason = result.stop_reason;
+  out.candidates = result.candidates;
+  out.rounds = result.rounds_done;
+  out.elapsed_s = result.elapsed_s;
+  if (previous) out.proposals = previous->proposals;
+  out.error = result.error;
+  out.counts = result.counts;
+  if (result.baseline && result.baseline->status == "correct") out.baseline_p50_us = result.baseline->p50_us;
   // The winner re-verified on fresh seeds; after a Stop, the fastest verified candidate so far.
   const CandidateRecord* best = result.best ? &*result.best : result.unconfirmed ? &*result.unconfirmed : nullptr;
-  std::string summary;
-  if (best) {
-    bool rechecked = result.best.has_value();
-    std::optional<double> eager = rechecked ? result.speedup_eager : best->speedup_eager;
-    std::optional<double> compile = rechecked ? result.speedup_compile : best->speedup_compile;
-    std::optional<double> kernel = rechecked ? result.speedup_vs_kernel : result.unconfirmed_vs_kernel;
-    json speedup = json::object();
-    if (eager) speedup["eager"] = *eager;
-    if (compile) speedup["compile"] = *compile;
-    if (kernel) speedup["kernel"] = *kernel;
-    const std::optional<protocol::Verdict>& shown = rechecked && result.best_recheck ? result.best_recheck : best->verdict;
-    json verdict = shown ? json(*shown) : json();
-    int id = static_cast<int>(best->id);
-    out["proposals"].push_back({{"id", id}, {"runId", result.run_id}, {"text", best->source},
-                                {"verdict", verdict}, {"speedup", speedup}, {"rechecked", rechecked}});
-    out["best"] = id;
-    summary = rechecked ? "best verified proposal " + std::to_string(id)
-                        : "stopped: best verified proposal so far " + std::to_string(id);
-    if (kernel) summary += ": " + format_number(*kernel) + "× the current kernel";
-    if (!rechecked) summary += " (not re-verified on fresh seeds)";
-  } else {
-    summary = "no faster verified proposal (" + result.stop_reason + ")";
+  if (!best) {
+    out.summary = "no faster verified proposal (" + result.stop_reason + ")";
+    return out;
   }
-  out["summary"] = summary;
+  Proposal p;
+  p.id = best->id;
+  p.run_id = result.run_id;
+  p.text = best->source;
+  p.rechecked = result.best.has_value();
+  p.verdict = p.rechecked && result.best_recheck ? result.best_recheck : best->verdict;
+  p.speedup.eager = p.rechecked ? result.speedup_eager : best->speedup_eager;
+  p.speedup.compile = p.rechecked ? result.speedup_compile : best->speedup_compile;
+  p.speedup.kernel = p.rechecked ? result.speedup_vs_kernel : result.unconfirmed_vs_kernel;
+  out.best = p.id;
+  out.summary = p.rechecked ? "best verified proposal " + std::to_string(p.id)
+                            : "stopped: best verified proposal so far " + std::to_string(p.id);
+  if (p.speedup.kernel) out.summary += ": " + protocol::format_number(*p.speedup.kernel) + "× the current kernel";
+  if (!p.rechecked) out.summary += " (not re-verified on fresh seeds)";
+  out.proposals.push_back(std::move(p));
   return out;
 }
 

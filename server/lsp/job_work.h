@@ -1,5 +1,5 @@
 // lsp/job_work.h: what each hone/ job asks of the engine: request options (validated before the
-// job is queued) turned into engine requests, and the engine's answers as JSON. Runs on the
+// job is queued) turned into engine requests, and the engine's typed answers. Runs on the
 // scheduler's threads; knows the engine's calls, not LSP.
 #pragma once
 
@@ -10,6 +10,7 @@
 
 #include "engine/engine.h"
 #include "lsp/documents.h"
+#include "lsp/job_results.h"
 #include "lsp/protocol.h"
 
 namespace hone::lsp {
@@ -29,10 +30,8 @@ std::optional<std::string> validate_job_options(const std::string& kind, const n
 
 // Job threads. Each throws EngineError for problems that are not a kernel's result.
 protocol::Verdict run_check(const JobInput& input, const CallContext& ctx);
-// {verdict (with `profile`), plot?, skipped?}: lsp.schema.json ProfileOutcome without its summary.
-nlohmann::json run_profile(const JobInput& input, const CallContext& ctx);
-// lsp.schema.json OptimizeResult; `previous` (the last result for this kernel, or null) keeps
-// earlier proposals browsable.
-nlohmann::json run_optimize(const JobInput& input, const CallContext& ctx, const nlohmann::json& previous);
+ProfileResult run_profile(const JobInput& input, const CallContext& ctx);
+// `previous` (the last result for this kernel) keeps earlier proposals browsable.
+OptimizeResult run_optimize(const JobInput& input, const CallContext& ctx, const std::optional<OptimizeResult>& previous);
 
 }  // namespace hone::lsp

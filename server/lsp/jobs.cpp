@@ -3,7 +3,7 @@
 // one answer per request, hone/jobFinished, and the results they leave for lenses and hints.
 #include "lsp/job_work.h"
 #include "lsp/lsp_server.h"
-#include "lsp/render.h"
+#include "protocol/verdict_text.h"
 
 namespace hone::lsp {
 
@@ -20,7 +20,7 @@ struct HoneLspServer::Job {
   JobId scheduled = 0;
   std::unique_ptr<std::stop_callback<std::function<void()>>> on_request_cancel;
   // Set by the job's thread before `done`.
-  json result;
+  std::optional<JobResult> result;
   std::optional<std::string> error;
   bool cancelled = false;
 };
@@ -89,7 +89,7 @@ void HoneLspServer::on_job(const std::string& kind, const JobParams& params, Rep
       stop, std::function<void()>([this, scheduled] { scheduler_->cancel(scheduled); }));
 }
 
-json HoneLspServer::run_job(Job& job, const CallContext& ctx) {
+JobResult HoneLspServer::run_job(Job& job, const CallContext& ctx) {
   json settings;
   {
     std::lock_guard lock(mutex_);
@@ -101,38 +101,40 @@ json HoneLspServer::run_job(Job& job, const CallContext& ctx) {
                    params.update({{"jobId", job.id}, {"kind", job.kind}, {"uri", job.doc.uri}, {"stage", job.kind}, {"message", message}});
                    dispatcher_.notify("hone/jobProgress", params);
                  }};
+  JobResult out;
   if (job.kind == "check") {
     protocol::Verdict verdict = run_check(input, ctx);
-    json v = verdict;
     auto current = documents_.get(job.doc.uri);
     results_.update(job.doc.uri, [&](KernelResults& r) {
-      r.check = v;
+      r.check = verdict;
       if (current && current->version == job.doc.version) {
-        r.compile = v["compile"];
+        r.compile = verdict.compile;
         r.built_version = job.doc.version;
       }
     });
     publish_diagnostics(job.doc.uri);
-    return {{"summary", verdict_summary(v)}, {"verdict", v}};
-  }
-  if (job.kind == "profile") {
-    json out = run_profile(input, ctx);
-    const json& v = out["verdict"];
-    results_.update(job.doc.uri, [&](KernelResults& r) {
-      r.profile = v;
-      r.check = v;
-    });
-    publish_diagnostics(job.doc.uri);
-    std::string summary = verdict_summary(v);
-    std::size_t suggestions = suggestions_of(v).size();
-    if (suggestions > 0) summary += " · " + std::to_string(suggestions) + " suggestion" + (suggestions > 1 ? "s" : "");
-    if (out.contains("skipped")) summary += " · not profiled: " + out["skipped"].get<std::string>();
-    out["summary"] = summary;
+    out.summary = protocol::verdict_headline(verdict);
+    out.verdict = std::move(verdict);
     return out;
   }
-  json optimize = run_optimize(input, ctx, results_.get(job.doc.uri).optimize);
-  results_.update(job.doc.uri, [&](KernelResults& r) { r.optimize = optimize; });
-  return {{"summary", optimize.value("summary", std::string())}, {"optimize", optimize}};
+  if (job.kind == "profile") {
+    ProfileResult profiled = run_profile(input, ctx);
+    results_.update(job.doc.uri, [&](KernelResults& r) {
+      r.profile = profiled.verdict;
+      r.check = profiled.verdict;
+    });
+    publish_diagnostics(job.doc.uri);
+    out.summary = protocol::profile_headline(profiled.verdict, profiled.skipped);
+    out.verdict = std::move(profiled.verdict);
+    if (profiled.plot) out.plot = profiled.plot->string();
+    out.skipped = profiled.skipped;
+    return out;
+  }
+  OptimizeResult optimized = run_optimize(input, ctx, results_.get(job.doc.uri).optimize);
+  results_.update(job.doc.uri, [&](KernelResults& r) { r.optimize = optimized; });
+  out.summary = optimized.summary;
+  out.optimize = std::move(optimized);
+  return out;
 }
 
 void HoneLspServer::finish_job(const std::shared_ptr<Job>& job, JobOutcome outcome) {
@@ -147,12 +149,12 @@ void HoneLspServer::finish_job(const std::shared_ptr<Job>& job, JobOutcome outco
   }
   results_.update(job->doc.uri, [&](KernelResults& r) { r.running.erase(job->kind); });
   // A stopped optimize still returns what it verified (its partial result), as hone/result does.
-  bool partial = status == "cancelled" && job->result.is_object();
-  std::string summary = status == "done" ? job->result.value("summary", std::string()) : status;
-  if (partial) summary += ": " + job->result.value("summary", std::string());
+  bool partial = status == "cancelled" && job->result;
+  std::string summary = status == "done" && job->result ? job->result->summary : status;
+  if (partial) summary += ": " + job->result->summary;
   job->progress->end(status == "failed" ? "failed: " + job->error->substr(0, job->error->find('\n')) : summary);
   json finished = {{"jobId", job->id}, {"kind", job->kind}, {"uri", job->doc.uri}, {"status", status}};
-  if (status == "done" || partial) finished["result"] = job->result;
+  if ((status == "done" || partial) && job->result) finished["result"] = *job->result;
   if (job->error) finished["error"] = *job->error;
   dispatcher_.notify("hone/jobFinished", finished);
   if (status == "done") {

@@ -16,6 +16,7 @@
 #include "engine/engine.h"
 #include "engine/job_scheduler.h"
 #include "lsp/dispatcher.h"
+#include "lsp/job_results.h"
 #include "lsp/documents.h"
 #include "lsp/progress.h"
 #include "lsp/results.h"
@@ -79,7 +80,7 @@ class HoneLspServer : public MessageSink {
   // Jobs (jobs.cpp).
   void on_job(const std::string& kind, const JobParams& params, Reply reply, std::stop_token stop);
   void on_progress_cancel(const WorkDoneProgressCancelParams& params);
-  nlohmann::json run_job(Job& job, const CallContext& ctx);
+  JobResult run_job(Job& job, const CallContext& ctx);
   void finish_job(const std::shared_ptr<Job>& job, JobOutcome outcome);
 
   FdTransport& transport_;

@@ -70,9 +70,9 @@ void HoneLspServer::run_build(const std::string& uri, std::stop_token stop) {
     KernelResults old = results_.get(uri);
     results_.update(uri, [&](KernelResults& r) {
       r.built_version.reset();
-      r.compile = nullptr;
-      r.check = nullptr;
-      r.profile = nullptr;
+      r.compile.reset();
+      r.check.reset();
+      r.profile.reset();
     });
     if (!old.diagnostic_uris.empty() || old.built_version) {
       publish_diagnostics(uri);
@@ -80,11 +80,11 @@ void HoneLspServer::run_build(const std::string& uri, std::stop_token stop) {
     }
     return;
   }
-  json compile;
+  protocol::CompileReport compile;
   auto failure = [&](const std::string& message) {
-    return json{{"ok", false},
-                {"diagnostics", json::array({{{"file", doc->path.string()}, {"line", 0}, {"column", 0},
-                                              {"severity", "error"}, {"message", message}, {"source", "hone"}}})}};
+    protocol::CompileReport report;
+    report.diagnostics.push_back({doc->path.string(), 0, 0, protocol::Severity::Error, message, protocol::DiagnosticSource::Hone});
+    return report;
   };
   try {
     BuildRequest request;
@@ -126,9 +126,9 @@ void HoneLspServer::publish_diagnostics(const std::string& uri) {
       return {};
     }
   };
-  if (r.compile.is_object() && r.compile.contains("diagnostics")) {
-    for (const json& d : r.compile["diagnostics"]) {
-      std::filesystem::path file = d.value("file", std::string());
+  if (r.compile) {
+    for (const protocol::Diagnostic& d : r.compile->diagnostics) {
+      std::filesystem::path file = d.file;
       if (!file.empty() && file.is_relative()) file = doc->path.parent_path() / file;
       std::string target = file.empty() || file.lexically_normal() == doc->path ? uri : uri_from_path(file);
       by_uri[target].push_back(to_lsp_diagnostic(d, text_of(target, file), encoding_));
@@ -136,18 +136,12 @@ void HoneLspServer::publish_diagnostics(const std::string& uri) {
   }
   Outline outline = outline_of(*doc);
   int forward_line = outline.forward_line.value_or(0);
-  if (r.check.is_object() && r.check.value("status", "") != "compile_error") {
-    for (json& d : verdict_diagnostics(r.check, doc->text, forward_line, encoding_)) by_uri[uri].push_back(std::move(d));
+  if (r.check && r.check->status != protocol::Status::CompileError) {
+    for (json& d : verdict_diagnostics(*r.check, doc->text, forward_line, encoding_)) by_uri[uri].push_back(std::move(d));
   }
-  for (const json& s : suggestions_of(r.profile)) {
-    std::optional<int> line = suggestion_line(s);
-    if (!line || *line <= 0) continue;
-    json d = to_lsp_diagnostic({{"line", *line}, {"column", 0}, {"severity", "note"},
-                                {"message", suggestion_text(s)}, {"source", "profile"}},
-                               doc->text, encoding_);
-    d["severity"] = severity::kInformation;
-    d["code"] = s.value("id", std::string("suggestion"));
-    by_uri[uri].push_back(std::move(d));
+  if (r.profile && r.profile->profile) {
+    for (const protocol::Suggestion& s : r.profile->profile->suggestions)
+      if (auto d = suggestion_diagnostic(s, doc->text, encoding_)) by_uri[uri].push_back(std::move(*d));
   }
   std::set<std::string> published;
   for (auto& [target, diagnostics] : by_uri) {

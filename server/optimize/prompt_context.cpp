@@ -1,13 +1,14 @@
 // optimize/prompt_context.cpp: turning verdicts, profiles and histories into template variables.
 #include "optimize/prompt_context.h"
 
-#include <cmath>
-#include <cstdio>
+#include "protocol/verdict_text.h"
 
 namespace hone {
 namespace {
 
 using nlohmann::json;
+using protocol::format_number;
+using protocol::short_reason;
 
 std::string shape_text(const std::vector<std::int64_t>& shape) {
   std::string s = "[";
@@ -24,28 +25,6 @@ json tensor_specs(const std::vector<protocol::TensorSpec>& list) {
     out.push_back(e);
   }
   return out;
-}
-
-std::string mismatch_text(const protocol::Verdict& verdict) {
-  if (!verdict.correctness) return "";
-  for (const auto& t : verdict.correctness->trials) {
-    if (t.passed) continue;
-    std::string s;
-    if (t.mismatch) {
-      const auto& m = *t.mismatch;
-      s = "output " + std::to_string(m.output.value_or(0));
-      if (!m.index.empty()) s += " at " + shape_text(m.index);
-      if (!m.got.is_null()) s += ": got " + m.got.dump();
-      if (!m.expected.is_null()) s += ", expected " + m.expected.dump();
-      if (m.count) s += " (" + std::to_string(*m.count) + " elements out of tolerance)";
-    } else {
-      s = "outputs differ";
-    }
-    s += " with seed " + std::to_string(t.seed);
-    if (t.max_abs_error) s += "; max abs error " + format_number(*t.max_abs_error);
-    return s;
-  }
-  return "";
 }
 
 json compile_errors(const protocol::CompileReport& compile) {
@@ -83,7 +62,7 @@ json verdict_context(const protocol::Verdict& v) {
   json out = outcome_context(std::string(protocol::to_string(v.status)), v.reason.value_or(""));
   out["compile_errors"] = compile_errors(v.compile);
   out["has_compile_errors"] = !out["compile_errors"].empty();
-  out["mismatch"] = mismatch_text(v);
+  out["mismatch"] = protocol::mismatch_text(v);
   if (v.timing) out["p50_us"] = format_number(v.timing->p50_us);
   if (v.baselines && v.baselines->eager) out["baseline_eager_us"] = format_number(v.baselines->eager->p50_us);
   if (v.baselines && v.baselines->compile) out["baseline_compile_us"] = format_number(v.baselines->compile->p50_us);
@@ -101,17 +80,11 @@ json verdict_context(const protocol::Verdict& v) {
   return out;
 }
 
-std::string roofline_text(const protocol::RooflinePoint& r) {
-  return "Roofline: " + std::string(protocol::bound_name(r.bound)) + "-bound, " + format_number(r.pct_of_roofline) +
-         "% of the roofline (DRAM " + format_number(r.memory_pct) + "% of peak, compute " + format_number(r.compute_pct) +
-         "% of peak), arithmetic intensity " + format_number(r.arithmetic_intensity) + " FLOP/byte.";
-}
-
 // The candidate call's roofline point, its own kernels' derived counters, and the ranked suggestions.
 json profile_context(const protocol::ProfileReport& p) {
   json out = json::object();
   const protocol::CallProfile& call = p.candidate;
-  if (call.roofline) out["roofline"] = roofline_text(*call.roofline);
+  if (call.roofline) out["roofline"] = "Roofline: " + protocol::roofline_text(*call.roofline) + ".";
   if (!call.counters.available)
     out["roofline"] = "Hardware counters unavailable: " + (call.counters.message.empty() ? "no reason given" : call.counters.message);
   json counters = json::array();
@@ -138,23 +111,6 @@ json profile_context(const protocol::ProfileReport& p) {
 }
 
 }  // namespace
-
-std::string format_number(double value) {
-  if (!std::isfinite(value)) return value > 0 ? "inf" : (value < 0 ? "-inf" : "nan");
-  double mag = std::fabs(value);
-  char buf[64];
-  if (mag >= 100 || value == std::floor(value))
-    std::snprintf(buf, sizeof buf, "%.0f", value);
-  else
-    std::snprintf(buf, sizeof buf, "%.3g", value);
-  return buf;
-}
-
-std::string short_reason(const std::string& reason, std::size_t max_chars) {
-  std::string s = reason.substr(0, reason.find('\n'));
-  if (s.size() > max_chars) s = s.substr(0, max_chars - 3) + "...";
-  return s;
-}
 
 json gpu_prompt_facts(const protocol::DeviceFacts& device, const std::optional<protocol::GpuSpec>& spec) {
   json out = {{"name", device.name}, {"arch", device.arch}};

@@ -50,15 +50,9 @@ struct PromptInputs {
 // The template variables.
 nlohmann::json prompt_context(const PromptInputs& inputs);
 
-// Numbers as prompts show them: three significant digits ("41.2", "1.83", "1234").
-std::string format_number(double value);
-
 // The GPU facts a prompt shows (the keys the templates read): what the device reports (name,
 // arch, SMs, L2, shared memory), with the spec table's peak rates when it has the GPU, else the
 // device's own theoretical DRAM rate.
 nlohmann::json gpu_prompt_facts(const protocol::DeviceFacts& device, const std::optional<protocol::GpuSpec>& spec);
-
-// A shortened one-line form of a reason (for histories and progress lines).
-std::string short_reason(const std::string& reason, std::size_t max_chars = 160);
 
 }  // namespace hone

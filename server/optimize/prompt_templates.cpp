@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "optimize/prompt_context.h"
+#include "protocol/verdict_text.h"
 #include "support/hash.h"
 #include "support/paths.h"
 
@@ -39,7 +40,7 @@ mus::data to_mustache(const nlohmann::json& j) {
     case nlohmann::json::value_t::number_unsigned:
       return mus::data(j.dump());
     case nlohmann::json::value_t::number_float:
-      return mus::data(format_number(j.get<double>()));
+      return mus::data(protocol::format_number(j.get<double>()));
     default:
       return mus::data(false);
   }

@@ -1,7 +1,7 @@
 // profile/report.h: turns the eval worker's `profile` result into hone's profile report
 // (protocol/profile_report.h, a verdict's "profile"): kernel tables, counters, roofline
-// points of the candidate and its baseline, ranked suggestions, and the SVG roofline plot; plus
-// the readable text `hone profile` prints. Called by the engine's profile call; pure, any thread.
+// points of the candidate and its baseline, ranked suggestions, and the SVG roofline plot (the
+// text is protocol/verdict_text.h's). Called by the engine's profile call; pure, any thread.
 #pragma once
 
 #include <filesystem>
@@ -39,8 +39,5 @@ struct ProfileOutput {
 
 // Throws std::runtime_error when the worker result is malformed.
 ProfileOutput build_profile_report(const ProfileInputs& in);
-
-// The report as text for a terminal (hone profile without --json).
-std::string render_profile_text(const protocol::ProfileReport& profile);
 
 }  // namespace hone::profile

@@ -8,14 +8,6 @@
 
 namespace hone::profile {
 
-std::string fixed(double v, int digits) {
-  std::ostringstream out;
-  out.setf(std::ios::fixed);
-  out.precision(digits);
-  out << v;
-  return out.str();
-}
-
 std::optional<OccupancyEstimate> theoretical_occupancy(int registers_per_thread, int threads_per_block,
                                                        int shared_bytes_per_block, const DeviceLimits& d) {
   if (threads_per_block <= 0 || d.max_warps_per_sm <= 0) return std::nullopt;

@@ -13,6 +13,7 @@
 #include "profile/ptx_lines.h"
 #include "profile/roofline.h"
 #include "protocol/build_report.h"
+#include "protocol/verdict_text.h"
 
 namespace hone::profile {
 
@@ -93,7 +94,6 @@ std::vector<Suggestion> run_rules(const std::vector<KernelRuleInput>& kernels, c
 std::optional<SourceLocation> kernel_location(const KernelRuleInput& in);
 std::optional<SourceLocation> rule_location(const KernelRuleInput& in, const std::string& id);
 Suggestion make_suggestion(const KernelRuleInput& in, std::string id, std::string title, std::string detail);
-// v with `digits` decimals ("12.5").
-std::string fixed(double v, int digits);
+using protocol::format_fixed;
 
 }  // namespace hone::profile

@@ -24,7 +24,7 @@ std::optional<Suggestion> occupancy_limited(const KernelRuleInput& in, const std
   bool regs = limit == "registers";
   Suggestion s = make_suggestion(
       in, regs ? "occupancy_registers" : "occupancy_shared_memory",
-      std::string("Occupancy ") + fixed(occ->pct, 1) + "% limited by " + (regs ? "registers (" : "shared memory (") +
+      std::string("Occupancy ") + format_fixed(occ->pct, 1) + "% limited by " + (regs ? "registers (" : "shared memory (") +
           (regs ? std::to_string(r.registers_per_thread) + " per thread" : std::to_string(r.static_shared_bytes + r.dynamic_shared_bytes) + " bytes per block") +
           "): " + std::to_string(occ->blocks_per_sm) + " block(s) of " + std::to_string(r.threads_per_block()) + " threads per SM",
       regs ? "Few resident warps leave the SM idle while loads are in flight. Cut register use (fewer live values, "
@@ -90,7 +90,7 @@ std::optional<Suggestion> rule_tensor_cores_unused(const KernelRuleInput& in) {
   if (!in.point || in.point->flops <= 0 || in.point->arithmetic_intensity < kMatmulLikeIntensity) return std::nullopt;
   Suggestion s = make_suggestion(
       in, "tensor_cores_unused",
-      "Matmul-like " + in.task_dtype + " work (" + fixed(in.point->arithmetic_intensity, 1) +
+      "Matmul-like " + in.task_dtype + " work (" + format_fixed(in.point->arithmetic_intensity, 1) +
           " FLOP/byte) runs without tensor cores",
       "The task's dtype runs on tensor cores at many times the scalar rate. Compute the tile products with "
       "mma.sync / WMMA (nvcuda::wmma::mma_sync on 16x16x16 fragments), or wgmma on sm_90, accumulating in fp32.");
@@ -113,7 +113,7 @@ std::optional<Suggestion> rule_divergent_branches(const KernelRuleInput& in) {
   const DerivedMetrics& d = in.kernel->derived;
   if (!d.divergent_branch_pct || *d.divergent_branch_pct <= kDivergentPct) return std::nullopt;
   Suggestion s = make_suggestion(
-      in, "divergent_branches", fixed(*d.divergent_branch_pct, 1) + "% of branches diverge within a warp",
+      in, "divergent_branches", format_fixed(*d.divergent_branch_pct, 1) + "% of branches diverge within a warp",
       "When threads of a warp take different paths, the warp runs both paths one after the other. Make branch "
       "conditions uniform per warp (assign work so a warp's 32 threads agree), hoist boundary checks out of "
       "inner loops, or replace short branches with arithmetic selects.");
@@ -131,7 +131,7 @@ std::optional<Suggestion> rule_latency_bound(const KernelRuleInput& in) {
   if (p.peak_flops_per_s <= 0 || p.arithmetic_intensity < p.ridge_intensity) return std::nullopt;
   Suggestion s = make_suggestion(
       in, "latency_bound",
-      "Latency-bound: neither DRAM (" + fixed(p.memory_pct, 1) + "%) nor compute (" + fixed(p.compute_pct, 1) +
+      "Latency-bound: neither DRAM (" + format_fixed(p.memory_pct, 1) + "%) nor compute (" + format_fixed(p.compute_pct, 1) +
           "%) is busy",
       "The kernel waits on dependencies rather than on a saturated unit. Give each SM more independent work: "
       "more resident warps, several independent loads or accumulators per thread (ILP), fewer __syncthreads() "
@@ -156,10 +156,10 @@ std::optional<Suggestion> rule_time_outside_own_kernels(const CallRuleInput& in)
   std::sort(library.begin(), library.end(), [](auto* a, auto* b) { return a->record.duration_us > b->record.duration_us; });
   std::string names;
   for (std::size_t i = 0; i < library.size() && i < 3; ++i)
-    names += (i ? ", " : "") + base_kernel_name(library[i]->record.name) + " (" + fixed(library[i]->record.duration_us, 1) + " us)";
+    names += (i ? ", " : "") + base_kernel_name(library[i]->record.name) + " (" + format_fixed(library[i]->record.duration_us, 1) + " us)";
   Suggestion s;
   s.id = "time_outside_own_kernels";
-  s.title = "Only " + fixed(share, 1) + "% of the GPU time is in the kernel's own kernels";
+  s.title = "Only " + format_fixed(share, 1) + "% of the GPU time is in the kernel's own kernels";
   s.detail = "The rest goes to library kernels (cuBLAS, ATen) or copies" + (names.empty() ? std::string(".") : ": " + names + ".") +
              " Move that work into your kernels (fuse the elementwise steps, write the output directly instead of "
              "copying it), or check that the remaining library calls are intended.";

@@ -21,14 +21,14 @@ std::optional<Suggestion> uncoalesced(const KernelRuleInput& in, bool loads) {
   std::string metric = std::string("smsp__sass_average_data_bytes_per_sector_mem_global_op_") + (loads ? "ld" : "st") + ".pct";
   Suggestion s = make_suggestion(
       in, loads ? "uncoalesced_loads" : "uncoalesced_stores",
-      std::string("Uncoalesced global ") + what + ": only " + fixed(*eff, 1) + "% of each 32-byte sector is used",
+      std::string("Uncoalesced global ") + what + ": only " + format_fixed(*eff, 1) + "% of each 32-byte sector is used",
       std::string("Neighbouring threads of a warp should touch neighbouring addresses, so that each 32-byte "
                   "sector the memory system moves is fully used. Index so that threadIdx.x runs along the "
                   "contiguous dimension, or stage strided or transposed accesses through shared memory."));
   s.evidence.push_back({metric, *eff, "<", kCoalescedPct, "%"});
   double speedup = 100.0 / *eff;
   if (in.point && in.point->bound != Bound::compute) {
-    s.gain = EstimatedGain{speedup, std::string("sectors moved per useful byte fall by up to 100/") + fixed(*eff, 1) +
+    s.gain = EstimatedGain{speedup, std::string("sectors moved per useful byte fall by up to 100/") + format_fixed(*eff, 1) +
                                         " when the " + what + " are fully coalesced (upper bound for a memory-bound kernel)"};
     s.saved_us = saved(kernel_us(in), speedup);
   }
@@ -83,7 +83,7 @@ std::optional<Suggestion> rule_local_memory(const KernelRuleInput& in) {
   if (spill <= 0 && local_insts <= 0 && local_bytes <= 0) return std::nullopt;
   Suggestion s = make_suggestion(
       in, "local_memory",
-      spill > 0 ? "Registers spill to local memory (" + fixed(spill, 0) + " bytes of spill traffic per thread)"
+      spill > 0 ? "Registers spill to local memory (" + format_fixed(spill, 0) + " bytes of spill traffic per thread)"
                 : "The kernel uses local memory (" + std::to_string(local_bytes) + " bytes per thread)",
       "Local memory lives in DRAM behind the L1 cache: every spill or local-array access is a memory round trip. "
       "Reduce live values (smaller unroll factors or tiles), index arrays only with compile-time constants so they "
@@ -99,7 +99,7 @@ std::optional<Suggestion> rule_bank_conflicts(const KernelRuleInput& in) {
   if (!w || *w <= kBankConflictWavefronts) return std::nullopt;
   Suggestion s = make_suggestion(
       in, "bank_conflicts",
-      "Shared-memory bank conflicts: " + fixed(*w, 2) + " wavefronts per shared-memory request (1 = conflict-free)",
+      "Shared-memory bank conflicts: " + format_fixed(*w, 2) + " wavefronts per shared-memory request (1 = conflict-free)",
       "Threads of a warp that hit different addresses in the same one of the 32 banks are served one after "
       "another. Pad shared arrays (e.g. tile[32][33] instead of [32][32]) or swizzle the index so a warp's accesses "
       "fall in distinct banks. (128-bit accesses naturally take up to 4 wavefronts.)");
@@ -114,8 +114,8 @@ std::optional<Suggestion> rule_low_bandwidth(const KernelRuleInput& in) {
   if (!memory_side || p.memory_pct >= kLowBandwidthPct) return std::nullopt;
   Suggestion s = make_suggestion(
       in, "low_bandwidth",
-      "Memory-bound but only at " + fixed(p.memory_pct, 1) + "% of the DRAM ceiling (" +
-          fixed(p.achieved_bytes_per_s / 1e9, 0) + " of " + fixed(p.peak_bytes_per_s / 1e9, 0) + " GB/s)",
+      "Memory-bound but only at " + format_fixed(p.memory_pct, 1) + "% of the DRAM ceiling (" +
+          format_fixed(p.achieved_bytes_per_s / 1e9, 0) + " of " + format_fixed(p.peak_bytes_per_s / 1e9, 0) + " GB/s)",
       "This kernel's arithmetic intensity puts it under the memory roof, so its time should be bytes over "
       "bandwidth. Keep more bytes in flight: more resident warps or more independent loads per thread (unrolling, "
       "vector loads), enough blocks to fill every SM, and no serialising dependencies between loads.");
@@ -141,8 +141,8 @@ std::optional<Suggestion> rule_redundant_dram_traffic(const CallRuleInput& in) {
   if (ratio <= kRedundantTrafficRatio) return std::nullopt;
   Suggestion s;
   s.id = "redundant_dram_traffic";
-  s.title = "The kernels move " + fixed(ratio, 1) + "x the compulsory DRAM bytes (" + fixed(bytes / 1e6, 1) + " MB for " +
-            fixed(in.compulsory_bytes / 1e6, 1) + " MB of inputs and outputs)";
+  s.title = "The kernels move " + format_fixed(ratio, 1) + "x the compulsory DRAM bytes (" + format_fixed(bytes / 1e6, 1) + " MB for " +
+            format_fixed(in.compulsory_bytes / 1e6, 1) + " MB of inputs and outputs)";
   s.detail = "Data is read or written more often than the task needs: intermediate results round-trip through "
              "DRAM between kernels, or tiles are re-read without reuse. Fuse the kernels so intermediates stay in "
              "registers or shared memory, and reuse each loaded tile for all the outputs that need it.";

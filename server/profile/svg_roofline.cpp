@@ -34,7 +34,7 @@ std::string si(double v, const char* unit) {
     v /= 1000;
     ++i;
   }
-  return fixed(v, v < 10 ? 2 : (v < 100 ? 1 : 0)) + " " + prefixes[i] + unit;
+  return format_fixed(v, v < 10 ? 2 : (v < 100 ? 1 : 0)) + " " + prefixes[i] + unit;
 }
 
 struct Axes {
@@ -118,9 +118,9 @@ std::string roofline_svg(const std::vector<PlotPoint>& points, const Ceilings& c
   for (const PlotPoint& pp : points) {
     const RooflinePoint& p = pp.point;
     std::string color = pp.baseline ? "#777" : "#c0392b";
-    std::string summary = p.label + ": " + si(p.achieved_bytes_per_s, "B/s") + " DRAM (" + fixed(p.memory_pct, 1) + "%), " +
+    std::string summary = p.label + ": " + si(p.achieved_bytes_per_s, "B/s") + " DRAM (" + format_fixed(p.memory_pct, 1) + "%), " +
                           si(p.achieved_flops_per_s, "FLOP/s") + ", " + std::string(bound_name(p.bound)) + "-bound, " +
-                          fixed(p.pct_of_roofline, 1) + "% of roofline";
+                          format_fixed(p.pct_of_roofline, 1) + "% of roofline";
     if (p.arithmetic_intensity > 0 && p.achieved_flops_per_s > 0) {
       double x = a.x(p.arithmetic_intensity), y = a.y(p.achieved_flops_per_s);
       svg << "<circle cx='" << x << "' cy='" << y << "' r='6' fill='" << (pp.baseline ? "white" : color) << "' stroke='"

@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/check_summary.h"
+#include "protocol/verdict_text.h"
 #include "engine/engine.h"
 
 namespace hone {

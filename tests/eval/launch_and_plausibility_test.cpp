@@ -116,14 +116,5 @@ TEST(BaselineCache, StoresTimingsAndUnavailabilityPerKey) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(Format, HumanUnits) {
-  EXPECT_EQ(format_us(41.23), "41.2 µs");
-  EXPECT_EQ(format_us(1350), "1.35 ms");
-  EXPECT_EQ(format_us(0.5), "0.500 µs");
-  EXPECT_EQ(format_bytes(512), "512 B");
-  EXPECT_EQ(format_bytes(3.2e9), "3.20 GB");
-  EXPECT_EQ(format_rate(4.8e12), "4.80 TB/s");
-}
-
 }  // namespace
 }  // namespace hone::eval

@@ -100,7 +100,7 @@ TEST(PromptContext, ReadsTheVerdictIntoVariables) {
   EXPECT_EQ(ctx["verdict"]["p50_us"], "41.2");
   EXPECT_EQ(ctx["verdict"]["speedup_eager"], "1.79");
   EXPECT_EQ(ctx["verdict"]["sol_pct"], "72.8");
-  EXPECT_EQ(ctx["verdict"]["mismatch"], "output 0 at [3, 17]: got 0.51, expected 0.5 (12 elements out of tolerance) with seed 7; max abs error 0.01");
+  EXPECT_EQ(ctx["verdict"]["mismatch"], "out[3,17] got 0.51, expected 0.5 (trial 1, seed 7); 12 elements out of tolerance; max abs error 0.01");
   EXPECT_EQ(ctx["verdict"]["has_compile_errors"], false);  // a warning is not an error
   EXPECT_EQ(ctx["gpu"]["dram_gb_per_s"], "4800");
   EXPECT_EQ(ctx["gpu"]["l2_mb"], "60");
@@ -124,7 +124,7 @@ TEST(PromptTemplates, HonesTemplatesRenderEverySectionWithoutEscaping) {
   for (const char* expected :
        {"return torch.relu(x)", "void forward(hone::In<float> x, hone::Out<float> out0, hone::Stream stream)",
         "torch::Tensor forward(torch::Tensor x)", "if (a < b && c > d) { x = y; }", "## Its verdict: incorrect",
-        "Mismatch: output 0 at [3, 17]", "Time: 41.2 µs median; PyTorch eager 74 µs; speedup 1.79× over eager",
+        "Mismatch: out[3,17] got 0.51, expected 0.5 (trial 1, seed 7)", "Time: 41.2 µs median; PyTorch eager 74 µs; speedup 1.79× over eager",
         "72.8% of speed-of-light", "note: p90 is 10% above p50", "relu_kernel: 16 registers", "NVIDIA H200 (sm_90)",
         "132 SMs; DRAM 4800 GB/s", "#2 (round 1, from #1): compile_error: relu.cu:3: error: expected ';'",
         "Fix what the verdict reports first", "```cuda\nif (a < b",
@@ -200,16 +200,6 @@ TEST_F(TemplateDir, MissingAndBrokenTemplatesNameTheFile) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find((dir_ / "user.mustache").string()), std::string::npos) << e.what();
   }
-}
-
-TEST(FormatNumber, ThreeSignificantDigits) {
-  EXPECT_EQ(hone::format_number(41.234), "41.2");
-  EXPECT_EQ(hone::format_number(1.8349), "1.83");
-  EXPECT_EQ(hone::format_number(1234.6), "1235");
-  EXPECT_EQ(hone::format_number(0.012345), "0.0123");
-  EXPECT_EQ(hone::format_number(3.0), "3");
-  EXPECT_EQ(hone::format_number(3.1), "3.1");
-  EXPECT_EQ(hone::format_number(99.96), "100");
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "fixture.h"
 #include "profile/ptx_lines.h"
 #include "profile/report.h"
+#include "protocol/verdict_text.h"
 #include "support/hash.h"
 
 namespace hone::profile {
@@ -111,7 +112,7 @@ TEST(PtxLines, RecordedGatherCountersPointAtTheLoadLineOfTheUsersFile) {
   EXPECT_EQ((*s)["location"]["scope"], "line");
   EXPECT_EQ((*s)["location"]["line"], 7) << "if (i < n) out[i] = x[i * 8];";
   EXPECT_EQ((*s)["location"]["lines"], nlohmann::json::array({7}));
-  std::string text = render_profile_text(built.report);
+  std::string text = protocol::profile_text(built.report);
   EXPECT_NE(text.find("at " + user.string() + ":7 in strided_gather"), std::string::npos) << text;
 
   // Without the PTX the suggestion has no line (no build report either): never a guessed one.

@@ -7,6 +7,7 @@
 
 #include "fixture.h"
 #include "profile/report.h"
+#include "protocol/verdict_text.h"
 #include "support/hash.h"
 
 namespace hone::profile {
@@ -161,7 +162,7 @@ TEST(ProfileReport, TextNamesKernelsRooflineAndSuggestions) {
   auto f = load_fixture("strided_gather");
   protocol::ProfileReport report = build_profile_report(f.inputs).report;
   report.plot = "/tmp/strided.svg";
-  std::string text = render_profile_text(report);
+  std::string text = protocol::profile_text(report);
   EXPECT_NE(text.find("Profile on NVIDIA H200 (counters: default set, 2 pass(es), cupti, chip GH100)"), std::string::npos) << text;
   EXPECT_NE(text.find("own hone::cupti_test::(anonymous namespace)::"), std::string::npos) << text;
   EXPECT_NE(text.find("candidate: memory-bound"), std::string::npos) << text;
@@ -169,7 +170,7 @@ TEST(ProfileReport, TextNamesKernelsRooflineAndSuggestions) {
   EXPECT_NE(text.find("Roofline plot: /tmp/strided.svg"), std::string::npos) << text;
 
   auto u = load_fixture("counters_unavailable");
-  std::string none = render_profile_text(build_profile_report(u.inputs).report);
+  std::string none = protocol::profile_text(build_profile_report(u.inputs).report);
   EXPECT_NE(none.find("counters unavailable: cuptiProfilerGetCounterAvailability failed: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"),
             std::string::npos) << none;
   EXPECT_EQ(none.find("DRAM "), std::string::npos) << "no invented numbers: " << none;

@@ -1,6 +1,7 @@
 // tests/lsp/fuzz/lsp_fuzzer.cpp: libFuzzer target over hone-server's input path: Content-Length
 // framing (fed in two chunks), JSON parsing with resync, JSON-RPC dispatch into the typed LSP
-// params, the document store's edits and the renderers applied to whatever JSON arrives.
+// params, the document store's edits, and the protocol's parsers and the renderers applied to
+// whatever JSON arrives.
 // Built with clang when HONE_BUILD_FUZZERS is on; ctest runs it for a bounded time.
 #include <cstddef>
 #include <cstdint>
@@ -11,11 +12,42 @@
 #include "lsp/framing.h"
 #include "lsp/protocol.h"
 #include "lsp/render.h"
+#include "protocol/verdict_text.h"
 
 namespace {
 
 using nlohmann::json;
 using namespace hone::lsp;
+namespace protocol = hone::protocol;
+
+// The renderers over `params` read as each shape they accept; a shape it is not is skipped.
+json render_all(const json& params, const std::string& text) {
+  json out = json::object();
+  try {
+    protocol::Verdict v = params.get<protocol::Verdict>();
+    out["summary"] = protocol::verdict_headline(v);
+    out["details"] = protocol::verdict_details(v);
+    out["verdict_hover"] = protocol::verdict_hover_markdown(v);
+    out["problems"] = verdict_diagnostics(v, text, params.value("forward", 0) & 0xffff, PositionEncoding::utf8);
+    if (v.profile) {
+      out["profile"] = protocol::profile_text(*v.profile);
+      for (const protocol::Suggestion& s : v.profile->suggestions)
+        out["suggestions"].push_back({protocol::suggestion_text(s), suggestion_diagnostic(s, text, PositionEncoding::utf16).value_or(json())});
+    }
+  } catch (const std::exception&) {
+  }
+  try {
+    protocol::KernelStatic k = params.get<protocol::KernelStatic>();
+    out["hint"] = protocol::kernel_hint_label(k);
+    out["hover"] = protocol::kernel_hover_markdown(k, nullptr);
+  } catch (const std::exception&) {
+  }
+  try {
+    out["diagnostic"] = to_lsp_diagnostic(params.get<protocol::Diagnostic>(), text, PositionEncoding::utf16);
+  } catch (const std::exception&) {
+  }
+  return out;
+}
 
 struct Harness {
   DocumentStore documents;
@@ -42,13 +74,7 @@ struct Harness {
     d.request("hone/render", [this](const json& params, Reply r, std::stop_token) {
       std::string text;
       if (auto doc = documents.get(params.value("uri", std::string()))) text = doc->text;
-      json out = {{"summary", verdict_summary(params)}, {"hint", kernel_hint_label(params)},
-                  {"hover", kernel_hover_markdown(params, params.value("profile", json()))},
-                  {"verdict_hover", verdict_hover_markdown(params)},
-                  {"diagnostic", to_lsp_diagnostic(params, text, PositionEncoding::utf16)},
-                  {"problems", verdict_diagnostics(params, text, params.value("forward", 0) & 0xffff, PositionEncoding::utf8)}};
-      for (const json& s : suggestions_of(params)) out["suggestions"].push_back({suggestion_text(s), suggestion_line(s).value_or(0)});
-      r(out);
+      r(render_all(params, text));
     });
     d.request<JobParams>("hone/check", [](const JobParams&, Reply r, std::stop_token) { r(nullptr); });
     d.request<ProposalParams>("hone/proposal", [](const ProposalParams&, Reply r, std::stop_token) { r(nullptr); });

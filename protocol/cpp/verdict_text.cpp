@@ -1,0 +1,238 @@
+// protocol/verdict_text.cpp: numbers and units, verdict headlines and details, hover markdown.
+#include "protocol/verdict_text.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace hone::protocol {
+namespace {
+
+using nlohmann::json;
+
+std::string printf_string(const char* format, double value, const char* unit) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, value, unit);
+  return buf;
+}
+
+// Three significant digits with a unit from `units` (each 1000x the previous).
+std::string scaled(double value, const char* const* units, int count) {
+  int i = 0;
+  while (i + 1 < count && value >= 1000.0) {
+    value /= 1000.0;
+    ++i;
+  }
+  const char* format = value >= 100 ? "%.0f %s" : value >= 10 ? "%.1f %s" : "%.2f %s";
+  return printf_string(format, value, units[i]);
+}
+
+// A mismatch's value as the worker sent it: a number, a string ("nan") or null.
+std::string value_text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) return std::to_string(v.get<std::int64_t>());
+  if (v.is_number()) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v.get<double>());
+    return buf;
+  }
+  return v.is_null() ? "nothing" : v.dump();
+}
+
+std::string output_name(const Verdict& v, int index) {
+  if (v.signature && index >= 0 && index < static_cast<int>(v.signature->outputs.size()))
+    return v.signature->outputs[static_cast<std::size_t>(index)].name;
+  return index == 0 ? "out" : "out" + std::to_string(index);
+}
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+std::string plural(std::size_t n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
+std::string location(const Diagnostic& d) {
+  std::string where = d.file;
+  if (d.line > 0) where += ":" + std::to_string(d.line);
+  if (d.line > 0 && d.column > 0) where += ":" + std::to_string(d.column);
+  return where;
+}
+
+std::string failure_details(const Verdict& v) {
+  std::string out;
+  if (v.reason && (v.reason->find('\n') != std::string::npos || !mismatch_text(v).empty())) out += "  " + *v.reason + "\n";
+  if (v.status == Status::CompileError) {
+    for (const auto& d : v.compile.diagnostics) {
+      if (d.severity != Severity::Error || (v.reason && d.message == *v.reason)) continue;
+      out += "  " + location(d) + ": error: " + d.message + "\n";
+    }
+    if (v.signature && v.reason && v.reason->find("does not fit the task") != std::string::npos)
+      out += "  expected forward:\n" + signature_text(*v.signature);
+  }
+  return out;
+}
+
+std::string evidence_details(const Evidence& e) {
+  std::string out;
+  if (e.cuda_error) out += "  CUDA error: " + *e.cuda_error + "\n";
+  if (!e.stderr_tail.empty()) {
+    out += "  last stderr lines:\n";
+    std::size_t from = e.stderr_tail.size() > 8 ? e.stderr_tail.size() - 8 : 0;
+    for (std::size_t i = from; i < e.stderr_tail.size(); ++i) out += "    " + e.stderr_tail[i] + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string format_number(double value) {
+  if (!std::isfinite(value)) return value > 0 ? "inf" : (value < 0 ? "-inf" : "nan");
+  char buf[64];
+  if (std::fabs(value) >= 100 || value == std::floor(value))
+    std::snprintf(buf, sizeof buf, "%.0f", value);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g", value);
+  return buf;
+}
+
+std::string format_fixed(double value, int digits) {
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(digits);
+  out << value;
+  return out.str();
+}
+
+std::string format_speedup(double ratio) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, ratio >= 100 ? "%.0f×" : ratio >= 1 ? "%.1f×" : "%.2g×", ratio);
+  return buf;
+}
+
+std::string format_us(double us) {
+  static const char* const units[] = {"µs", "ms", "s"};
+  if (us < 1.0) return printf_string("%.3f %s", us, "µs");
+  return scaled(us, units, 3);
+}
+
+std::string format_bytes(double bytes) {
+  static const char* const units[] = {"B", "KB", "MB", "GB", "TB"};
+  if (bytes < 1000) return printf_string("%.0f %s", bytes, "B");
+  return scaled(bytes, units, 5);
+}
+
+std::string format_rate(double bytes_per_s) {
+  static const char* const units[] = {"B/s", "KB/s", "MB/s", "GB/s", "TB/s"};
+  return scaled(bytes_per_s, units, 5);
+}
+
+std::string short_reason(const std::string& reason, std::size_t max_chars) {
+  std::string s = first_line(reason);
+  if (s.size() > max_chars) s = s.substr(0, max_chars - 3) + "...";
+  return s;
+}
+
+std::string status_words(Status status) {
+  std::string words(to_string(status));
+  for (char& c : words) c = c == '_' ? ' ' : c;
+  return words;
+}
+
+std::string mismatch_text(const Verdict& v) {
+  if (!v.correctness) return {};
+  const auto& trials = v.correctness->trials;
+  for (std::size_t i = 0; i < trials.size(); ++i) {
+    const auto& t = trials[i];
+    if (t.passed || !t.mismatch) continue;
+    const auto& m = *t.mismatch;
+    std::string where = output_name(v, m.output.value_or(0));
+    if (!m.index.empty()) {
+      where += "[";
+      for (std::size_t k = 0; k < m.index.size(); ++k) where += (k ? "," : "") + std::to_string(m.index[k]);
+      where += "]";
+    }
+    std::string text = where + " got " + value_text(m.got) + ", expected " + value_text(m.expected) + " (trial " +
+                       std::to_string(i + 1) + ", seed " + std::to_string(t.seed) + ")";
+    if (m.count && *m.count > 1) text += "; " + std::to_string(*m.count) + " elements out of tolerance";
+    if (t.max_abs_error) text += "; max abs error " + format_number(*t.max_abs_error);
+    return text;
+  }
+  return {};
+}
+
+std::string verdict_headline(const Verdict& v) {
+  if (v.status == Status::Correct) {
+    std::string line = "✓ correct";
+    if (v.timing) line += " · " + format_us(v.timing->p50_us);
+    if (v.speedup && v.speedup->eager) line += " · " + format_speedup(*v.speedup->eager) + " eager";
+    if (v.speedup && v.speedup->compile) line += " · " + format_speedup(*v.speedup->compile) + " compile";
+    if (!v.flags.empty()) line += " · ⚠ " + plural(v.flags.size(), "flag");
+    return line;
+  }
+  std::string detail = v.status == Status::Incorrect ? mismatch_text(v) : std::string();
+  if (detail.empty() && v.reason) detail = first_line(*v.reason);
+  const std::size_t errors = v.compile.count(Severity::Error);
+  if (v.status == Status::CompileError && errors > 1 && !detail.empty())
+    detail += " (+" + plural(errors - 1, "more error") + ")";
+  return "✗ " + status_words(v.status) + (detail.empty() ? "" : ": " + detail);
+}
+
+std::string timing_text(const Timing& t) {
+  return "p50 " + format_us(t.p50_us) + " (p10 " + format_us(t.p10_us) + ", p90 " + format_us(t.p90_us) + ", " +
+         std::to_string(t.reps) + " reps, " + t.method + ")";
+}
+
+std::string signature_text(const Signature& s) {
+  std::string text;
+  if (!s.raw.empty()) text += "  raw form:   " + s.raw + "\n";
+  if (!s.torch.empty()) text += "  torch form: " + s.torch + "\n";
+  return text;
+}
+
+std::string verdict_details(const Verdict& v) {
+  std::string out;
+  const bool correct = v.status == Status::Correct;
+  if (!correct) out += failure_details(v);
+  if (v.evidence) out += evidence_details(*v.evidence);
+  if (correct && v.timing) out += "  timing: " + timing_text(*v.timing) + "\n";
+  if (v.baselines) {
+    if (v.baselines->eager) out += "  reference eager: " + format_us(v.baselines->eager->p50_us) + "\n";
+    if (v.baselines->compile_measured && v.baselines->compile)
+      out += "  reference torch.compile: " + format_us(v.baselines->compile->p50_us) + "\n";
+  }
+  if (v.floor && v.floor->floor_us > 0)
+    out += "  physical floor: " + format_us(v.floor->floor_us) + " (" + format_bytes(v.floor->bytes) + " at " +
+           format_rate(v.floor->peak_dram_bytes_per_s) + ")\n";
+  for (const auto& f : v.flags) out += "  ⚑ " + f.id + ": " + f.message + "\n";
+  return out;
+}
+
+std::string profile_headline(const Verdict& v, const std::string& skipped) {
+  std::string line = verdict_headline(v);
+  if (v.profile && !v.profile->suggestions.empty()) line += " · " + plural(v.profile->suggestions.size(), "suggestion");
+  if (!skipped.empty()) line += " · " + skipped;
+  return line;
+}
+
+std::string verdict_hover_markdown(const Verdict& v) {
+  std::string md = "**" + verdict_headline(v) + "**\n\n";
+  auto timing_row = [&](const char* label, const std::optional<Timing>& t) {
+    if (!t) return;
+    md += std::string("| ") + label + " | " + format_number(t->p10_us) + " | " + format_number(t->p50_us) + " | " +
+          format_number(t->p90_us) + " | " + std::to_string(t->reps) + " |\n";
+  };
+  if (v.timing) {
+    md += "| µs | p10 | p50 | p90 | reps |\n|---|---|---|---|---|\n";
+    timing_row("kernel", v.timing);
+    if (v.baselines) {
+      timing_row("eager", v.baselines->eager);
+      timing_row("torch.compile", v.baselines->compile);
+    }
+    md += "\n";
+  }
+  md += "device: " + (v.device.name.empty() ? std::string("?") : v.device.name);
+  if (v.timing) md += " · " + v.timing->method;
+  md += "\n\n";
+  for (const Flag& flag : v.flags) md += "- ⚠ " + (flag.message.empty() ? flag.id : flag.message) + "\n";
+  return md;
+}
+
+}  // namespace hone::protocol

@@ -1,0 +1,210 @@
+// tests/protocol/verdict_text_test.cpp: the one renderer: units, headlines (CLI, lens, hover
+// title, job summaries), the mismatch text every front end shares, hint labels, kernel hovers
+// with their profile, roofline and suggestion words.
+#include <gtest/gtest.h>
+
+#include "protocol/verdict_text.h"
+
+namespace hone::protocol {
+namespace {
+
+using nlohmann::json;
+
+Timing timing_of(double p50) {
+  Timing t;
+  t.p50_us = p50;
+  t.p10_us = p50 * 0.99;
+  t.p90_us = p50 * 1.01;
+  t.reps = 100;
+  t.method = "cuda_events_l2_flush";
+  return t;
+}
+
+Verdict incorrect_with(std::vector<Trial> trials) {
+  Verdict v;
+  v.status = Status::Incorrect;
+  v.reason = "out of tolerance";
+  v.correctness = Correctness{};
+  v.correctness->trials = std::move(trials);
+  return v;
+}
+
+Trial failed(std::int64_t seed, Mismatch m) {
+  Trial t;
+  t.seed = seed;
+  t.passed = false;
+  t.mismatch = std::move(m);
+  return t;
+}
+
+TEST(Format, HumanUnits) {
+  EXPECT_EQ(format_us(41.23), "41.2 µs");
+  EXPECT_EQ(format_us(1350), "1.35 ms");
+  EXPECT_EQ(format_us(0.5), "0.500 µs");
+  EXPECT_EQ(format_bytes(512), "512 B");
+  EXPECT_EQ(format_bytes(3.2e9), "3.20 GB");
+  EXPECT_EQ(format_rate(4.8e12), "4.80 TB/s");
+}
+
+TEST(FormatNumber, ThreeSignificantDigits) {
+  EXPECT_EQ(format_number(41.234), "41.2");
+  EXPECT_EQ(format_number(1.8349), "1.83");
+  EXPECT_EQ(format_number(1234.6), "1235");
+  EXPECT_EQ(format_number(0.012345), "0.0123");
+  EXPECT_EQ(format_number(3.0), "3");
+  EXPECT_EQ(format_number(3.1), "3.1");
+  EXPECT_EQ(format_number(99.96), "100");
+}
+
+TEST(Format, NumbersAndSpeedups) {
+  EXPECT_EQ(format_number(41.234), "41.2");
+  EXPECT_EQ(format_number(1.7946), "1.79");
+  EXPECT_EQ(format_number(1234.4), "1234");
+  EXPECT_EQ(format_number(0.125), "0.125");
+  EXPECT_EQ(format_number(8e8), "800000000");
+  EXPECT_EQ(format_speedup(1.8), "1.8×");
+  EXPECT_EQ(format_speedup(0.91), "0.91×");
+  EXPECT_EQ(format_speedup(123.4), "123×");
+  EXPECT_EQ(format_fixed(12.5, 2), "12.50");
+  EXPECT_EQ(short_reason("relu.cu:3: error: expected ';'\nmore"), "relu.cu:3: error: expected ';'");
+}
+
+TEST(Headline, Correct) {
+  Verdict v;
+  v.status = Status::Correct;
+  v.timing = timing_of(41.23);
+  v.speedup = Speedup{1.8, 0.91};
+  EXPECT_EQ(verdict_headline(v), "✓ correct · 41.2 µs · 1.8× eager · 0.91× compile");
+  v.speedup->compile.reset();
+  v.flags = {{"timing_noisy", "noisy"}};
+  EXPECT_EQ(verdict_headline(v), "✓ correct · 41.2 µs · 1.8× eager · ⚠ 1 flag");
+}
+
+TEST(Headline, Failures) {
+  Trial passed;
+  passed.seed = 1;
+  passed.passed = true;
+  Verdict mismatch = incorrect_with({passed, failed(2, Mismatch{0, {3, 17}, 0.51, 0.5, std::nullopt})});
+  EXPECT_EQ(verdict_headline(mismatch), "✗ incorrect: out[3,17] got 0.51, expected 0.5 (trial 2, seed 2)");
+  Verdict nan_out = incorrect_with({failed(1, Mismatch{1, {0}, "nan", 2.0, std::nullopt})});
+  EXPECT_EQ(verdict_headline(nan_out), "✗ incorrect: out1[0] got nan, expected 2 (trial 1, seed 1)");
+
+  Verdict compile;
+  compile.status = Status::CompileError;
+  compile.reason = "x";
+  compile.compile.diagnostics = {{"k.cu", 1, 1, Severity::Error, "a", DiagnosticSource::Nvcc},
+                                 {"k.cu", 2, 1, Severity::Warning, "b", DiagnosticSource::Nvcc},
+                                 {"k.cu", 3, 1, Severity::Error, "c", DiagnosticSource::Nvcc}};
+  EXPECT_EQ(verdict_headline(compile), "✗ compile error: x (+1 more error)");
+  Verdict crash;
+  crash.status = Status::RuntimeError;
+  crash.reason = "SIGSEGV in forward\nthe stack";
+  EXPECT_EQ(verdict_headline(crash), "✗ runtime error: SIGSEGV in forward");
+  EXPECT_NE(verdict_details(crash).find("SIGSEGV in forward\nthe stack"), std::string::npos) << verdict_details(crash);
+}
+
+TEST(Mismatch, NamesTheOutputAndSaysHowFarOff) {
+  Trial t = failed(7, Mismatch{0, {3, 17}, 0.51, 0.5, 12});
+  t.max_abs_error = 0.01;
+  Verdict v = incorrect_with({t});
+  EXPECT_EQ(mismatch_text(v), "out[3,17] got 0.51, expected 0.5 (trial 1, seed 7); 12 elements out of tolerance; max abs error 0.01");
+  v.signature = Signature{};
+  v.signature->outputs = {{"y", "tensor", "float32", {4, 4}}};
+  EXPECT_EQ(mismatch_text(v).rfind("y[3,17] got", 0), 0u) << mismatch_text(v);
+  EXPECT_EQ(mismatch_text(incorrect_with({})), "");
+}
+
+TEST(Profile, HeadlineCountsSuggestionsAndSaysWhyNotProfiled) {
+  Verdict v;
+  v.status = Status::Correct;
+  v.timing = timing_of(10);
+  v.profile = ProfileReport{};
+  v.profile->suggestions.resize(2);
+  EXPECT_EQ(profile_headline(v, ""), "✓ correct · 10.0 µs · 2 suggestions");
+  v.profile.reset();
+  v.status = Status::RuntimeError;
+  v.reason = "crashed";
+  EXPECT_EQ(profile_headline(v, "not profiled: the check ended with crashed"),
+            "✗ runtime error: crashed · not profiled: the check ended with crashed");
+}
+
+TEST(Hover, VerdictTableAndFlags) {
+  Verdict v;
+  v.status = Status::Correct;
+  v.timing = timing_of(41.2);
+  v.baselines = Baselines{timing_of(74), std::nullopt, false};
+  v.device.name = "NVIDIA H200";
+  v.flags = {{"weak_task", "the task is weak"}};
+  std::string md = verdict_hover_markdown(v);
+  EXPECT_EQ(md.rfind("**✓ correct · 41.2 µs · ⚠ 1 flag**\n\n", 0), 0u) << md;
+  EXPECT_NE(md.find("| kernel | 40.8 | 41.2 | 41.6 | 100 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| eager | 73.3 | 74 | 74.7 | 100 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("device: NVIDIA H200 · cuda_events_l2_flush"), std::string::npos) << md;
+  EXPECT_NE(md.find("- ⚠ the task is weak"), std::string::npos) << md;
+}
+
+KernelStatic relu_static() {
+  KernelStatic k;
+  k.name = "relu_kernel(const float*, float*, int)";
+  k.mangled = "_Z";
+  k.registers = 32;
+  k.static_shared_bytes = 4096;
+  k.occupancy = Occupancy{256, BlockSizeSource::LaunchSite, 6, 48, 64, 75.0, OccupancyLimit::Registers};
+  return k;
+}
+
+TEST(KernelFacts, HintLabelAndHoverWithTheProfile) {
+  KernelStatic k = relu_static();
+  EXPECT_EQ(kernel_hint_label(k), "32 regs · 4 KiB smem · 75% occ");
+  KernelStatic bare;
+  bare.name = "k";
+  EXPECT_EQ(kernel_hint_label(bare), "");
+
+  ProfiledKernel pk;
+  pk.record.name = "relu_kernel(const float*, float*, int)";
+  pk.record.own = true;
+  pk.record.duration_us = 41.2;
+  pk.record.grid = {64, 1, 1};
+  pk.record.block = {256, 1, 1};
+  pk.metrics = {{"dram__bytes_read.sum", 4.0e8}, {"dram__bytes_write.sum", 4.0e8}};
+  pk.derived.dram_read_bytes = 4.0e8;
+  pk.derived.dram_write_bytes = 4.0e8;
+  pk.derived.achieved_occupancy_pct = 71.5;
+  RooflinePoint p;
+  p.bound = Bound::memory;
+  p.pct_of_roofline = 81.5;
+  p.memory_pct = 81.5;
+  p.compute_pct = 3.0;
+  p.arithmetic_intensity = 0.25;
+  pk.roofline = p;
+  ProfileReport profile;
+  profile.candidate.kernels = {pk};
+  profile.candidate.counters.available = true;
+  std::string md = kernel_hover_markdown(k, &profile);
+  EXPECT_NE(md.find("limited by registers"), std::string::npos) << md;
+  EXPECT_NE(md.find("**Profile**: 41.2 µs, grid [64,1,1] × block [256,1,1]"), std::string::npos) << md;
+  EXPECT_NE(md.find("| dram_bytes | 800000000 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| achieved_occupancy_pct | 71.5 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("memory-bound, 81.5% of the roofline (DRAM 81.5% of peak, compute 3% of peak), arithmetic intensity 0.25 FLOP/byte"),
+            std::string::npos)
+      << md;
+  ProfileReport no_counters;
+  no_counters.candidate.counters.message = "insufficient privileges";
+  EXPECT_NE(kernel_hover_markdown(k, &no_counters).find("counters unavailable: insufficient privileges"), std::string::npos);
+  EXPECT_EQ(kernel_hover_markdown(k, nullptr).find("**Profile**"), std::string::npos);
+}
+
+TEST(Suggestions, EvidenceAndGainInOneLine) {
+  Suggestion s;
+  s.id = "narrow_loads";
+  s.title = "Use 16-byte loads";
+  s.evidence = {{"bytes_per_sector", 8, "<", 32, "B"}};
+  s.gain = EstimatedGain{1.5, "b"};
+  EXPECT_EQ(suggestion_text(s), "Use 16-byte loads (bytes_per_sector = 8 B < 32) — est. up to 1.5× faster");
+  Suggestion plain;
+  plain.title = "Grid too small";
+  EXPECT_EQ(suggestion_text(plain), "Grid too small");
+}
+
+}  // namespace
+}  // namespace hone::protocol
