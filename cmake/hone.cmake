@@ -9,11 +9,14 @@ function(hone_warnings target)
   endif()
 endfunction()
 
-# hone_library(NAME SOURCES a.cpp b.cpp DEPS other_lib ...)
+# hone_library(NAME SOURCES a.cpp b.cpp PUBLIC_DEPS lib ... DEPS lib ...)
 # Headers of server/NAME are included as "NAME/file.h"; the include root is a build-tree folder
-# holding only a link to this library's folder, so only dependents see them.
+# holding only a link to this library's folder, so only dependents see them. DEPS are private:
+# their headers reach this library's sources only. PUBLIC_DEPS are what this library's public
+# headers include, and reach its dependents too; list there only what a header needs, so a front
+# end that includes a layer below the one it links fails to build.
 function(hone_library name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES;PUBLIC_DEPS;DEPS" ${ARGN})
   set(target hone_${name})
   add_library(${target} STATIC ${ARG_SOURCES})
   set(inc ${CMAKE_BINARY_DIR}/include-roots/${name})
@@ -22,7 +25,7 @@ function(hone_library name)
     file(CREATE_LINK ${CMAKE_CURRENT_SOURCE_DIR} ${inc}/${name} SYMBOLIC)
   endif()
   target_include_directories(${target} PUBLIC ${inc})
-  target_link_libraries(${target} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+  target_link_libraries(${target} PUBLIC ${ARG_PUBLIC_DEPS} PRIVATE ${ARG_DEPS})
   set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
   hone_warnings(${target})
 endfunction()

@@ -93,6 +93,18 @@ std::size_t CompileReport::count(Severity severity) const {
                                                 [&](const Diagnostic& d) { return d.severity == severity; }));
 }
 
+void to_json(json& j, const BuildReport& v) {
+  j = json{{"kernel", v.kernel},   {"outcome", v.outcome},           {"language", v.language},
+           {"form", v.form},       {"compile", v.compile},           {"stage_seconds", v.stage_seconds},
+           {"own_kernels", v.own_kernels}};
+  if (!v.error.empty()) j["error"] = v.error;
+  if (!v.key.empty()) j["key"] = v.key;
+  if (!v.kernel_hash.empty()) j["kernel_hash"] = v.kernel_hash;
+  if (!v.op_namespace.empty()) j["op_namespace"] = v.op_namespace;
+  if (!v.torch_headers.empty()) j["torch_headers"] = v.torch_headers;
+  if (!v.nvcc.empty()) j["nvcc"] = v.nvcc;
+}
+
 void to_json(json& j, const Diagnostic& v) {
   j = json{{"file", v.file},
            {"line", v.line},

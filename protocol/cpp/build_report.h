@@ -1,8 +1,9 @@
-// protocol/build_report.h: the build report (`hone build --json`, a verdict's "compile" field) as
-// C++ structs spelled like $defs/compile, $defs/diagnostic and $defs/kernel_static of
-// protocol/schema/verdict.schema.json, with to_json/from_json. Written by the toolchain
-// (hone_toolchain's KernelBuilder, any thread); read by the engine, the CLI, the language server
-// and the optimizer. Plain values: copy freely between threads.
+// protocol/build_report.h: the build report as C++ structs: the compile report (a verdict's
+// "compile" field) spelled like $defs/compile, $defs/diagnostic and $defs/kernel_static of
+// protocol/schema/verdict.schema.json, with to_json/from_json, and the whole build's report
+// (`hone build --json`: the compile report with the build's facts). Written by the toolchain
+// (hone_toolchain's KernelBuilder) and the engine (Engine::build), any thread; read by the CLI,
+// the language server and the optimizer. Plain values: copy freely between threads.
 #pragma once
 
 #include <cstdint>
@@ -91,6 +92,26 @@ struct CompileReport {
   std::size_t count(Severity severity) const;
 };
 
+// A kernel's build as Engine::build reports it (what `hone build --json` prints).
+struct BuildReport {
+  std::string kernel;             // the kernel's path
+  std::string outcome;            // "built" | "compile_error" | "timed_out" (the compiler ran past its deadline)
+  std::string form = "unknown";   // "raw" | "torch" | "unknown"
+  std::string language;           // "cuda" | "cpp"
+  CompileReport compile;          // library, diagnostics, per-kernel facts; compile.ok when built
+  std::string kernel_hash;        // sha256 of the source and its local headers
+  std::string key;                // the build cache key
+  std::string op_namespace;       // torch form: torch.ops.<op_namespace>.forward
+  std::vector<std::string> own_kernels;  // the kernel's own __global__ names
+  std::map<std::string, double> stage_seconds;  // "analyze", "compile", "facts", ...
+  std::string torch_headers;      // torch form, fresh builds: "light", or "full: <why>"
+  std::string nvcc;               // fresh CUDA builds: "overlapped", or "one command: <why>"
+  std::string error;              // what a timed-out compile said
+
+  bool ok() const { return compile.ok; }
+};
+
+void to_json(nlohmann::json& j, const BuildReport& v);
 void to_json(nlohmann::json& j, const Diagnostic& v);
 void from_json(const nlohmann::json& j, Diagnostic& v);
 void to_json(nlohmann::json& j, const InstructionFacts& v);

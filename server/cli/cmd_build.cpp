@@ -1,14 +1,16 @@
 // cli/cmd_build.cpp: `hone build KERNEL [--arch sm_XX] [--json] [--python PATH] [--timeout S]
-// [--flag F]... [--no-cache]` compiles a kernel through the toolchain's KernelBuilder (the same
-// one the engine uses) and prints its diagnostics and per-kernel static facts, as text like a
-// compiler or as one JSON object. Exit 0 built, 1 did not compile, 2 bad usage or missing tool.
+// [--flag F]... [--no-cache] [--no-sandbox]` compiles a kernel through the engine (the confined
+// build the editor runs on save and a check runs first) and prints its diagnostics and per-kernel
+// static facts, as text like a compiler or as one JSON object (protocol::BuildReport). Exit 0
+// built, 1 did not compile, 2 bad usage or missing tool.
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 
 #include "cli/commands.h"
-#include "toolchain/kernel_builder.h"
+#include "cli/engine_flags.h"
+#include "engine/engine.h"
 
 namespace hone::cli {
 namespace {
@@ -24,6 +26,7 @@ struct BuildOptions {
   std::vector<std::string> flags;
   bool json = false;
   bool no_cache = false;
+  bool no_sandbox = false;
 };
 
 std::string bytes(std::optional<std::int64_t> v) { return v ? std::to_string(*v) + " B" : "?"; }
@@ -77,75 +80,48 @@ void print_kernel(std::ostream& os, const KernelStatic& k) {
   }
 }
 
-void print_text(const toolchain::BuildResult& r, const std::string& kernel) {
-  for (const auto& d : r.report.diagnostics) {
+void print_text(const protocol::BuildReport& r) {
+  const protocol::CompileReport& c = r.compile;
+  for (const auto& d : c.diagnostics) {
     std::cerr << d.file;
     if (d.line > 0) std::cerr << ":" << d.line;
     if (d.line > 0 && d.column > 0) std::cerr << ":" << d.column;
     std::cerr << ": " << protocol::to_string(d.severity) << ": " << d.message << " [" << protocol::to_string(d.source) << "]\n";
   }
   if (!r.ok()) {
-    if (!r.error.empty() && r.report.diagnostics.empty()) std::cerr << "hone build: " << r.error << "\n";
-    std::cerr << "hone build: " << kernel << " did not compile (" << r.report.count(protocol::Severity::Error)
-              << " error(s))\n";
+    std::cerr << "hone build: " << r.kernel << " did not compile (" << c.count(protocol::Severity::Error) << " error(s))\n";
     return;
   }
   std::ostringstream secs;
-  secs << std::fixed << std::setprecision(2) << r.seconds;
-  std::cout << "built " << kernel << " (" << (r.form ? toolchain::to_string(*r.form) : "?") << " form, "
-            << r.report.arch << ") in " << secs.str() << " s" << (r.cached ? " (cached)" : "") << "\n";
-  std::cout << "  library " << r.library.string() << "\n";
+  secs << std::fixed << std::setprecision(2) << c.seconds;
+  std::cout << "built " << r.kernel << " (" << (r.form == "unknown" ? "?" : r.form) << " form, " << c.arch << ") in "
+            << secs.str() << " s" << (c.cached ? " (cached)" : "") << "\n";
+  std::cout << "  library " << c.library << "\n";
   if (!r.op_namespace.empty()) std::cout << "  op torch.ops." << r.op_namespace << ".forward\n";
-  if (!r.report.kernels.empty() && !r.report.sass_available)
-    std::cout << "  (no cuobjdump here: instruction facts from PTX only)\n";
-  for (const auto& k : r.report.kernels) print_kernel(std::cout, k);
-}
-
-nlohmann::json to_json(const toolchain::BuildResult& r, const std::string& kernel) {
-  nlohmann::json j{{"kernel", kernel},
-                   {"outcome", toolchain::to_string(r.outcome)},
-                   {"language", toolchain::to_string(r.language)},
-                   {"form", r.form ? std::string(toolchain::to_string(*r.form)) : "unknown"},
-                   {"compile", r.report},
-                   {"stage_seconds", r.stage_seconds}};
-  if (!r.error.empty()) j["error"] = r.error;
-  if (!r.key.empty()) j["key"] = r.key;
-  if (!r.kernel_hash.empty()) j["kernel_hash"] = r.kernel_hash;
-  if (!r.op_namespace.empty()) j["op_namespace"] = r.op_namespace;
-  if (!r.torch_headers.empty()) j["torch_headers"] = r.torch_headers;
-  if (!r.nvcc_overlap.empty()) j["nvcc"] = r.nvcc_overlap;
-  j["own_kernels"] = r.own_kernels;
-  return j;
+  if (!c.kernels.empty() && !c.sass_available) std::cout << "  (no cuobjdump here: instruction facts from PTX only)\n";
+  for (const auto& k : c.kernels) print_kernel(std::cout, k);
 }
 
 int run_build(const BuildOptions& o) {
-  toolchain::BuildRequest req;
-  req.kernel = o.kernel;
-  if (!o.arch.empty()) req.arch = o.arch;
-  if (!o.python.empty()) req.python = o.python;
-  req.timeout = std::chrono::seconds(static_cast<long>(o.timeout_s));
-  req.extra_flags = o.flags;
-  req.use_cache = !o.no_cache;
-  toolchain::BuildResult r;
+  EngineOptions options;
+  if (!o.arch.empty()) options.arch = o.arch;
+  if (!o.python.empty()) options.python = o.python;
+  options.compile_timeout = std::chrono::seconds(static_cast<long>(o.timeout_s));
+  options.sandbox = !o.no_sandbox;
+  protocol::BuildReport r;
   try {
-    r = toolchain::KernelBuilder().build(req);
-  } catch (const std::exception& e) {
-    std::cerr << "hone build: " << e.what() << "\n";
-    return 2;
+    Engine engine(options);
+    BuildRequest request;
+    request.kernel.path = o.kernel;
+    request.extra_flags = o.flags;
+    request.use_cache = !o.no_cache;
+    r = engine.build(request);
+  } catch (const EngineError& e) {
+    return report_error(e, o.json, "kernel", o.kernel);
   }
-  if (o.json) std::cout << to_json(r, o.kernel).dump(2) << "\n";
-  else if (r.outcome == toolchain::BuildOutcome::BadInput || r.outcome == toolchain::BuildOutcome::MissingTool)
-    std::cerr << "hone build: " << r.error << "\n";
-  else print_text(r, o.kernel);
-  switch (r.outcome) {
-    case toolchain::BuildOutcome::Built: return 0;
-    case toolchain::BuildOutcome::CompileError:
-    case toolchain::BuildOutcome::TimedOut:
-    case toolchain::BuildOutcome::Cancelled: return 1;
-    case toolchain::BuildOutcome::BadInput:
-    case toolchain::BuildOutcome::MissingTool: return 2;
-  }
-  return 2;
+  if (o.json) std::cout << nlohmann::json(r).dump(2) << "\n";
+  else print_text(r);
+  return r.ok() ? 0 : 1;
 }
 
 }  // namespace
@@ -160,6 +136,7 @@ void add_build_command(CLI::App& app, CommandRegistry& registry) {
   cmd->add_option("--timeout", o->timeout_s, "seconds per compiler command before it is killed")->check(CLI::PositiveNumber);
   cmd->add_option("--flag", o->flags, "an extra compiler flag (repeatable), e.g. --flag=-DTILE=64 --flag=-maxrregcount=64");
   cmd->add_flag("--no-cache", o->no_cache, "rebuild even when an identical build is cached (replaces it)");
+  cmd->add_flag("--no-sandbox", o->no_sandbox, "compile unconfined (the include check and the private build folder are skipped)");
   cmd->callback([o, &registry] { registry.set_exit_code(run_build(*o)); });
 }
 

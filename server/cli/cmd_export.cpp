@@ -7,8 +7,7 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "optimize/run_export.h"
-#include "store/run_store.h"
+#include "engine/engine.h"
 
 namespace hone::cli {
 namespace {
@@ -20,17 +19,12 @@ struct ExportFlags {
 };
 
 int run_export(const ExportFlags& f) {
-  auto workspace = f.workspace.empty() ? std::filesystem::current_path() : std::filesystem::path(f.workspace);
-  auto path = RunStore::default_path(workspace);
-  if (!std::filesystem::exists(path)) {
-    std::cerr << "hone export: no store in " << workspace.string() << " (" << path.string() << " does not exist)\n";
-    return 2;
-  }
+  EngineOptions options;
+  if (!f.workspace.empty()) options.workspace = f.workspace;
   std::vector<nlohmann::json> lines;
   try {
-    RunStore store(path);
-    lines = export_run(store, f.run);
-  } catch (const std::exception& e) {
+    lines = Engine(options).export_run(f.run);
+  } catch (const EngineError& e) {
     std::cerr << "hone export: " << e.what() << "\n";
     return 2;
   }

@@ -143,17 +143,16 @@ int run_optimize(const OptimizeFlags& f) {
       std::cerr << "hone optimize: an LLM needs both --llm-url and --llm-model (or use --no-llm for the built-in tuner)\n";
       return 2;
     }
-    LlmConfig llm;
+    ModelSettings llm;
     llm.url = url;
     llm.model = model;
-    llm.api_key = llm_api_key_from_environment();
     if (f.temperature >= 0) llm.temperature = f.temperature;
     if (f.max_tokens > 0) llm.max_tokens = f.max_tokens;
     if (f.llm_concurrency > 0) llm.max_concurrency = f.llm_concurrency;
     if (f.llm_timeout_s > 0) llm.request_timeout = std::chrono::seconds(static_cast<long>(f.llm_timeout_s));
-    llm.prices.input_per_mtok = f.price_input;
-    llm.prices.output_per_mtok = f.price_output;
-    req.llm = llm;
+    llm.price_input_per_mtok = f.price_input;
+    llm.price_output_per_mtok = f.price_output;
+    req.model = llm;
   }
 
   EngineOptions eo;
@@ -167,10 +166,10 @@ int run_optimize(const OptimizeFlags& f) {
     InterruptGuard guard(stop);
     CallContext ctx;
     ctx.stop = stop.get_token();
-    OptimizeResult result = engine->optimize(req, ctx, [&view](const OptimizeEvent& e) { view.show(e); });
+    protocol::OptimizeResult result = engine->optimize(req, ctx, [&view](const protocol::OptimizeEvent& e) { view.show(e); });
     view.clear();
     if (f.json) {
-      std::cout << result.to_json().dump(2) << std::endl;
+      std::cout << nlohmann::json(result).dump(2) << std::endl;
     } else {
       std::cout << result_text(result, engine->store_path());
     }

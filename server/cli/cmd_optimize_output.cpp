@@ -10,6 +10,8 @@ namespace hone::cli {
 namespace {
 
 using protocol::format_number;
+using protocol::OptimizeEvent;
+using protocol::OptimizeResult;
 using protocol::short_reason;
 
 std::string duration_text(double s) {
@@ -104,9 +106,9 @@ std::string result_text(const OptimizeResult& r, const std::filesystem::path& st
     if (r.speedup_eager) out << " · " << times(r.speedup_eager) << " eager";
     if (r.speedup_compile) out << " · " << times(r.speedup_compile) << " torch.compile";
     out << "\n";
-    if (!r.best_flags.empty()) {
+    if (!r.best->flags.empty()) {
       out << "compiler flags:";
-      for (const auto& f : r.best_flags) out << " " << f;
+      for (const auto& f : r.best->flags) out << " " << f;
       out << "\n";
     }
     out << (r.diff.empty() ? "(same source; only the compiler flags differ)\n" : r.diff);

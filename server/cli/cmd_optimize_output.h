@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "optimize/optimizer.h"
+#include "protocol/optimize_result.h"
 
 namespace hone::cli {
 
@@ -15,7 +15,7 @@ class ProgressView {
  public:
   explicit ProgressView(bool live) : live_(live) {}
   ~ProgressView() { clear(); }
-  void show(const OptimizeEvent& e);
+  void show(const protocol::OptimizeEvent& e);
   void clear();
 
  private:
@@ -26,6 +26,6 @@ class ProgressView {
 
 // The final report: outcome, counts, the original's and the winner's verified times, the flags,
 // token use, then the unified diff (or why there is none, and how to resume).
-std::string result_text(const OptimizeResult& result, const std::filesystem::path& store);
+std::string result_text(const protocol::OptimizeResult& result, const std::filesystem::path& store);
 
 }  // namespace hone::cli

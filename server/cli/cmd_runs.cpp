@@ -5,9 +5,8 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "engine/engine.h"
 #include "protocol/verdict_text.h"
-#include "optimize/run_export.h"
-#include "store/run_store.h"
 
 namespace hone::cli {
 namespace {
@@ -21,43 +20,38 @@ struct RunsFlags {
   std::string workspace;
 };
 
-std::string best_column(const RunRecord& r) {
-  const auto& s = r.summary;
-  auto number = [&](const char* key) -> std::optional<double> {
-    if (s.contains(key) && s[key].is_number()) return s[key].get<double>();
-    return std::nullopt;
-  };
+std::string best_column(const protocol::RunListing& r) {
   std::string text;
-  if (r.summary.contains("winner")) {
-    if (auto w = number("winner_speedup_vs_kernel")) text = format_number(*w) + "× the original";
-    if (auto e = number("winner_speedup_eager")) text += (text.empty() ? "" : ", ") + format_number(*e) + "× eager";
-    return "#" + r.summary["winner"].dump() + " re-verified" + (text.empty() ? "" : ": " + text);
+  if (r.winner) {
+    if (r.winner_vs_kernel) text = format_number(*r.winner_vs_kernel) + "× the original";
+    if (r.winner_speedup_eager) text += (text.empty() ? "" : ", ") + format_number(*r.winner_speedup_eager) + "× eager";
+    return "#" + std::to_string(*r.winner) + " re-verified" + (text.empty() ? "" : ": " + text);
   }
-  if (auto b = number("best_vs_kernel")) text = format_number(*b) + "× the original";
-  if (auto e = number("best_speedup_eager")) text += (text.empty() ? "" : ", ") + format_number(*e) + "× eager";
+  if (r.best_vs_kernel) text = format_number(*r.best_vs_kernel) + "× the original";
+  if (r.best_speedup_eager) text += (text.empty() ? "" : ", ") + format_number(*r.best_speedup_eager) + "× eager";
   return text.empty() ? "none" : text + " (not re-verified)";
 }
 
 int run_runs(const RunsFlags& f) {
-  auto workspace = f.workspace.empty() ? std::filesystem::current_path() : std::filesystem::path(f.workspace);
-  auto path = RunStore::default_path(workspace);
-  if (!std::filesystem::exists(path)) {
-    if (f.json) std::cout << "[]" << std::endl;
-    else std::cout << "no runs yet in " << workspace.string() << " (" << path.string() << " does not exist)\n";
-    return 0;
-  }
-  std::vector<RunRecord> runs;
+  EngineOptions options;
+  if (!f.workspace.empty()) options.workspace = f.workspace;
+  std::vector<protocol::RunListing> runs;
+  std::filesystem::path store;
   try {
-    RunStore store(path);
-    runs = store.runs(f.limit);
-  } catch (const std::exception& e) {
+    Engine engine(options);
+    store = engine.store_path();
+    runs = engine.runs(f.limit);
+  } catch (const EngineError& e) {
     std::cerr << "hone runs: " << e.what() << "\n";
     return 2;
   }
+  if (runs.empty() && !std::filesystem::exists(store)) {
+    if (f.json) std::cout << "[]" << std::endl;
+    else std::cout << "no runs yet in " << store.parent_path().parent_path().string() << " (" << store.string() << " does not exist)\n";
+    return 0;
+  }
   if (f.json) {
-    auto out = nlohmann::json::array();
-    for (const auto& r : runs) out.push_back(run_listing(r));
-    std::cout << out.dump(2) << std::endl;
+    std::cout << nlohmann::json(runs).dump(2) << std::endl;
     return 0;
   }
   std::printf("%4s  %-19s  %-11s  %-6s  %-10s  %-8s  %s\n", "ID", "STARTED", "STATUS", "BY", "CANDIDATES", "TIME",
@@ -65,9 +59,8 @@ int run_runs(const RunsFlags& f) {
   for (const auto& r : runs) {
     std::string started = r.created_at.substr(0, 19);
     if (started.size() > 10) started[10] = ' ';
-    int candidates = r.summary.value("candidates", 0);
     std::printf("%4lld  %-19s  %-11s  %-6s  %-10d  %-8s  %s\n", static_cast<long long>(r.id), started.c_str(),
-                r.status.c_str(), r.proposer.c_str(), candidates,
+                r.status.c_str(), r.proposer.c_str(), r.candidates,
                 (format_number(r.elapsed_s) + "s").c_str(), r.kernel_path.c_str());
     std::printf("%4s  %s\n", "", ("best: " + best_column(r) + (r.error.empty() ? "" : " · error: " + short_reason(r.error))).c_str());
   }

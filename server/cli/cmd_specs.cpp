@@ -8,34 +8,17 @@
 
 #include "cli/commands.h"
 #include "engine/engine.h"
-#include "profile/ceilings.h"
-#include "profile/gpu_specs.h"
-#include "profile/rules.h"
-#include "support/subprocess.h"
+#include "protocol/verdict_text.h"
 
 namespace hone::cli {
 namespace {
 
 using nlohmann::json;
-using profile::format_fixed;
-
-// The first GPU's name as nvidia-smi reports it; empty without nvidia-smi or a GPU.
-std::string local_gpu_name() {
-  auto smi = find_program("nvidia-smi");
-  if (!smi) return "";
-  ProcessSpec spec;
-  spec.argv = {smi->string(), "--query-gpu=name", "--format=csv,noheader", "--id=0"};
-  spec.timeout = std::chrono::seconds(20);
-  ProcessResult r = run_process(spec);
-  if (!r.ok()) return "";
-  std::string name = r.out.substr(0, r.out.find('\n'));
-  while (!name.empty() && (name.back() == '\r' || name.back() == ' ')) name.pop_back();
-  return name;
-}
+using protocol::format_fixed;
 
 std::string tera(double v) { return format_fixed(v / 1e12, v >= 1e14 ? 0 : 1) + "T"; }
 
-void print_spec(const profile::GpuSpec& s, const std::optional<profile::MeasuredCeilings>& measured, bool local) {
+void print_spec(const protocol::GpuSpec& s, const std::optional<protocol::MeasuredCeilings>& measured, bool local) {
   std::cout << s.name << " (" << s.key << ", " << s.arch << ", " << s.chip << ")" << (local ? "  <- this machine's GPU" : "") << "\n";
   std::cout << "  SMs " << s.sm_count;
   if (s.boost_clock_hz > 0) std::cout << " · boost " << format_fixed(s.boost_clock_hz / 1e6, 0) << " MHz";
@@ -44,59 +27,39 @@ void print_spec(const profile::GpuSpec& s, const std::optional<profile::Measured
   std::cout << " · shared memory " << (s.shared_bytes_per_sm >> 10) << " KiB/SM (" << (s.shared_bytes_per_block >> 10)
             << " KiB/block) · " << s.max_warps_per_sm << " warps/SM\n";
   std::cout << "  peak FLOP/s (dense):";
-  for (profile::Precision p : profile::kAllPrecisions)
-    if (auto v = s.peak_flops(p)) std::cout << " " << profile::precision_name(p) << " " << tera(*v);
+  for (protocol::Precision p : protocol::kAllPrecisions)
+    if (auto v = s.peak_flops(p)) std::cout << " " << protocol::precision_name(p) << " " << tera(*v);
   std::cout << "\n";
   if (measured) {
     std::cout << "  measured " << measured->measured_at << " (torch " << measured->torch_version << "):";
     if (measured->dram_copy_bytes_per_s) std::cout << " DRAM copy " << format_fixed(*measured->dram_copy_bytes_per_s / 1e12, 2) << " TB/s";
-    for (const auto& [p, v] : measured->matmul_flops_per_s) std::cout << " · " << profile::precision_name(p) << " matmul " << tera(v);
+    for (const auto& [p, v] : measured->matmul_flops_per_s) std::cout << " · " << protocol::precision_name(p) << " matmul " << tera(v);
     std::cout << "\n";
   }
   std::cout << "  source: " << s.source << "\n";
 }
 
 int run_specs(const std::string& gpu, bool all, bool as_json, bool measure) {
-  std::string local = local_gpu_name();
-  if (measure) {
-    try {
-      Engine engine(EngineOptions{});
-      protocol::MeasuredCeilings m = engine.ceilings(true);
-      if (local.empty()) local = m.device_name;
-    } catch (const EngineError& e) {
-      std::cerr << "hone: error: " << e.what() << "\n";
-      if (!e.detail().empty()) std::cerr << e.detail() << "\n";
-      return 2;
-    }
+  Engine::Specs specs;
+  try {
+    Engine engine(EngineOptions{});
+    specs = engine.gpu_specs({gpu, all, measure});
+  } catch (const EngineError& e) {
+    std::cerr << "hone: error: " << e.what() << "\n";
+    if (!e.detail().empty()) std::cerr << e.detail() << "\n";
+    return 2;
   }
-  std::vector<profile::GpuSpec> rows;
-  if (!gpu.empty()) {
-    auto s = profile::find_gpu_spec(gpu);
-    if (!s) {
-      std::cerr << "hone: error: no GPU matches '" << gpu << "'; known:";
-      for (const auto& r : profile::all_gpu_specs()) std::cerr << " " << r.key;
-      std::cerr << "\n";
-      return 2;
-    }
-    rows.push_back(*s);
-  } else if (!all && !local.empty() && profile::find_gpu_spec(local)) {
-    rows.push_back(*profile::find_gpu_spec(local));
-  } else {
-    rows.assign(profile::all_gpu_specs().begin(), profile::all_gpu_specs().end());
-  }
-  if (!local.empty() && !profile::find_gpu_spec(local) && gpu.empty())
-    std::cerr << "hone: this machine's GPU (" << local << ") is not in the spec table; showing the table\n";
+  if (specs.local_unknown)
+    std::cerr << "hone: this machine's GPU (" << specs.local_gpu << ") is not in the spec table; showing the table\n";
   json out = json::array();
-  for (const auto& s : rows) {
-    bool is_local = !local.empty() && profile::find_gpu_spec(local) && profile::find_gpu_spec(local)->key == s.key;
-    std::optional<profile::MeasuredCeilings> measured = is_local ? profile::load_cached_ceilings(local) : std::nullopt;
+  for (const Engine::SpecRow& row : specs.rows) {
     if (as_json) {
-      json j = s;
-      j["local"] = is_local;
-      j["measured_ceilings"] = measured ? json(*measured) : json();
+      json j = row.spec;
+      j["local"] = row.local;
+      j["measured_ceilings"] = row.measured ? json(*row.measured) : json();
       out.push_back(j);
     } else {
-      print_spec(s, measured, is_local);
+      print_spec(row.spec, row.measured, row.local);
     }
   }
   if (as_json) std::cout << (gpu.empty() ? out : out[0]).dump(1) << std::endl;

@@ -70,9 +70,9 @@ protocol::Verdict Engine::check(const CheckRequest& request, const CallContext& 
     impl.hello(kind, ctx);
     return kind;
   });
-  BuildOutcome built;
+  protocol::BuildReport built;
   try {
-    built = build(BuildRequest{kernel, request.extra_flags}, ctx);
+    built = build(BuildRequest{kernel, request.extra_flags, true}, ctx);
   } catch (...) {
     device_future.wait();
     throw;
@@ -84,8 +84,8 @@ protocol::Verdict Engine::check(const CheckRequest& request, const CallContext& 
   v.created_at = utc_now();
   v.kernel = {kernel.path.string(), built.kernel_hash, built.form.empty() ? "unknown" : built.form, built.language};
   v.task = {task.string(), task_hash, task.stem().string()};
-  v.compile = built.report;
-  v.seconds["build"] = built.report.seconds;
+  v.compile = built.compile;
+  v.seconds["build"] = built.compile.seconds;
   const sandbox::SandboxReport box = impl.sandbox().report();
   v.sandbox.mode = std::string(sandbox::to_string(box.mode));
   v.sandbox.explicitly_disabled = box.explicitly_disabled;
@@ -100,7 +100,7 @@ protocol::Verdict Engine::check(const CheckRequest& request, const CallContext& 
   v.device.name = dc.name;
   if (device == DeviceKind::Cuda) {
     v.device.index = impl.options.gpu_index;
-    if (!built.report.arch.empty()) v.device.arch = built.report.arch;
+    if (!built.compile.arch.empty()) v.device.arch = built.compile.arch;
   }
   protocol::ToolchainVersions versions = impl.toolchain_versions(built.language);
   versions.torch = dc.torch_version;
@@ -109,7 +109,7 @@ protocol::Verdict Engine::check(const CheckRequest& request, const CallContext& 
 
   if (!built.ok()) {
     v.status = protocol::Status::CompileError;
-    v.reason = first_error(built.report);
+    v.reason = first_error(built.compile);
     v.seconds["total"] = since(t0);
     return v;
   }
@@ -119,7 +119,7 @@ protocol::Verdict Engine::check(const CheckRequest& request, const CallContext& 
   er.task = staged;
   er.task_hash = task_hash;
   er.device = impl.device_string(device);
-  er.kernel = {built.library, built.form, built.op_namespace, built.own_kernels};
+  er.kernel = {built.compile.library, built.form, built.op_namespace, built.own_kernels};
   er.seeds = request.seeds.value_or(impl.options.seeds);
   er.atol = request.atol;
   er.rtol = request.rtol;

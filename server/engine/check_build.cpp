@@ -1,6 +1,6 @@
 // engine/check_build.cpp: Engine::build, the toolchain's KernelBuilder behind the sandbox: the
 // include check first, then a compile that sees only the kernel's own files, with the outcome
-// mapped to what the engine's callers expect.
+// mapped to the typed build report (or an EngineError for what is not a kernel's problem).
 #include "engine/engine_impl.h"
 #include "sandbox/include_guard.h"
 #include "sandbox/kernel_stage.h"
@@ -35,13 +35,15 @@ std::vector<fs::path> toolchain_read_paths(const fs::path& kernel, const std::op
 }
 
 // A compile error, without compiling, for includes that reach outside the kernel's folder.
-BuildOutcome refused_includes(const fs::path& kernel, const std::string& text, const sandbox::IncludeScan& scan,
-                              std::optional<toolchain::KernelForm> form, toolchain::KernelLanguage language) {
-  BuildOutcome out;
+protocol::BuildReport refused_includes(const fs::path& kernel, const std::string& text, const sandbox::IncludeScan& scan,
+                                       std::optional<toolchain::KernelForm> form, toolchain::KernelLanguage language) {
+  protocol::BuildReport out;
+  out.kernel = kernel.string();
+  out.outcome = std::string(toolchain::to_string(toolchain::BuildOutcome::CompileError));
   for (const auto& v : scan.violations)
-    out.report.diagnostics.push_back({v.file.string(), v.line, v.column, protocol::Severity::Error, v.message,
-                                      protocol::DiagnosticSource::Hone});
-  out.report.ok = false;
+    out.compile.diagnostics.push_back({v.file.string(), v.line, v.column, protocol::Severity::Error, v.message,
+                                       protocol::DiagnosticSource::Hone});
+  out.compile.ok = false;
   out.form = form ? std::string(toolchain::to_string(*form)) : "unknown";
   out.language = std::string(toolchain::to_string(language));
   Sha256 hash;
@@ -52,9 +54,32 @@ BuildOutcome refused_includes(const fs::path& kernel, const std::string& text, c
   return out;
 }
 
+// The toolchain's result as the build report (a compile that ran past its deadline keeps its
+// explanation as a diagnostic: it is the kernel's problem, a template blow-up or a huge unrolled loop).
+protocol::BuildReport report_of(const std::string& kernel, toolchain::BuildResult r) {
+  protocol::BuildReport out;
+  out.kernel = kernel;
+  out.outcome = std::string(toolchain::to_string(r.outcome));
+  out.form = r.form ? std::string(toolchain::to_string(*r.form)) : "unknown";
+  out.language = std::string(toolchain::to_string(r.language));
+  out.compile = std::move(r.report);
+  out.compile.ok = r.ok();
+  if (r.outcome == toolchain::BuildOutcome::TimedOut && out.compile.diagnostics.empty())
+    out.compile.diagnostics.push_back({kernel, 0, 0, protocol::Severity::Error, r.error, protocol::DiagnosticSource::Hone});
+  out.kernel_hash = std::move(r.kernel_hash);
+  out.key = std::move(r.key);
+  out.op_namespace = std::move(r.op_namespace);
+  out.own_kernels = std::move(r.own_kernels);
+  out.stage_seconds = std::move(r.stage_seconds);
+  out.torch_headers = std::move(r.torch_headers);
+  out.nvcc = std::move(r.nvcc_overlap);
+  out.error = std::move(r.error);
+  return out;
+}
+
 }  // namespace
 
-BuildOutcome Engine::build(const BuildRequest& request, const CallContext& ctx) {
+protocol::BuildReport Engine::build(const BuildRequest& request, const CallContext& ctx) {
   Impl& impl = *impl_;
   const fs::path kernel = impl.absolute(request.kernel.path);
   static const toolchain::KernelBuilder builder;  // resolves the share and cache folders once
@@ -66,6 +91,7 @@ BuildOutcome Engine::build(const BuildRequest& request, const CallContext& ctx) 
   br.python = impl.options.python;
   br.timeout = impl.options.compile_timeout;
   br.extra_flags = request.extra_flags;
+  br.use_cache = request.use_cache;
   br.stop = ctx.stop;
 
   // A file hone cannot read or name is the builder's to report (BadInput); otherwise its form
@@ -98,7 +124,11 @@ BuildOutcome Engine::build(const BuildRequest& request, const CallContext& ctx) 
   if (box.mode() != sandbox::SandboxMode::none && text && language) {
     // Defence in depth before any compiler runs: no include may reach outside the kernel's folder.
     sandbox::IncludeScan scan = sandbox::scan_includes(kernel, *text, kernel.parent_path());
-    if (!scan.violations.empty()) return refused_includes(kernel, *text, scan, form, *language);
+    if (!scan.violations.empty()) {
+      protocol::BuildReport refused = refused_includes(kernel, *text, scan, form, *language);
+      refused.kernel = request.kernel.path.string();
+      return refused;
+    }
     // The compiler reads the kernel's text from its build folder; of the kernel's folder it sees
     // only copies of the local headers the scan walked (whatever the folder's modes: candidates
     // may run as another user), at their own paths.
@@ -121,28 +151,13 @@ BuildOutcome Engine::build(const BuildRequest& request, const CallContext& ctx) 
 
   switch (r.outcome) {
     case toolchain::BuildOutcome::Built:
-    case toolchain::BuildOutcome::CompileError: break;
-    case toolchain::BuildOutcome::TimedOut:
-      // A compiler that runs past its deadline is the kernel's problem (template blow-up, a huge
-      // unrolled loop): a compile error with the toolchain's explanation.
-      if (r.report.diagnostics.empty())
-        r.report.diagnostics.push_back({kernel.string(), 0, 0, protocol::Severity::Error, r.error,
-                                        protocol::DiagnosticSource::Hone});
-      break;
+    case toolchain::BuildOutcome::CompileError:
+    case toolchain::BuildOutcome::TimedOut: break;
     case toolchain::BuildOutcome::Cancelled: throw EngineError(EngineError::Kind::Cancelled, "cancelled");
     case toolchain::BuildOutcome::BadInput: throw EngineError(EngineError::Kind::Usage, r.error);
     case toolchain::BuildOutcome::MissingTool: throw EngineError(EngineError::Kind::Environment, r.error);
   }
-  BuildOutcome out;
-  out.report = std::move(r.report);
-  out.report.ok = r.ok();
-  out.form = r.form ? std::string(toolchain::to_string(*r.form)) : "unknown";
-  out.language = std::string(toolchain::to_string(r.language));
-  out.kernel_hash = r.kernel_hash;
-  out.library = r.library;
-  out.op_namespace = r.op_namespace;
-  out.own_kernels = r.own_kernels;
-  return out;
+  return report_of(request.kernel.path.string(), std::move(r));
 }
 
 }  // namespace hone

@@ -319,7 +319,7 @@ TaskInfo Engine::task_info(const std::filesystem::path& task, DeviceKind device,
   json params{{"task", staged}, {"device", impl_->device_string(device)}};
   json result;
   try {
-    result = call_worker(device, "task_info", params, impl_->options.check_timeout, ctx);
+    result = impl_->call_worker(device, "task_info", params, impl_->options.check_timeout, ctx);
   } catch (const EngineError& e) {
     throw EngineError(e.kind(), unstage(e.what(), staged, path.string()), unstage(e.detail(), staged, path.string()));
   }
@@ -380,17 +380,22 @@ WorkerEnvironment Engine::environment(DeviceKind device, const CallContext& ctx)
   env.executable = h.value("executable", std::string());
   env.torch = h.value("torch", std::string());
   if (h.contains("torch_cuda") && h["torch_cuda"].is_string()) env.torch_cuda = h["torch_cuda"].get<std::string>();
-  env.devices = h.value("devices", json::array());
-  env.raw = h;
+  for (const json& d : h.value("devices", json::array())) {
+    try {
+      env.devices.push_back(d.get<protocol::DeviceFacts>());
+    } catch (const std::exception&) {
+      // a device the worker could not describe is left out
+    }
+  }
   return env;
 }
 
-json Engine::call_worker(DeviceKind device, const std::string& method, json params, std::chrono::seconds deadline,
-                         const CallContext& ctx) {
-  if (device == DeviceKind::Auto) device = impl_->default_device(ctx);
+json Engine::Impl::call_worker(DeviceKind device, const std::string& method, const json& params,
+                               std::chrono::seconds deadline, const CallContext& ctx) {
+  if (device == DeviceKind::Auto) device = default_device(ctx);
   eval::WorkerReply reply;
   try {
-    reply = impl_->slot(device).call(method, params, deadline, ctx.stop, impl_->progress_sink(ctx));
+    reply = slot(device).call(method, params, deadline, ctx.stop, progress_sink(ctx));
   } catch (...) {
     rethrow_as_engine_error();
   }

@@ -1,9 +1,11 @@
-// engine/engine.h: hone's engine, the one facade both front ends drive (the hone CLI on its main
+// engine/engine.h: hone's engine, the one door both front ends use (the hone CLI on its main
 // thread, hone-server from its job scheduler's threads), in the manner of clangd's ClangdServer:
-// it builds, verifies, profiles and optimizes kernels, reports progress through callbacks and
-// knows nothing of LSP or JSON-RPC. Every call is synchronous, thread-safe and cancellable.
-// Inside: compiles run in parallel on the calling threads; one eval worker per device (a
-// long-lived Python process) serialises the checks that use that device.
+// it builds, verifies, profiles and optimizes kernels, lists and exports stored runs and the GPU
+// spec table, reports progress through callbacks and knows nothing of LSP or JSON-RPC. Every
+// call is synchronous, thread-safe and cancellable; results are protocol/ types. Inside: compiles
+// run in parallel on the calling threads; one eval worker per device (a long-lived Python
+// process) serialises the checks that use that device. Its public headers (this one,
+// optimize_request.h, kernel_files.h) name nothing below the engine but protocol/ and support/.
 #pragma once
 
 #include <chrono>
@@ -19,8 +21,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/optimize_request.h"
+#include "protocol/optimize_result.h"
 #include "protocol/verdict.h"
-#include "optimize/optimize_request.h"
 
 namespace hone {
 
@@ -89,18 +92,7 @@ struct KernelSource {
 struct BuildRequest {
   KernelSource kernel;
   std::vector<std::string> extra_flags;  // compiler flags and -D defines (the optimizer's tuner)
-};
-
-// The outcome of a build: a failed compile is a result (report.ok false, diagnostics), not an error.
-struct BuildOutcome {
-  protocol::CompileReport report;       // ok, cached, seconds, diagnostics, per-kernel static facts
-  std::string form;                     // "raw" | "torch" | "unknown"
-  std::string language;                 // "cuda" | "cpp"
-  std::string kernel_hash;              // sha256 of the source and its local headers
-  std::filesystem::path library;        // the built .so (empty when the build failed)
-  std::string op_namespace;             // torch form: the namespace of torch.ops.<ns>.forward
-  std::vector<std::string> own_kernels; // the kernel's own __global__ names
-  bool ok() const { return report.ok; }
+  bool use_cache = true;                 // false: rebuild and replace the cache entry
 };
 
 // What the worker derived from a task: the expected forward signature and the task's facts.
@@ -135,8 +127,7 @@ struct WorkerEnvironment {
   std::string executable;  // the interpreter
   std::string torch;       // "1.13.0a0"
   std::optional<std::string> torch_cuda;
-  nlohmann::json devices;  // the worker's devices[] (profile::device_facts_from_json reads one)
-  nlohmann::json raw;      // the whole hello reply
+  std::vector<protocol::DeviceFacts> devices;  // the GPUs it sees (none on a machine without one)
 };
 
 // hone profile's request (engine/profile.cpp).
@@ -166,8 +157,11 @@ class Engine {
 
   const EngineOptions& options() const;
 
-  // Compile only (cached by content). Any thread; builds run in parallel.
-  BuildOutcome build(const BuildRequest& request, const CallContext& ctx = {});
+  // Compile only (cached by content), confined as a check's build is: `hone build` and the
+  // editor's build on save. A failed compile (or a compiler past its deadline) is a report with
+  // compile.ok false and its diagnostics; a missing file, an unknown file type or a missing tool
+  // throws EngineError. Any thread; builds run in parallel.
+  protocol::BuildReport build(const BuildRequest& request, const CallContext& ctx = {});
 
   // The task paired with a kernel: `// hone: task=PATH` in its source, else the same stem with .py,
   // else hone.toml. Throws EngineError(Usage) naming what was tried when there is none.
@@ -200,13 +194,6 @@ class Engine {
   // The worker's hello for a device (starts the worker if needed). Any thread.
   WorkerEnvironment environment(DeviceKind device, const CallContext& ctx = {});
 
-  // One raw request to the device's worker, serialised with the checks (for the engine's own
-  // profile and optimize calls). Returns the reply's `result`; a worker-side error, death or
-  // deadline throws EngineError with the evidence in detail().
-  nlohmann::json call_worker(DeviceKind device, const std::string& method, nlohmann::json params,
-                             std::chrono::seconds deadline, const CallContext& ctx = {});
-
-  // Profiling: the profile engineer declares its calls here (engine/profile*.cpp).
   // Checks the kernel (a verdict as `check` gives), then, when it ran to completion on the GPU,
   // profiles one candidate call and one reference call in a replay pass separate from timing and
   // fills verdict.profile (protocol/schema/profile.schema.json), writing the SVG roofline plot.
@@ -217,15 +204,42 @@ class Engine {
   // Throws EngineError(Environment) without a GPU.
   protocol::MeasuredCeilings ceilings(bool remeasure, const CallContext& ctx = {});
 
-  // Optimization: the optimizer engineer declares its calls here (engine/optimize*.cpp).
   // Runs the verify-and-refine loop (a new run, or a stored one resumed) with the workspace's
   // store (.hone/hone.db) and returns the re-verified best proposal. Events arrive one at a time
   // on the calling thread and the loop's sample threads. Throws EngineError for bad input, a
   // broken environment, an unusable LLM configuration or an unknown run.
-  OptimizeResult optimize(const OptimizeRequest& request, const CallContext& ctx = {},
-                          std::function<void(const OptimizeEvent&)> on_event = {});
-  // The workspace's store file (for `hone runs` and `hone export`).
+  protocol::OptimizeResult optimize(const OptimizeRequest& request, const CallContext& ctx = {},
+                                    std::function<void(const protocol::OptimizeEvent&)> on_event = {});
+  // The workspace's store file (.hone/hone.db).
   std::filesystem::path store_path() const;
+  // The stored runs, most recent first (limit 0: all); none when the store does not exist yet.
+  // Throws EngineError(Environment) when the store cannot be read. (`hone runs`)
+  std::vector<protocol::RunListing> runs(int limit) const;
+  // A stored run as trajectory lines (one JSON object per candidate: lineage, chat, source,
+  // verdict, reward), the format RL and fine-tuning work reads. Throws EngineError(Usage) for an
+  // unknown run or a workspace without a store. (`hone export`)
+  std::vector<nlohmann::json> export_run(std::int64_t run_id) const;
+
+  // The GPU spec table for `hone specs`: one GPU by name or key, this machine's GPU (its row
+  // when nvidia-smi names one the table knows), or every row; with the ceilings measured on this
+  // machine (cached, or measured now with `measure`). Throws EngineError(Usage) for an unknown
+  // GPU name (naming the known keys), and what ceilings() throws when measuring.
+  struct SpecsRequest {
+    std::string gpu;       // a name or key; empty: this machine's GPU, else every row
+    bool all = false;      // every row even when this machine has a GPU
+    bool measure = false;  // measure this GPU's ceilings now and cache them
+  };
+  struct SpecRow {
+    protocol::GpuSpec spec;
+    bool local = false;  // the GPU in this machine
+    std::optional<protocol::MeasuredCeilings> measured;
+  };
+  struct Specs {
+    std::vector<SpecRow> rows;
+    std::string local_gpu;       // this machine's GPU as nvidia-smi names it; empty: none seen
+    bool local_unknown = false;  // it has one the table does not know (every row is shown)
+  };
+  Specs gpu_specs(const SpecsRequest& request, const CallContext& ctx = {});
 
   struct Impl;
 

@@ -55,6 +55,11 @@ struct Engine::Impl {
   protocol::ToolchainVersions toolchain_versions(const std::string& language) const;
   // Converts a worker progress notification into a Progress for the caller.
   eval::ProgressSink progress_sink(const CallContext& ctx) const;
+  // One raw request to the device's worker, serialised with the checks (task signatures, the
+  // profile and ceiling requests). Returns the reply's `result`; a worker-side error, death or
+  // deadline throws EngineError with the evidence in detail().
+  nlohmann::json call_worker(DeviceKind device, const std::string& method, const nlohmann::json& params,
+                             std::chrono::seconds deadline, const CallContext& ctx);
 
  private:
   std::mutex mutex_;

@@ -1,16 +1,18 @@
 // engine/optimize.cpp: Engine::optimize, the verify-and-refine loop wired to the engine: the
-// target (kernel, task, signature, GPU facts), the proposer (a model or the built-in tuner), a
-// verifier over Engine::check, and the workspace's store (.hone/hone.db); new runs and resumed ones.
+// run's plan (a new run's target and settings, or a stored run's), the proposer (a model or the
+// built-in tuner), a verifier over Engine::check and Engine::profile, and the workspace's store
+// (.hone/hone.db).
 #include <chrono>
 #include <memory>
 
 #include "engine/engine_impl.h"
 #include "optimize/llm_proposer.h"
-#include "optimize/prompt_context.h"
+#include "optimize/optimizer.h"
 #include "optimize/tuner.h"
 #include "profile/gpu_specs.h"
 #include "store/run_store.h"
 #include "support/hash.h"
+#include "toolchain/kernel_source.h"
 
 namespace hone {
 namespace {
@@ -68,34 +70,153 @@ class EngineVerifier : public CandidateVerifier {
   int recheck_seeds_;
 };
 
-std::string language_of(const std::filesystem::path& kernel) {
-  auto ext = kernel.extension().string();
-  return ext == ".cu" || ext == ".cuh" ? "cuda" : "cpp";
+// A front end's model settings as the LLM client's configuration, with the key from the environment.
+LlmConfig llm_config(const ModelSettings& m) {
+  LlmConfig c;
+  c.url = m.url;
+  c.model = m.model;
+  c.api_key = llm_api_key_from_environment();
+  c.temperature = m.temperature;
+  c.max_tokens = m.max_tokens;
+  if (m.max_concurrency) c.max_concurrency = *m.max_concurrency;
+  if (m.request_timeout) c.request_timeout = *m.request_timeout;
+  c.prices.input_per_mtok = m.price_input_per_mtok;
+  c.prices.output_per_mtok = m.price_output_per_mtok;
+  return c;
 }
 
-// What the configured GPU reports about itself (the first one when none has its index); nullopt
-// when the worker reported no device it could describe.
+// What one optimize call runs: the target and the settings of a new run, or of a stored one.
+struct RunPlan {
+  OptimizeTarget target;
+  OptimizeOptions options;
+  std::optional<LlmConfig> llm;
+  std::optional<std::filesystem::path> prompts_dir;
+  int parents = 2;
+  bool tune_flags = true;
+  std::optional<RunRecord> resumed;
+};
+
+RunPlan plan_from_request(const OptimizeRequest& request) {
+  RunPlan plan;
+  plan.options = request.options;
+  if (request.model) plan.llm = llm_config(*request.model);
+  plan.prompts_dir = request.prompts_dir;
+  plan.parents = request.parents;
+  plan.tune_flags = request.tune_flags;
+  plan.target.hint = request.hint;
+  if (request.budget) plan.options.budget = *request.budget;
+  return plan;
+}
+
+// A stored run's plan: its kernel, task, device and settings, this session's budget and rounds.
+RunPlan plan_resumed(const OptimizeRequest& request, RunRecord run) {
+  RunPlan plan = plan_from_request(request);
+  const json& cfg = run.config;
+  plan.target.kernel_path = run.kernel_path;
+  plan.target.base_source = run.base_source;
+  plan.target.task_path = run.task_path;
+  plan.target.device = run.device;
+  cfg.value("options", json::object()).get_to(plan.options);
+  if (request.resume_rounds) plan.options.rounds = *request.resume_rounds;
+  const double budget_s = cfg.value("options", json::object()).value("budget_s", 900.0);
+  plan.options.budget = request.budget.value_or(std::chrono::seconds(static_cast<long>(budget_s - run.elapsed_s)));
+  if (plan.options.budget.count() <= 0)
+    throw EngineError(EngineError::Kind::Usage,
+                      "run " + std::to_string(run.id) + " has used its whole budget; give --budget to continue it");
+  plan.llm.reset();
+  if (run.proposer == "llm") {
+    plan.llm = LlmConfig::from_description(cfg.value("llm", json::object()));
+    plan.llm->api_key = llm_api_key_from_environment();
+  }
+  if (cfg.contains("prompts_dir") && cfg["prompts_dir"].is_string()) plan.prompts_dir = cfg["prompts_dir"].get<std::string>();
+  plan.parents = cfg.value("parents", plan.parents);
+  plan.tune_flags = cfg.value("tune_flags", plan.tune_flags);
+  if (plan.target.hint.empty() && cfg.contains("hint") && cfg["hint"].is_string()) plan.target.hint = cfg["hint"].get<std::string>();
+  plan.resumed = std::move(run);
+  return plan;
+}
+
+// The run's config as the store keeps it (never a secret: the LLM's description has no key).
+json run_config(const RunPlan& plan, const Proposer& proposer) {
+  json config = {{"options", plan.options},
+                 {"proposer", proposer.origin()},
+                 {"parents", plan.parents},
+                 {"tune_flags", plan.tune_flags},
+                 {"language", plan.target.language}};
+  if (plan.llm) config["llm"] = plan.llm->describe();
+  if (!plan.target.hint.empty()) config["hint"] = plan.target.hint;
+  if (plan.prompts_dir) config["prompts_dir"] = plan.prompts_dir->string();
+  return config;
+}
+
+// What the configured GPU reports about itself (the first one when none has its index).
 std::optional<protocol::DeviceFacts> target_gpu(const WorkerEnvironment& env, int index) {
-  if (!env.devices.is_array() || env.devices.empty()) return std::nullopt;
-  json device = env.devices[0];
+  if (env.devices.empty()) return std::nullopt;
   for (const auto& d : env.devices)
-    if (d.value("index", -1) == index) device = d;
+    if (d.index == index) return d;
+  return env.devices.front();
+}
+
+// A new run's target: the kernel, its task and the device it runs on.
+OptimizeTarget new_target(Engine& engine, const Engine::Impl& impl, const OptimizeRequest& request, const CallContext& ctx) {
+  OptimizeTarget target;
+  target.kernel_path = impl.absolute(request.kernel);
   try {
-    return device.get<protocol::DeviceFacts>();
-  } catch (const std::exception&) {
-    return std::nullopt;  // an incomplete hello: the prompt goes without GPU facts
+    target.base_source = request.contents ? *request.contents : read_file(target.kernel_path);
+  } catch (const std::exception& e) {
+    throw EngineError(EngineError::Kind::Usage, std::string("kernel: ") + e.what());
+  }
+  const KernelSource kernel{target.kernel_path, target.base_source};
+  target.task_path = request.task ? impl.absolute(*request.task) : engine.find_task(kernel);
+  auto requested = parse_device_kind(request.device);
+  if (!requested) throw EngineError(EngineError::Kind::Usage, "unknown device " + request.device + " (auto, cpu or cuda)");
+  target.device = engine.resolve_device(kernel, *requested, ctx) == DeviceKind::Cuda ? "cuda" : "cpu";
+  target.hint = request.hint;
+  return target;
+}
+
+// What every run's target needs besides its kernel, task and device: the language, the task's
+// source, name and signature, and the GPU's facts for the prompts.
+void complete_target(Engine& engine, int gpu_index, OptimizeTarget& target, const CallContext& ctx) {
+  auto language = toolchain::language_for_path(target.kernel_path);
+  target.language = language ? std::string(toolchain::to_string(*language)) : "cpp";
+  const DeviceKind device = target.device == "cuda" ? DeviceKind::Cuda : DeviceKind::Cpu;
+  try {
+    target.task_source = read_file(target.task_path);
+  } catch (const std::exception& e) {
+    throw EngineError(EngineError::Kind::Usage, std::string("task: ") + e.what());
+  }
+  TaskInfo info = engine.task_info(target.task_path, device, ctx);
+  target.task_name = info.name;
+  target.signature = info.signature;
+  if (device == DeviceKind::Cuda) {
+    target.gpu = target_gpu(engine.environment(device, ctx), gpu_index);
+    if (target.gpu) target.gpu_spec = profile::find_gpu_spec(target.gpu->name);
   }
 }
 
-OptimizeOptions options_from_json(const json& j, OptimizeOptions o) {
-  if (!j.is_object()) return o;
-  o.samples = j.value("samples", o.samples);
-  o.rounds = j.value("rounds", o.rounds);
-  o.budget = std::chrono::seconds(j.value("budget_s", static_cast<long>(o.budget.count())));
-  o.stop_at_speed_of_light = j.value("stop_at_speed_of_light", o.stop_at_speed_of_light);
-  o.max_rechecks = j.value("max_rechecks", o.max_rechecks);
-  if (j.contains("token_budget") && j["token_budget"].is_number_integer()) o.token_budget = j["token_budget"].get<std::int64_t>();
-  return o;
+// The proposer of a run: a model (its client in `client`), or the built-in tuner over the kernel's
+// declared knobs; notes for the user go to `notify`.
+std::unique_ptr<Proposer> make_proposer(const RunPlan& plan, std::unique_ptr<LlmClient>& client,
+                                        const std::function<void(const std::string&)>& notify) {
+  const OptimizeTarget& target = plan.target;
+  if (plan.llm) {
+    try {
+      client = std::make_unique<LlmClient>(*plan.llm);
+      std::filesystem::path dir = plan.prompts_dir ? *plan.prompts_dir : PromptTemplates::default_dir();
+      return std::make_unique<LlmProposer>(target, *client, PromptTemplates::load(dir), plan.parents, notify);
+    } catch (const std::exception& e) {
+      throw EngineError(EngineError::Kind::Usage, e.what());
+    }
+  }
+  TunerSpace space = tuner_space(target.base_source, target.language, plan.tune_flags);
+  const std::string name = target.kernel_path.filename().string();
+  for (const auto& err : space.errors) notify(name + ": " + err);
+  if (space.knobs.empty())
+    notify("no `// hone: tune NAME=v1,v2,...` knobs in " + name +
+           ": the tuner tries compiler flags only (give --llm-url and --llm-model to let a model rewrite it)");
+  if (!target.hint.empty()) notify("the built-in tuner does not read hints; the hint is kept with the run for a model");
+  return std::make_unique<TunerProposer>(target.base_source, std::move(space));
 }
 
 }  // namespace
@@ -114,77 +235,22 @@ OptimizeResult Engine::optimize(const OptimizeRequest& request, const CallContex
       throw EngineError(EngineError::Kind::Environment, e.what());
     }
   };
-
-  OptimizeTarget target;
-  OptimizeOptions options = request.options;
-  std::optional<LlmConfig> llm = request.llm;
-  std::optional<std::filesystem::path> prompts_dir = request.prompts_dir;
-  int parents = request.parents;
-  bool tune_flags = request.tune_flags;
-  std::string hint = request.hint;
-  std::optional<RunRecord> resumed;
+  RunPlan plan;
   if (request.resume_run) {
     open_store();
-    resumed = store->run(*request.resume_run);
-    if (!resumed)
+    std::optional<RunRecord> run = store->run(*request.resume_run);
+    if (!run)
       throw EngineError(EngineError::Kind::Usage, "no run " + std::to_string(*request.resume_run) + " in " +
                                                       store_path().string() + " (`hone runs` lists them)");
-    const json& cfg = resumed->config;
-    target.kernel_path = resumed->kernel_path;
-    target.base_source = resumed->base_source;
-    target.task_path = resumed->task_path;
-    target.device = resumed->device;
-    options = options_from_json(cfg.value("options", json::object()), options);
-    if (request.resume_rounds) options.rounds = *request.resume_rounds;
-    double budget_s = cfg.value("options", json::object()).value("budget_s", 900.0);
-    auto left = std::chrono::seconds(static_cast<long>(budget_s - resumed->elapsed_s));
-    options.budget = request.budget.value_or(left);
-    if (options.budget.count() <= 0)
-      throw EngineError(EngineError::Kind::Usage, "run " + std::to_string(resumed->id) +
-                                                      " has used its whole budget; give --budget to continue it");
-    llm.reset();
-    if (resumed->proposer == "llm") {
-      llm = LlmConfig::from_description(cfg.value("llm", json::object()));
-      llm->api_key = llm_api_key_from_environment();
-    }
-    if (cfg.contains("prompts_dir") && cfg["prompts_dir"].is_string()) prompts_dir = cfg["prompts_dir"].get<std::string>();
-    parents = cfg.value("parents", parents);
-    tune_flags = cfg.value("tune_flags", tune_flags);
-    if (hint.empty() && cfg.contains("hint") && cfg["hint"].is_string()) hint = cfg["hint"].get<std::string>();
+    plan = plan_resumed(request, std::move(*run));
   } else {
-    target.kernel_path = impl.absolute(request.kernel);
-    try {
-      target.base_source = request.contents ? *request.contents : read_file(target.kernel_path);
-    } catch (const std::exception& e) {
-      throw EngineError(EngineError::Kind::Usage, std::string("kernel: ") + e.what());
-    }
-    target.task_path = request.task ? impl.absolute(*request.task)
-                                    : find_task(KernelSource{target.kernel_path, target.base_source});
-    auto requested = parse_device_kind(request.device);
-    if (!requested) throw EngineError(EngineError::Kind::Usage, "unknown device " + request.device + " (auto, cpu or cuda)");
-    DeviceKind kind = resolve_device(KernelSource{target.kernel_path, target.base_source}, *requested, ctx);
-    target.device = kind == DeviceKind::Cuda ? "cuda" : "cpu";
-    if (request.budget) options.budget = *request.budget;
+    plan = plan_from_request(request);
+    plan.target = new_target(*this, impl, request, ctx);
   }
-  target.language = language_of(target.kernel_path);
-  target.hint = hint;
-  const DeviceKind device = target.device == "cuda" ? DeviceKind::Cuda : DeviceKind::Cpu;
-  try {
-    target.task_source = read_file(target.task_path);
-  } catch (const std::exception& e) {
-    throw EngineError(EngineError::Kind::Usage, std::string("task: ") + e.what());
-  }
-  TaskInfo info = task_info(target.task_path, device, ctx);
-  target.task_name = info.name;
-  target.signature = info.signature;
-  if (device == DeviceKind::Cuda) {
-    target.gpu = target_gpu(environment(device, ctx), impl.options.gpu_index);
-    if (target.gpu) target.gpu_spec = profile::find_gpu_spec(target.gpu->name);
-  }
+  if (plan.prompts_dir) plan.prompts_dir = impl.absolute(*plan.prompts_dir);
+  complete_target(*this, impl.options.gpu_index, plan.target, ctx);
+  const DeviceKind device = plan.target.device == "cuda" ? DeviceKind::Cuda : DeviceKind::Cpu;
 
-  std::unique_ptr<LlmClient> client;
-  std::unique_ptr<Proposer> proposer;
-  std::vector<std::string> notes;
   auto notify = [&on_event](const std::string& message) {
     if (!on_event) return;
     OptimizeEvent e;
@@ -192,43 +258,17 @@ OptimizeResult Engine::optimize(const OptimizeRequest& request, const CallContex
     e.message = message;
     on_event(e);
   };
-  if (llm) {
-    std::filesystem::path dir;
-    try {
-      client = std::make_unique<LlmClient>(*llm);
-      dir = prompts_dir ? impl.absolute(*prompts_dir) : PromptTemplates::default_dir();
-      proposer = std::make_unique<LlmProposer>(target, *client, PromptTemplates::load(dir), parents, notify);
-    } catch (const std::exception& e) {
-      throw EngineError(EngineError::Kind::Usage, e.what());
-    }
-  } else {
-    TunerSpace space = tuner_space(target.base_source, target.language, tune_flags);
-    for (const auto& err : space.errors) notes.push_back(target.kernel_path.filename().string() + ": " + err);
-    if (space.knobs.empty())
-      notes.push_back("no `// hone: tune NAME=v1,v2,...` knobs in " + target.kernel_path.filename().string() +
-                      ": the tuner tries compiler flags only (give --llm-url and --llm-model to let a model rewrite it)");
-    proposer = std::make_unique<TunerProposer>(target.base_source, std::move(space));
-    if (!hint.empty()) notes.push_back("the built-in tuner does not read hints; the hint is kept with the run for a model");
-  }
-  for (const auto& n : notes) notify(n);
+  std::unique_ptr<LlmClient> client;
+  std::unique_ptr<Proposer> proposer = make_proposer(plan, client, notify);
 
   if (!store) open_store();
-  EngineVerifier verifier(*this, target.kernel_path, target.task_path, device,
-                          std::max(2 * impl.options.seeds, 6));
+  EngineVerifier verifier(*this, plan.target.kernel_path, plan.target.task_path, device, std::max(2 * impl.options.seeds, 6));
   // The model gets counters, roofline and suggestions for the kernels it refines (GPU only).
-  if (llm && device == DeviceKind::Cuda) options.profile_parents = parents;
-  Optimizer optimizer(*store, verifier, *proposer, target, options);
+  if (plan.llm && device == DeviceKind::Cuda) plan.options.profile_parents = plan.parents;
+  Optimizer optimizer(*store, verifier, *proposer, plan.target, plan.options);
   try {
-    if (resumed) return optimizer.resume(resumed->id, ctx.stop, on_event);
-    json config = {{"options", options.to_json()},
-                   {"proposer", proposer->origin()},
-                   {"parents", parents},
-                   {"tune_flags", tune_flags},
-                   {"language", target.language}};
-    if (llm) config["llm"] = llm->describe();
-    if (!hint.empty()) config["hint"] = hint;
-    if (prompts_dir) config["prompts_dir"] = impl.absolute(*prompts_dir).string();
-    return optimizer.run(config, ctx.stop, on_event);
+    if (plan.resumed) return optimizer.resume(plan.resumed->id, ctx.stop, on_event);
+    return optimizer.run(run_config(plan, *proposer), ctx.stop, on_event);
   } catch (const EngineError&) {
     throw;
   } catch (const std::exception& e) {

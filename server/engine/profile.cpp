@@ -24,7 +24,7 @@ std::filesystem::path cupti_library() {
   return share_dir() / "lib" / "libhone_cupti.so";
 }
 
-json gpu_facts(const json& hello, int index) {
+json hello_device(const json& hello, int index) {
   for (const json& d : hello.value("devices", json::array()))
     if (d.value("index", -1) == index) return d;
   throw EngineError(EngineError::Kind::Environment, "the eval worker sees no GPU " + std::to_string(index));
@@ -38,13 +38,13 @@ std::filesystem::path default_plot(const std::filesystem::path& workspace, const
 }  // namespace
 
 protocol::MeasuredCeilings Engine::ceilings(bool remeasure, const CallContext& ctx) {
-  json facts = gpu_facts(impl_->hello(DeviceKind::Cuda, ctx), impl_->options.gpu_index);
+  json facts = hello_device(impl_->hello(DeviceKind::Cuda, ctx), impl_->options.gpu_index);
   const std::string name = facts.value("name", std::string("unknown GPU"));
   if (!remeasure)
     if (auto cached = profile::load_cached_ceilings(name)) return *cached;
   if (ctx.progress) ctx.progress({"profile", "measuring the ceilings of " + name + " (once per GPU)"});
   json params{{"device", impl_->device_string(DeviceKind::Cuda)}};
-  json measured = call_worker(DeviceKind::Cuda, "measure_ceilings", params, kCeilingsDeadline, ctx);
+  json measured = impl_->call_worker(DeviceKind::Cuda, "measure_ceilings", params, kCeilingsDeadline, ctx);
   try {
     auto m = measured.get<protocol::MeasuredCeilings>();
     profile::store_cached_ceilings(m);
@@ -84,24 +84,24 @@ ProfileResult Engine::profile(const ProfileRequest& request, const CallContext& 
     if (ctx.progress) ctx.progress({"profile", std::string("ceilings not measured (") + e.what() + "); using the spec table"});
   }
 
-  BuildOutcome built = build(BuildRequest{kernel, {}}, ctx);  // cached by the check above
+  protocol::BuildReport built = build(BuildRequest{kernel, {}, true}, ctx);  // cached by the check above
   const std::filesystem::path task = request.task ? impl.absolute(*request.task) : find_task(kernel);
   const std::string task_hash = sha256_hex(read_file(task));
   json params{{"task", impl.stage_task(task, task_hash).string()},
               {"device", impl.device_string(DeviceKind::Cuda)},
-              {"kernel", {{"library", built.library.string()}, {"form", built.form}, {"language", built.language},
+              {"kernel", {{"library", built.compile.library}, {"form", built.form}, {"language", built.language},
                           {"own_kernels", built.own_kernels}}},
               {"metrics", request.metrics},
               {"reference", request.baseline},
               {"cupti_library", cupti_library().string()}};
   if (!built.op_namespace.empty()) params["kernel"]["namespace"] = built.op_namespace;
   if (ctx.progress) ctx.progress({"profile", "tracing and counting (" + request.metrics + " metrics)"});
-  json result = call_worker(DeviceKind::Cuda, "profile", params, request.deadline.value_or(kProfileDeadline), ctx);
+  json result = impl.call_worker(DeviceKind::Cuda, "profile", params, request.deadline.value_or(kProfileDeadline), ctx);
 
   profile::ProfileInputs in;
   in.worker_result = result;
   in.own_kernels = built.own_kernels;
-  in.compile = &built.report;
+  in.compile = &built.compile;
   in.kernel_file = kernel.path.string();
   in.measured = measured;
   in.compulsory_bytes = result.value("io_bytes", 0.0);
@@ -109,7 +109,7 @@ ProfileResult Engine::profile(const ProfileRequest& request, const CallContext& 
   in.sandbox_mode = out.verdict.sandbox.mode;
   profile::ProfileOutput report;
   try {
-    const json device = result.contains("device") ? result["device"] : gpu_facts(impl.hello(DeviceKind::Cuda, ctx), impl.options.gpu_index);
+    const json device = result.contains("device") ? result["device"] : hello_device(impl.hello(DeviceKind::Cuda, ctx), impl.options.gpu_index);
     in.device = device.get<protocol::DeviceFacts>();
     report = profile::build_profile_report(in);
   } catch (const std::exception& e) {

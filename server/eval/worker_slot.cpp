@@ -20,10 +20,31 @@ std::string command_text(const ProcessSpec& spec) {
 
 }  // namespace
 
+class WorkerSlot::Turn {
+ public:
+  Turn(WorkerSlot& slot, std::stop_token stop) : slot_(slot) {
+    std::unique_lock lock(slot_.mutex_);
+    if (!slot_.turn_free_.wait(lock, stop, [this] { return !slot_.busy_; })) throw Cancelled();
+    slot_.busy_ = true;
+  }
+  ~Turn() {
+    {
+      std::lock_guard lock(slot_.mutex_);
+      slot_.busy_ = false;
+    }
+    slot_.turn_free_.notify_one();
+  }
+  Turn(const Turn&) = delete;
+  Turn& operator=(const Turn&) = delete;
+
+ private:
+  WorkerSlot& slot_;
+};
+
 WorkerSlot::WorkerSlot(WorkerSlotOptions options) : options_(std::move(options)) {}
 
 WorkerSlot::~WorkerSlot() {
-  std::lock_guard lock(mutex_);
+  Turn turn(*this, {});
   process_.reset();
 }
 
@@ -32,7 +53,7 @@ int WorkerSlot::starts() const {
   return starts_;
 }
 
-void WorkerSlot::ensure_started(std::unique_lock<std::mutex>&, std::stop_token stop, const ProgressSink& progress) {
+void WorkerSlot::ensure_started(std::stop_token stop, const ProgressSink& progress) {
   if (process_ && process_->running()) return;
   process_.reset();
   ProcessSpec spec;
@@ -48,9 +69,13 @@ void WorkerSlot::ensure_started(std::unique_lock<std::mutex>&, std::stop_token s
   } catch (const std::exception& e) {
     throw WorkerStartError(e.what(), command);
   }
-  ++starts_;
+  {
+    std::lock_guard lock(mutex_);
+    ++starts_;
+  }
   WorkerReply reply = process_->request("hello", json::object(), options_.start_timeout, stop, nullptr);
   if (reply.kind == WorkerReply::Kind::Result && reply.result.is_object()) {
+    std::lock_guard lock(mutex_);
     hello_ = reply.result;
     return;
   }
@@ -79,8 +104,8 @@ void WorkerSlot::ensure_started(std::unique_lock<std::mutex>&, std::stop_token s
 
 WorkerReply WorkerSlot::call(const std::string& method, const json& params, std::chrono::milliseconds deadline,
                              std::stop_token stop, const ProgressSink& progress) {
-  std::unique_lock lock(mutex_);
-  ensure_started(lock, stop, progress);
+  Turn turn(*this, stop);
+  ensure_started(stop, progress);
   WorkerReply reply = process_->request(method, params, deadline, stop, progress);
   bool restart = reply.kind == WorkerReply::Kind::Died || reply.kind == WorkerReply::Kind::TimedOut ||
                  reply.kind == WorkerReply::Kind::Cancelled;
@@ -99,9 +124,11 @@ std::optional<json> WorkerSlot::known_hello() const {
 }
 
 json WorkerSlot::hello(std::stop_token stop, const ProgressSink& progress) {
-  std::unique_lock lock(mutex_);
-  if (!hello_) ensure_started(lock, stop, progress);
-  return *hello_;
+  if (auto known = known_hello()) return *known;
+  Turn turn(*this, stop);
+  if (auto known = known_hello()) return *known;
+  ensure_started(stop, progress);
+  return *known_hello();
 }
 
 }  // namespace hone::eval

@@ -1,9 +1,11 @@
 // eval/worker_slot.h: the one eval worker of one device. Starts it on first use (and checks its
-// `hello`), serialises requests to it, and replaces it after a crash, a deadline, a cancellation
-// or a reply that asks for a restart (a sticky CUDA error). Used by the engine from any thread.
+// `hello`), serialises requests to it (a caller waiting for its turn can be cancelled), and
+// replaces it after a crash, a deadline, a cancellation or a reply that asks for a restart (a
+// sticky CUDA error). Used by the engine from any thread.
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -45,12 +47,13 @@ class WorkerSlot {
   ~WorkerSlot();
 
   // Runs one request on this device's worker, starting the worker first when none is running
-  // (reporting {"stage":"worker"} progress). Blocks while another request of this slot runs.
-  // Throws WorkerStartError when a worker cannot be started, Cancelled when `stop` fires first.
+  // (reporting {"stage":"worker"} progress). Waits while another request of this slot runs.
+  // Throws WorkerStartError when a worker cannot be started, Cancelled when `stop` fires first
+  // (while waiting for the turn, too).
   WorkerReply call(const std::string& method, const nlohmann::json& params, std::chrono::milliseconds deadline,
                    std::stop_token stop, const ProgressSink& progress);
 
-  // The worker's hello result (starting it when needed). Throws WorkerStartError.
+  // The worker's hello result (starting it when needed). Throws WorkerStartError and Cancelled.
   nlohmann::json hello(std::stop_token stop, const ProgressSink& progress);
 
   // The hello of a worker this slot started before, without starting one; nullopt if none yet.
@@ -60,10 +63,14 @@ class WorkerSlot {
   int starts() const;
 
  private:
-  void ensure_started(std::unique_lock<std::mutex>& lock, std::stop_token stop, const ProgressSink& progress);
+  // The caller's turn at the worker, from a cancellable wait until it is released.
+  class Turn;
+  void ensure_started(std::stop_token stop, const ProgressSink& progress);
 
   WorkerSlotOptions options_;
-  mutable std::mutex mutex_;
+  mutable std::mutex mutex_;           // guards the fields below
+  std::condition_variable_any turn_free_;
+  bool busy_ = false;                  // a caller has its turn: only it touches process_
   std::unique_ptr<WorkerProcess> process_;
   std::optional<nlohmann::json> hello_;
   int starts_ = 0;

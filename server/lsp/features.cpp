@@ -2,7 +2,7 @@
 // inlay hints, hover, code actions, hone/result and hone/proposal.
 #include "lsp/lsp_server.h"
 #include "lsp/outline.h"
-#include "optimize/unified_diff.h"
+#include "support/unified_diff.h"
 #include "protocol/verdict_text.h"
 
 namespace hone::lsp {

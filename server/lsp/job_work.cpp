@@ -1,7 +1,6 @@
 // lsp/job_work.cpp: engine requests for hone/check, hone/profile and hone/optimize.
 #include "lsp/job_work.h"
 
-#include "optimize/llm_client.h"
 #include "protocol/verdict_text.h"
 
 namespace hone::lsp {
@@ -83,16 +82,15 @@ OptimizeResult run_optimize(const JobInput& input, const CallContext& ctx, const
   const json llm = input.settings.value("llm", json::object());
   std::string url = llm.is_object() ? llm.value("baseUrl", std::string()) : std::string();
   if (!url.empty() && !o.value("tuner", false)) {
-    LlmConfig config;
-    config.url = url;
-    config.model = llm.value("model", std::string());
-    config.api_key = llm_api_key_from_environment();
-    request.llm = config;
+    ModelSettings model;
+    model.url = url;
+    model.model = llm.value("model", std::string());
+    request.model = model;
   }
   // The best speedup shown only grows: a candidate that fails its re-verification later does not
   // take back what the status bar said it had reached (the final result is the verified truth).
   std::optional<double> best_shown;
-  hone::OptimizeResult result = input.engine.optimize(request, ctx, [&](const OptimizeEvent& e) {
+  protocol::OptimizeResult result = input.engine.optimize(request, ctx, [&](const protocol::OptimizeEvent& e) {
     if (e.best_speedup_eager && (!best_shown || *e.best_speedup_eager > *best_shown)) best_shown = e.best_speedup_eager;
     std::string message = "round " + std::to_string(e.round) + "/" + std::to_string(e.rounds);
     if (best_shown) message += " · best " + protocol::format_number(*best_shown) + "×";
@@ -123,7 +121,7 @@ OptimizeResult run_optimize(const JobInput& input, const CallContext& ctx, const
   out.counts = result.counts;
   if (result.baseline && result.baseline->status == "correct") out.baseline_p50_us = result.baseline->p50_us;
   // The winner re-verified on fresh seeds; after a Stop, the fastest verified candidate so far.
-  const CandidateRecord* best = result.best ? &*result.best : result.unconfirmed ? &*result.unconfirmed : nullptr;
+  const protocol::CandidateSummary* best = result.best ? &*result.best : result.unconfirmed ? &*result.unconfirmed : nullptr;
   if (!best) {
     out.summary = "no faster verified proposal (" + result.stop_reason + ")";
     return out;

@@ -61,7 +61,7 @@ void HoneLspServer::on_job(const std::string& kind, const JobParams& params, Rep
 
   JobSpec spec;
   spec.name = kind + ":" + doc->uri;
-  spec.queue = kind == "optimize" ? JobQueue::session() : JobQueue::gpu_queue(0);
+  spec.queue = JobQueue::jobs;
   spec.run = [this, job](std::stop_token job_stop) {
     CallContext ctx;
     ctx.stop = job_stop;

@@ -32,7 +32,7 @@ HoneLspServer::HoneLspServer(FdTransport& transport, ServerOptions options)
       options_(std::move(options)),
       dispatcher_([this](const json& message) { transport_.send(message); },
                   [this](const std::string& line) { log(line); }),
-      scheduler_(std::make_unique<JobScheduler>(JobScheduler::Options{1, options_.cpu_workers})) {
+      scheduler_(std::make_unique<JobScheduler>(JobScheduler::Options{options_.cpu_workers, options_.job_workers})) {
   bind_methods();
 }
 

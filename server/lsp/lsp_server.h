@@ -1,7 +1,7 @@
 // lsp/lsp_server.h: HoneLspServer, the only class that knows LSP: the lifecycle, text sync,
 // diagnostics, code lenses, inlay hints, hover, code actions and hone's custom jobs
 // (protocol/PROTOCOL.md), mapped onto the engine. Messages arrive on the transport's reader
-// thread; jobs run on the JobScheduler's threads and answer from there.
+// thread; jobs run on the JobScheduler's threads (lsp/job_scheduler.h) and answer from there.
 #pragma once
 
 #include <chrono>
@@ -14,7 +14,7 @@
 #include <string>
 
 #include "engine/engine.h"
-#include "engine/job_scheduler.h"
+#include "lsp/job_scheduler.h"
 #include "lsp/dispatcher.h"
 #include "lsp/job_results.h"
 #include "lsp/documents.h"
@@ -29,6 +29,7 @@ struct ServerOptions {
   std::chrono::milliseconds change_debounce{400};  // didChange -> rebuild for diagnostics
   std::chrono::milliseconds refresh_debounce{150}; // result changes -> lens/hint refresh requests
   int cpu_workers = 2;                             // parallel compiles
+  int job_workers = 4;                             // checks, profiles and optimize runs at once
 };
 
 class HoneLspServer : public MessageSink {

@@ -1,47 +1,17 @@
-// lsp/outline.cpp: anchors from toolchain::analyze_kernel_source, located in the buffer's lines,
-// and which open documents are kernels.
+// lsp/outline.cpp: anchors from the engine's kernel outline, located in the buffer's lines.
 #include "lsp/outline.h"
 
-#include "toolchain/kernel_source.h"
-#include "toolchain/task_pairing.h"
+#include "engine/kernel_files.h"
 
 namespace hone::lsp {
 
-bool is_kernel_path(const std::filesystem::path& path) {
-  std::string ext = path.extension().string();
-  return ext == ".cu" || ext == ".cpp" || ext == ".cc" || ext == ".cxx";
-}
-
-bool is_kernel_document(const Document& document) {
-  if (!is_kernel_path(document.path)) return false;
-  if (document.path.extension() == ".cu") return true;
-  try {
-    toolchain::SourceFacts facts = toolchain::analyze_kernel_source(document.path, document.text);
-    if (facts.form || facts.forward) return true;
-  } catch (const std::exception&) {
-    return false;
-  }
-  // A same-stem .py beside an ordinary C++ file is a coincidence, not a request to build it.
-  toolchain::TaskPairing pairing = toolchain::find_task_for_kernel(document.path, document.text);
-  return pairing.task && pairing.how != "same stem";
-}
+bool is_kernel_document(const Document& document) { return is_hone_kernel(document.path, document.text); }
 
 Outline outline_of(const Document& document) {
   Outline outline;
-  if (!toolchain::language_for_path(document.path)) return outline;
-  toolchain::SourceFacts facts;
-  try {
-    facts = toolchain::analyze_kernel_source(document.path, document.text);
-  } catch (const std::exception&) {
-    return outline;
-  }
-  if (facts.forward && facts.forward->line > 0 &&
-      (facts.forward->file.empty() || facts.forward->file.lexically_normal() == document.path)) {
-    outline.forward_line = facts.forward->line - 1;
-  }
-  for (const auto& global : facts.globals) {
-    if (global.line <= 0) continue;
-    if (!global.file.empty() && global.file.lexically_normal() != document.path) continue;
+  KernelOutline k = kernel_outline(document.path, document.text);
+  if (k.forward_line) outline.forward_line = *k.forward_line - 1;
+  for (const auto& global : k.globals) {
     KernelAnchor anchor{global.name, global.line - 1, 0};
     std::string_view line = line_text(document.text, anchor.line);
     std::size_t at = line.find(global.name);

@@ -1,6 +1,6 @@
 // lsp/outline.h: where the editor features anchor in a kernel's buffer: the line of `forward` and
-// each __global__ function's name (from the toolchain's source analysis, 0-based LSP lines and
-// byte columns), and which files are kernels at all. Any thread.
+// each __global__ function's name (from the engine's kernel outline, as 0-based LSP lines and
+// byte columns), and which open documents are kernels (engine/kernel_files.h). Any thread.
 #pragma once
 
 #include <filesystem>
@@ -23,13 +23,8 @@ struct Outline {
   std::vector<KernelAnchor> kernels;  // those defined in the document itself
 };
 
-// .cu, .cpp, .cc, .cxx: files that may be kernels (headers are tracked but never built).
-bool is_kernel_path(const std::filesystem::path& path);
-
 // Whether hone treats an open document as a kernel (builds it, publishes its diagnostics, shows
-// lenses): every .cu; a .cpp/.cc/.cxx only when it is a hone kernel: it includes hone.h or
-// torch/extension.h (or ATen), defines `forward`, or names its task (`// hone: task=` or a
-// hone.toml entry). Ordinary C++ files are left to other tools. Reads hone.toml files; any thread.
+// lenses): engine/kernel_files.h's is_hone_kernel. Reads hone.toml files; any thread.
 bool is_kernel_document(const Document& document);
 
 // The outline of an open document; empty when the source cannot be analysed.

@@ -2,6 +2,7 @@
 // is what gets compiled), diagnostics publishing, and the debounced lens/hint refresh requests.
 #include <algorithm>
 
+#include "engine/kernel_files.h"
 #include "lsp/lsp_server.h"
 #include "lsp/outline.h"
 #include "lsp/render.h"
@@ -16,7 +17,8 @@ void HoneLspServer::on_did_open(const DidOpenParams& params) {
     log(*error);
     return;
   }
-  if (is_kernel_path(documents_.get(params.textDocument.uri)->path)) schedule_build(params.textDocument.uri, {});
+  if (kernel_file_kind(documents_.get(params.textDocument.uri)->path) != KernelFile::None)
+    schedule_build(params.textDocument.uri, {});
 }
 
 void HoneLspServer::on_did_change(const DidChangeParams& params) {
@@ -25,19 +27,18 @@ void HoneLspServer::on_did_change(const DidChangeParams& params) {
     return;
   }
   auto doc = documents_.get(params.textDocument.uri);
-  if (is_kernel_path(doc->path)) schedule_build(doc->uri, options_.change_debounce);
+  if (kernel_file_kind(doc->path) != KernelFile::None) schedule_build(doc->uri, options_.change_debounce);
 }
 
 void HoneLspServer::on_did_save(const DidSaveParams& params) {
   auto doc = documents_.get(params.textDocument.uri);
   if (!doc) return;
-  if (is_kernel_path(doc->path)) {
-    schedule_build(doc->uri, {});
-    return;
-  }
+  const KernelFile kind = kernel_file_kind(doc->path);
+  if (kind != KernelFile::None) schedule_build(doc->uri, {});
+  if (kind == KernelFile::Source) return;
   // A saved header: rebuild the open kernels (their builds read local headers from disk).
   for (const Document& other : documents_.all()) {
-    if (is_kernel_path(other.path)) schedule_build(other.uri, {});
+    if (other.uri != doc->uri && kernel_file_kind(other.path) != KernelFile::None) schedule_build(other.uri, {});
   }
 }
 
@@ -55,7 +56,7 @@ void HoneLspServer::on_did_close(const DidCloseParams& params) {
 void HoneLspServer::schedule_build(const std::string& uri, std::chrono::milliseconds debounce) {
   JobSpec spec;
   spec.name = "build:" + uri;
-  spec.queue = JobQueue::cpu_pool();
+  spec.queue = JobQueue::cpu;
   spec.debounce = debounce;
   spec.supersede_running = true;
   spec.run = [this, uri](std::stop_token stop) { run_build(uri, stop); };
@@ -89,8 +90,7 @@ void HoneLspServer::run_build(const std::string& uri, std::stop_token stop) {
   try {
     BuildRequest request;
     request.kernel = {doc->path, doc->text};
-    BuildOutcome outcome = engine()->build(request, CallContext{stop, {}});
-    compile = outcome.report;
+    compile = engine()->build(request, CallContext{stop, {}}).compile;
   } catch (const EngineError& e) {
     if (e.kind() == EngineError::Kind::Cancelled) return;
     std::string message = e.what();
@@ -168,7 +168,7 @@ void HoneLspServer::schedule_refresh() {
   if (!lenses && !hints) return;
   JobSpec spec;
   spec.name = "refresh";
-  spec.queue = JobQueue::cpu_pool();
+  spec.queue = JobQueue::cpu;
   spec.debounce = options_.refresh_debounce;
   spec.run = [this, lenses, hints](std::stop_token) {
     auto ignore = [](const json&, const RpcError*) {};

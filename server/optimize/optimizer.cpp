@@ -9,7 +9,7 @@
 #include <exception>
 #include <thread>
 
-#include "optimize/unified_diff.h"
+#include "support/unified_diff.h"
 
 namespace hone {
 namespace {
@@ -39,6 +39,12 @@ CandidateOutcome outcome_of(const protocol::Verdict& v, double check_seconds) {
   return o;
 }
 
+// A candidate as a result names it.
+CandidateSummary summary_of(const CandidateRecord& c) {
+  return CandidateSummary{c.id,     c.round,         c.origin,        c.status,          c.reason, c.source,
+                          flags_of(c), c.p50_us,     c.speedup_eager, c.speedup_compile, c.verdict};
+}
+
 // floor / p50: 1.0 is speed-of-light for compulsory memory traffic; nullopt without a floor.
 std::optional<double> speed_of_light_fraction(const std::optional<protocol::Verdict>& v) {
   if (!v || !v->floor || !v->timing || v->timing->p50_us <= 0) return std::nullopt;
@@ -46,74 +52,6 @@ std::optional<double> speed_of_light_fraction(const std::optional<protocol::Verd
 }
 
 }  // namespace
-
-std::string_view to_string(OptimizeEvent::Kind kind) {
-  switch (kind) {
-    case OptimizeEvent::Kind::RunStarted: return "run_started";
-    case OptimizeEvent::Kind::RoundStarted: return "round_started";
-    case OptimizeEvent::Kind::Proposed: return "proposed";
-    case OptimizeEvent::Kind::Verified: return "verified";
-    case OptimizeEvent::Kind::Note: return "note";
-    case OptimizeEvent::Kind::Recheck: return "recheck";
-    case OptimizeEvent::Kind::Finished: return "finished";
-  }
-  return "note";
-}
-
-nlohmann::json OptimizeOptions::to_json() const {
-  nlohmann::json j = {{"samples", samples},
-                      {"rounds", rounds},
-                      {"budget_s", budget.count()},
-                      {"stop_at_speed_of_light", stop_at_speed_of_light},
-                      {"max_rechecks", max_rechecks},
-                      {"profile_parents", profile_parents}};
-  j["token_budget"] = token_budget ? nlohmann::json(*token_budget) : nlohmann::json();
-  return j;
-}
-
-nlohmann::json OptimizeResult::to_json() const {
-  auto describe = [](const CandidateRecord& c) {
-    return nlohmann::json{{"candidate", c.id},        {"round", c.round},
-                          {"origin", c.origin},       {"status", c.status},
-                          {"p50_us", optional_number(c.p50_us)},
-                          {"speedup", {{"eager", optional_number(c.speedup_eager)},
-                                       {"compile", optional_number(c.speedup_compile)}}}};
-  };
-  nlohmann::json j = {{"run_id", run_id},   {"status", status},           {"stop_reason", stop_reason},
-                      {"counts", counts},   {"candidates", candidates},   {"rounds", rounds_done},
-                      {"elapsed_s", elapsed_s}, {"diff", diff},          {"proposer", proposer}};
-  j["tokens"] = {{"prompt", usage.prompt_tokens},
-                 {"completion", usage.completion_tokens},
-                 {"reasoning", usage.reasoning_tokens},
-                 {"estimated", usage.estimated}};
-  j["cost_usd"] = usage.cost_usd;
-  if (!error.empty()) j["error"] = error;
-  j["baseline"] = baseline ? describe(*baseline) : nlohmann::json();
-  if (best) {
-    auto b = describe(*best);
-    b["status"] = "correct";
-    b["p50_us"] = optional_number(best_p50_us);
-    b["speedup"] = {{"eager", optional_number(speedup_eager)},
-                    {"compile", optional_number(speedup_compile)},
-                    {"kernel", optional_number(speedup_vs_kernel)}};
-    b["source"] = best->source;
-    b["flags"] = best_flags;
-    b["rechecked"] = true;
-    b["recheck_verdict"] = best_recheck ? nlohmann::json(*best_recheck) : nlohmann::json();
-    j["best"] = b;
-  } else {
-    j["best"] = nullptr;
-  }
-  if (unconfirmed) {
-    auto u = describe(*unconfirmed);
-    u["speedup"]["kernel"] = optional_number(unconfirmed_vs_kernel);
-    u["source"] = unconfirmed->source;
-    u["flags"] = flags_of(*unconfirmed);
-    u["rechecked"] = false;
-    j["unconfirmed"] = u;
-  }
-  return j;
-}
 
 Optimizer::Optimizer(RunStore& store, CandidateVerifier& verifier, Proposer& proposer, const OptimizeTarget& target,
                      OptimizeOptions options)
@@ -434,7 +372,7 @@ OptimizeResult Optimizer::execute(RunRecord run, std::stop_token external) {
     store_.update_run(run);
   }
   result.status = run.status;
-  result.baseline = baseline() ? std::optional<CandidateRecord>(*baseline()) : std::nullopt;
+  if (baseline()) result.baseline = summary_of(*baseline());
   result.counts = counts();
   result.candidates = 0;
   for (const auto& [status, n] : result.counts) result.candidates += n;
@@ -499,7 +437,7 @@ void Optimizer::keep_unconfirmed(OptimizeResult& result) const {
   for (const auto* c : state.ranked_correct()) {
     if (c->origin == "baseline") continue;
     if (base_p50 > 0 && *c->p50_us >= base_p50) return;
-    result.unconfirmed = *c;
+    result.unconfirmed = summary_of(*c);
     if (base_p50 > 0 && *c->p50_us > 0) result.unconfirmed_vs_kernel = base_p50 / *c->p50_us;
     return;
   }
@@ -549,7 +487,7 @@ void Optimizer::finalize(OptimizeResult& result, std::stop_token external) {
                        : (correct ? "not faster than the original on re-verification" + std::string(times) : verdict.reason.value_or(""));
     emit(r);
     if (!passed) continue;
-    result.best = c;
+    result.best = summary_of(c);
     result.best_p50_us = p50;
     if (verdict.speedup) {
       result.speedup_eager = verdict.speedup->eager;
@@ -557,7 +495,6 @@ void Optimizer::finalize(OptimizeResult& result, std::stop_token external) {
     }
     if (base_p50 > 0 && p50 && *p50 > 0) result.speedup_vs_kernel = base_p50 / *p50;
     result.best_recheck = std::move(verdict);
-    result.best_flags = flags_of(c);
     result.diff = unified_diff(target_.base_source, c.source, target_.kernel_path.filename().string());
     return;
   }

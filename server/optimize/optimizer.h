@@ -22,76 +22,15 @@
 #include "optimize/candidate_verifier.h"
 #include "optimize/optimize_target.h"
 #include "optimize/proposer.h"
+#include "protocol/optimize_result.h"
 #include "store/run_store.h"
 
 namespace hone {
 
-struct OptimizeOptions {
-  int samples = 4;                              // candidates per round, made and verified in parallel
-  int rounds = 8;                               // the last round of the run (a resumed run continues)
-  std::chrono::seconds budget{900};             // wall clock for this session
-  std::optional<std::int64_t> token_budget;     // prompt + completion tokens over the run
-  double stop_at_speed_of_light = 0.9;          // stop when floor / time reaches this (GPU)
-  int max_rechecks = 3;                         // candidates tried as winner before giving up
-  int profile_parents = 0;                      // profile this many best candidates for the prompts
-
-  nlohmann::json to_json() const;
-};
-
-struct OptimizeEvent {
-  enum class Kind { RunStarted, RoundStarted, Proposed, Verified, Note, Recheck, Finished };
-  Kind kind = Kind::Note;
-  std::int64_t run_id = 0;
-  int round = 0;
-  int rounds = 0;
-  std::int64_t candidate_id = 0;
-  std::string status;   // the candidate's, for Proposed / Verified / Recheck
-  std::string message;  // human text
-  // Verified: the candidate's own measurement (median time, speedups over the reference's eager
-  // and compiled baselines, the original kernel's time over its), when it has one.
-  std::optional<double> p50_us;
-  std::optional<double> speedup_eager;
-  std::optional<double> speedup_compile;
-  std::optional<double> speedup_vs_kernel;
-  int candidates = 0;   // made so far in this run (the original kernel not counted)
-  int correct = 0;      // of which verified correct
-  std::optional<double> best_p50_us;
-  std::optional<double> best_speedup_eager;
-  std::optional<double> best_vs_kernel;  // the original kernel's time / the best's
-  double elapsed_s = 0;
-};
-
-std::string_view to_string(OptimizeEvent::Kind kind);
-
-struct OptimizeResult {
-  std::int64_t run_id = 0;
-  std::string status;       // finished | interrupted | failed
-  std::string stop_reason;  // rounds | budget | tokens | speed_of_light | exhausted | cancelled | error
-  std::string error;        // for failed runs
-  std::optional<CandidateRecord> baseline;  // the original kernel and its verdict
-  std::optional<CandidateRecord> best;      // the re-verified winner; nullopt: nothing better
-  std::optional<protocol::Verdict> best_recheck;  // the winner's re-verification verdict
-  std::optional<double> best_p50_us;        // from the re-verification
-  std::optional<double> speedup_eager;
-  std::optional<double> speedup_compile;
-  std::optional<double> speedup_vs_kernel;
-  std::vector<std::string> best_flags;
-  std::string diff;                         // unified diff original -> winner
-  // An interrupted run (stopped before its winner was re-verified): the fastest candidate verified
-  // correct and faster than the original, not re-verified on fresh seeds; its own measurement
-  // is in its p50_us and speedup fields. nullopt when `best` is set or there is none.
-  std::optional<CandidateRecord> unconfirmed;
-  std::optional<double> unconfirmed_vs_kernel;  // the original kernel's time / the unconfirmed's
-  std::map<std::string, int> counts;        // candidates by status (the original kernel not counted)
-  int candidates = 0;
-  int rounds_done = 0;
-  double elapsed_s = 0;
-  CandidateUsage usage;                     // summed over the run's candidates
-  nlohmann::json proposer;                  // the proposer's description
-
-  // {run_id, status, stop_reason, best: {status, speedup, source, ...} | null, baseline, counts, diff, ...}
-  nlohmann::json to_json() const;
-};
+using protocol::CandidateSummary;
+using protocol::OptimizeEvent;
+using protocol::OptimizeOptions;
+using protocol::OptimizeResult;
 
 class Optimizer {
  public:

@@ -78,21 +78,34 @@ std::vector<nlohmann::json> export_run(RunStore& store, std::int64_t run_id) {
   return lines;
 }
 
-nlohmann::json run_listing(const RunRecord& run) {
-  return {{"id", run.id},
-          {"kernel_path", run.kernel_path},
-          {"task_path", run.task_path},
-          {"device", run.device},
-          {"proposer", run.proposer},
-          {"status", run.status},
-          {"error", run.error},
-          {"created_at", run.created_at},
-          {"updated_at", run.updated_at},
-          {"elapsed_s", run.elapsed_s},
-          {"rounds_done", run.rounds_done},
-          {"best_candidate", run.best_candidate ? nlohmann::json(*run.best_candidate) : nlohmann::json()},
-          {"summary", run.summary},
-          {"config", run.config}};
+protocol::RunListing run_listing(const RunRecord& run) {
+  auto number = [&](const char* key) -> std::optional<double> {
+    auto it = run.summary.find(key);
+    if (it != run.summary.end() && it->is_number()) return it->get<double>();
+    return std::nullopt;
+  };
+  protocol::RunListing l;
+  l.id = run.id;
+  l.kernel_path = run.kernel_path;
+  l.task_path = run.task_path;
+  l.device = run.device;
+  l.proposer = run.proposer;
+  l.status = run.status;
+  l.error = run.error;
+  l.created_at = run.created_at;
+  l.updated_at = run.updated_at;
+  l.elapsed_s = run.elapsed_s;
+  l.rounds_done = run.rounds_done;
+  l.best_candidate = run.best_candidate;
+  l.candidates = run.summary.value("candidates", 0);
+  if (auto w = run.summary.find("winner"); w != run.summary.end() && w->is_number_integer()) l.winner = w->get<std::int64_t>();
+  l.winner_vs_kernel = number("winner_speedup_vs_kernel");
+  l.winner_speedup_eager = number("winner_speedup_eager");
+  l.best_vs_kernel = number("best_vs_kernel");
+  l.best_speedup_eager = number("best_speedup_eager");
+  l.summary = run.summary;
+  l.config = run.config;
+  return l;
 }
 
 }  // namespace hone

@@ -1,7 +1,8 @@
 // optimize/run_export.h: a stored run as JSON lines of trajectories (`hone export RUN`), the
 // shape RL and fine-tuning work reads: one line per candidate, oldest first, with its lineage,
 // the chat messages (prompt, then the model's answer with its reasoning_content), the kernel
-// source, the verifier's verdict and a reward. Called by the CLI on its main thread.
+// source, the verifier's verdict and a reward; and a run as `hone runs` lists it. Called by the
+// engine (Engine::export_run, Engine::runs) on the caller's thread.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +20,7 @@ nlohmann::json trajectory_line(const RunRecord& run, const CandidateRecord& cand
 // Every candidate of a run; throws std::runtime_error for an unknown run.
 std::vector<nlohmann::json> export_run(RunStore& store, std::int64_t run_id);
 
-// One line per run for `hone runs --json` (no sources, no candidates).
-nlohmann::json run_listing(const RunRecord& run);
+// A run as `hone runs` lists it (no sources, no candidates).
+protocol::RunListing run_listing(const RunRecord& run);
 
 }  // namespace hone

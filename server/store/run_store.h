@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "protocol/optimize_result.h"
 #include "protocol/verdict.h"
 
 namespace hone {
@@ -42,14 +43,7 @@ struct RunRecord {
   nlohmann::json summary = nlohmann::json::object();  // counts by status, tokens, cost, best
 };
 
-// Usage of one LLM call as the server reported it (or estimated, when it did not).
-struct CandidateUsage {
-  std::int64_t prompt_tokens = 0;
-  std::int64_t completion_tokens = 0;
-  std::int64_t reasoning_tokens = 0;
-  double cost_usd = 0;
-  bool estimated = false;
-};
+using protocol::CandidateUsage;
 
 struct CandidateRecord {
   std::int64_t id = 0;

@@ -248,16 +248,35 @@ bool is_torch_header(const std::string& name) {
 std::string_view to_string(KernelLanguage language) { return language == KernelLanguage::Cuda ? "cuda" : "cpp"; }
 std::string_view to_string(KernelForm form) { return form == KernelForm::Raw ? "raw" : "torch"; }
 
-std::optional<KernelLanguage> language_for_path(const fs::path& path) {
+std::span<const KernelFileType> kernel_file_types() {
+  static constexpr KernelFileType kTypes[] = {{".cu", KernelLanguage::Cuda, false},
+                                              {".cuh", KernelLanguage::Cuda, true},
+                                              {".cpp", KernelLanguage::Cpp, false},
+                                              {".cc", KernelLanguage::Cpp, false},
+                                              {".cxx", KernelLanguage::Cpp, false}};
+  return kTypes;
+}
+
+std::optional<KernelFileType> kernel_file_type(const fs::path& path) {
   const std::string ext = path.extension().string();
-  if (ext == ".cu" || ext == ".cuh") return KernelLanguage::Cuda;
-  if (ext == ".cpp" || ext == ".cc" || ext == ".cxx") return KernelLanguage::Cpp;
+  for (const KernelFileType& t : kernel_file_types())
+    if (t.extension == ext) return t;
+  return std::nullopt;
+}
+
+std::optional<KernelLanguage> language_for_path(const fs::path& path) {
+  if (auto type = kernel_file_type(path)) return type->language;
   return std::nullopt;
 }
 
 std::string unknown_extension_message(const fs::path& path) {
-  return path.string() + ": unknown kernel file type '" + path.extension().string() +
-         "': hone builds .cu/.cuh with nvcc for the GPU and .cpp/.cc/.cxx with the host compiler for the CPU";
+  std::string cuda, cpp;
+  for (const KernelFileType& t : kernel_file_types())
+    (t.language == KernelLanguage::Cuda ? cuda : cpp) += (t.language == KernelLanguage::Cuda ? cuda : cpp).empty()
+                                                             ? std::string(t.extension)
+                                                             : "/" + std::string(t.extension);
+  return path.string() + ": unknown kernel file type '" + path.extension().string() + "': hone builds " + cuda +
+         " with nvcc for the GPU and " + cpp + " with the host compiler for the CPU";
 }
 
 std::string no_form_message() {

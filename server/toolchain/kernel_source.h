@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,7 +21,16 @@ enum class KernelForm { Raw, Torch };
 std::string_view to_string(KernelLanguage language);  // "cuda" | "cpp"
 std::string_view to_string(KernelForm form);          // "raw" | "torch"
 
-// .cu/.cuh -> Cuda (nvcc, a GPU architecture); .cpp/.cc/.cxx -> Cpp (host compiler, CPU device).
+// The file types hone builds (the one list): .cu/.cuh -> Cuda (nvcc, a GPU architecture);
+// .cpp/.cc/.cxx -> Cpp (host compiler, CPU device). A header (.cuh) is built on its own when it is
+// open in the editor, and other kernels may include it.
+struct KernelFileType {
+  std::string_view extension;  // ".cu"
+  KernelLanguage language;
+  bool header;
+};
+std::span<const KernelFileType> kernel_file_types();
+std::optional<KernelFileType> kernel_file_type(const std::filesystem::path& path);
 std::optional<KernelLanguage> language_for_path(const std::filesystem::path& path);
 
 struct SourceLocation {

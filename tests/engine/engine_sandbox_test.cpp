@@ -77,23 +77,23 @@ TEST_F(EngineSandbox, IncludeOfASecretIsACompileErrorAtItsLine) {
   write_text(kernel, "#include \"hone.h\"\n// reads a secret\n  #include \"/etc/shadow\"\n");
   write_text(d.path / "helper.h", "#include \"../../root/.ssh/id_rsa\"\n");
   Engine engine(cpu_options());
-  BuildOutcome b = engine.build(BuildRequest{{kernel, std::nullopt}, {}});
-  EXPECT_FALSE(b.report.ok);
-  ASSERT_EQ(b.report.diagnostics.size(), 1u);
-  const auto& diag = b.report.diagnostics[0];
+  protocol::BuildReport b = engine.build(BuildRequest{{kernel, std::nullopt}, {}});
+  EXPECT_FALSE(b.compile.ok);
+  ASSERT_EQ(b.compile.diagnostics.size(), 1u);
+  const auto& diag = b.compile.diagnostics[0];
   EXPECT_EQ(diag.file, kernel.string());
   EXPECT_EQ(diag.line, 3);
   EXPECT_EQ(diag.column, 3);
   EXPECT_NE(diag.message.find("absolute path"), std::string::npos) << diag.message;
-  EXPECT_TRUE(b.report.command.empty()) << "a compiler ran on a refused kernel";
+  EXPECT_TRUE(b.compile.command.empty()) << "a compiler ran on a refused kernel";
   EXPECT_EQ(b.kernel_hash.size(), 64u);
 
   // An unsaved buffer that includes a local header reaching out: the header's line.
   const std::string buffer = "#include \"hone.h\"\n#include \"helper.h\"\n";
   b = engine.build(BuildRequest{{kernel, buffer}, {}});
-  ASSERT_EQ(b.report.diagnostics.size(), 1u);
-  EXPECT_EQ(b.report.diagnostics[0].file, (d.path / "helper.h").string());
-  EXPECT_EQ(b.report.diagnostics[0].line, 1);
+  ASSERT_EQ(b.compile.diagnostics.size(), 1u);
+  EXPECT_EQ(b.compile.diagnostics[0].file, (d.path / "helper.h").string());
+  EXPECT_EQ(b.compile.diagnostics[0].line, 1);
 }
 
 TEST_F(EngineSandbox, RefusedIncludeIsACompileErrorVerdict) {
@@ -183,8 +183,8 @@ TEST_F(EngineSandbox, RawFormBuildsNeverProbeTorch) {
   EngineOptions o = cpu_options();
   o.python = python;
   Engine engine(o);
-  BuildOutcome b = engine.build(BuildRequest{{d.path / "k.cpp", std::nullopt}, {}});
-  EXPECT_TRUE(b.report.ok) << (b.report.diagnostics.empty() ? "" : b.report.diagnostics[0].message);
+  protocol::BuildReport b = engine.build(BuildRequest{{d.path / "k.cpp", std::nullopt}, {}});
+  EXPECT_TRUE(b.compile.ok) << (b.compile.diagnostics.empty() ? "" : b.compile.diagnostics[0].message);
   EXPECT_EQ(b.form, "raw");
   EXPECT_FALSE(fs::exists(log)) << "the raw-form build started " << python << ":\n" << read_file(log);
 

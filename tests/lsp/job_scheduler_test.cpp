@@ -1,6 +1,7 @@
-// tests/lsp/job_scheduler_test.cpp: the engine's JobScheduler: debounce and replacement by name,
-// cancellation of waiting and running jobs, one job at a time per GPU queue, parallel CPU jobs,
-// idle callbacks. Synchronises with latches and promises, never with sleeps.
+// tests/lsp/job_scheduler_test.cpp: the language server's JobScheduler: debounce and replacement
+// by name, cancellation of waiting and running jobs, a job lane of one worker running one job at a
+// time beside parallel CPU jobs, idle callbacks. Synchronises with latches and promises, never
+// with sleeps.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -8,15 +9,15 @@
 #include <future>
 #include <latch>
 
-#include "engine/job_scheduler.h"
+#include "lsp/job_scheduler.h"
 
-namespace hone {
+namespace hone::lsp {
 namespace {
 
 using namespace std::chrono_literals;
 
 TEST(JobScheduler, ReplacingAWaitingJobSupersedesIt) {
-  JobScheduler scheduler({1, 2, 1});
+  JobScheduler scheduler({2, 1});
   std::vector<std::string> log;
   std::mutex m;
   auto spec = [&](std::string tag) {
@@ -48,11 +49,11 @@ TEST(JobScheduler, ReplacingAWaitingJobSupersedesIt) {
 }
 
 TEST(JobScheduler, CancelStopsARunningJobThroughItsToken) {
-  JobScheduler scheduler({1, 1, 1});
+  JobScheduler scheduler({1, 1});
   std::promise<void> started;
   std::promise<JobOutcome> outcome;
   JobSpec s;
-  s.queue = JobQueue::gpu_queue(0);
+  s.queue = JobQueue::jobs;
   s.run = [&](std::stop_token stop) {
     started.set_value();
     std::mutex m;
@@ -69,17 +70,17 @@ TEST(JobScheduler, CancelStopsARunningJobThroughItsToken) {
   EXPECT_FALSE(scheduler.cancel(id));
 }
 
-TEST(JobScheduler, GpuQueueRunsOneAtATimeWhileCpuJobsRunInParallel) {
-  JobScheduler scheduler({1, 2, 1});
-  std::atomic<int> gpu_running{0}, gpu_peak{0};
+TEST(JobScheduler, AOneWorkerJobLaneRunsOneAtATimeWhileCpuJobsRunInParallel) {
+  JobScheduler scheduler({2, 1});
+  std::atomic<int> lane_running{0}, lane_peak{0};
   for (int i = 0; i < 4; ++i) {
     JobSpec s;
-    s.queue = JobQueue::gpu_queue(0);
+    s.queue = JobQueue::jobs;
     s.run = [&](std::stop_token) {
-      int now = ++gpu_running;
-      gpu_peak = std::max(gpu_peak.load(), now);
+      int now = ++lane_running;
+      lane_peak = std::max(lane_peak.load(), now);
       std::this_thread::yield();
-      --gpu_running;
+      --lane_running;
     };
     scheduler.schedule(std::move(s));
   }
@@ -91,11 +92,11 @@ TEST(JobScheduler, GpuQueueRunsOneAtATimeWhileCpuJobsRunInParallel) {
     scheduler.schedule(std::move(s));
   }
   scheduler.wait_idle();
-  EXPECT_EQ(gpu_peak.load(), 1);
+  EXPECT_EQ(lane_peak.load(), 1);
 }
 
 TEST(JobScheduler, IdleCallbackRunsAfterTheLastJobAndAtOnceWhenIdle) {
-  JobScheduler scheduler({1, 1, 1});
+  JobScheduler scheduler({1, 1});
   std::promise<void> idle;
   std::atomic<bool> job_done{false};
   JobSpec s;
@@ -116,7 +117,7 @@ TEST(JobScheduler, IdleCallbackRunsAfterTheLastJobAndAtOnceWhenIdle) {
 TEST(JobScheduler, DestructorCancelsWaitingJobs) {
   std::promise<JobOutcome> outcome;
   {
-    JobScheduler scheduler({1, 1, 1});
+    JobScheduler scheduler({1, 1});
     JobSpec s;
     s.debounce = 1h;
     s.done = [&](JobOutcome o) { outcome.set_value(o); };
@@ -126,4 +127,4 @@ TEST(JobScheduler, DestructorCancelsWaitingJobs) {
 }
 
 }  // namespace
-}  // namespace hone
+}  // namespace hone::lsp

@@ -18,6 +18,7 @@ namespace hone {
 namespace {
 
 using nlohmann::json;
+using protocol::OptimizeEvent;
 using namespace std::chrono_literals;
 
 const char* kSlowRelu =
@@ -91,9 +92,9 @@ TEST_F(OptimizeLoop, TheTunerImprovesTheBadlyTunedCpuExample) {
   EXPECT_EQ(result.candidates, 5);  // BLOCK in {4, 8, 16, 32, 64}: every value tried once
   ASSERT_TRUE(result.baseline);
   EXPECT_EQ(result.baseline->status, "correct") << result.baseline->reason;
-  ASSERT_TRUE(result.best) << result.to_json().dump(2);
+  ASSERT_TRUE(result.best) << json(result).dump(2);
   ASSERT_TRUE(result.speedup_vs_kernel);
-  EXPECT_GT(*result.speedup_vs_kernel, 1.3) << result.to_json().dump(2);
+  EXPECT_GT(*result.speedup_vs_kernel, 1.3) << json(result).dump(2);
   EXPECT_NE(result.diff.find("-constexpr int BLOCK = 1;"), std::string::npos) << result.diff;
   EXPECT_NE(result.diff.find("+constexpr int BLOCK = "), std::string::npos) << result.diff;
   EXPECT_EQ(result.best->origin, "tuner");
@@ -144,24 +145,23 @@ TEST_F(OptimizeLoop, AScriptedModelOnlyWinsWithAVerifiedKernelAndTheKeyStaysHome
   req.options.samples = 1;  // one request a round: the script's order is the rounds' order
   req.options.rounds = 6;
   req.budget = 900s;
-  LlmConfig llm;
+  ModelSettings llm;  // the engine reads the key from HONE_LLM_API_KEY
   llm.url = server.base_url();
   llm.model = "deepseek-reasoner";
-  llm.api_key = llm_api_key_from_environment();
-  llm.backoff_initial = 100ms;
-  llm.prices = {0.55, -1, 2.19};
-  req.llm = llm;
+  llm.price_input_per_mtok = 0.55;
+  llm.price_output_per_mtok = 2.19;
+  req.model = llm;
   req.hint = "  Try restrict pointers and a single pass.\n";
   auto result = engine.optimize(req);
   ::unsetenv("HONE_LLM_API_KEY");
 
   ASSERT_EQ(result.status, "finished") << result.error;
   EXPECT_EQ(result.candidates, 6);
-  EXPECT_EQ(result.counts["correct"], 2) << result.to_json().dump(2);
+  EXPECT_EQ(result.counts["correct"], 2) << json(result).dump(2);
   EXPECT_EQ(result.counts["compile_error"], 1);
   EXPECT_EQ(result.counts["incorrect"] + result.counts["rejected"], 2);
   EXPECT_EQ(result.counts["no_code"], 1);
-  ASSERT_TRUE(result.best) << result.to_json().dump(2);
+  ASSERT_TRUE(result.best) << json(result).dump(2);
   EXPECT_NE(result.best->source.find("fast relu v"), std::string::npos);
   EXPECT_GT(*result.speedup_vs_kernel, 1.5);
   EXPECT_GT(result.usage.completion_tokens, 0);
@@ -229,13 +229,13 @@ TEST_F(OptimizeLoop, ParallelSamplesOverlapTheirRequestsAndVerifications) {
   req.kernel = kernel;
   req.options.samples = 3;
   req.options.rounds = 1;
-  LlmConfig llm;
+  ModelSettings llm;
   llm.url = server.base_url();
   llm.model = "m";
-  req.llm = llm;
+  req.model = llm;
   auto result = engine.optimize(req);
   ASSERT_EQ(result.status, "finished") << result.error;
-  EXPECT_EQ(result.counts["correct"], 3) << result.to_json().dump(2);
+  EXPECT_EQ(result.counts["correct"], 3) << json(result).dump(2);
   auto requests = server.requests();
   ASSERT_EQ(requests.size(), 3u);
   double first = requests[0]["time"], last = requests[2]["time"];
@@ -270,7 +270,7 @@ TEST_F(OptimizeLoop, AnInterruptedRunResumesWithoutLosingOrRepeatingCandidates) 
     // Each verified event carries the candidate's own measurement; the fastest candidate that
     // beat the original is kept as unconfirmed (not re-verified), with its speedup over it.
     ASSERT_GE(events.size(), 3u);
-    ASSERT_TRUE(result.baseline && result.baseline->p50_us) << result.to_json().dump(2);
+    ASSERT_TRUE(result.baseline && result.baseline->p50_us) << json(result).dump(2);
     std::optional<std::pair<std::int64_t, double>> fastest;
     for (const auto& e : events) {
       if (e.status != "correct") continue;
@@ -284,11 +284,11 @@ TEST_F(OptimizeLoop, AnInterruptedRunResumesWithoutLosingOrRepeatingCandidates) 
       if (*e.p50_us < *result.baseline->p50_us && (!fastest || *e.p50_us < fastest->second))
         fastest = std::make_pair(e.candidate_id, *e.p50_us);
     }
-    ASSERT_EQ(fastest.has_value(), result.unconfirmed.has_value()) << result.to_json().dump(2);
+    ASSERT_EQ(fastest.has_value(), result.unconfirmed.has_value()) << json(result).dump(2);
     if (fastest) {
       EXPECT_EQ(result.unconfirmed->id, fastest->first);
       EXPECT_GT(*result.unconfirmed_vs_kernel, 1.0);
-      json j = result.to_json();
+      json j = json(result);
       EXPECT_EQ(j["unconfirmed"]["rechecked"], false);
       EXPECT_EQ(j["unconfirmed"]["source"], result.unconfirmed->source);
     }
@@ -337,10 +337,10 @@ TEST_F(OptimizeLoop, TheWallClockAndTokenBudgetsStopTheRun) {
   req.options.samples = 2;
   req.options.rounds = 5;
   req.budget = 20s;
-  LlmConfig llm;
+  ModelSettings llm;
   llm.url = server.base_url();
   llm.model = "m";
-  req.llm = llm;
+  req.model = llm;
   auto t0 = std::chrono::steady_clock::now();
   auto slow = engine.optimize(req);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 60s) << "the model calls in flight were not abandoned";
@@ -353,7 +353,7 @@ TEST_F(OptimizeLoop, TheWallClockAndTokenBudgetsStopTheRun) {
   req.options.samples = 1;
   req.options.token_budget = 1000;
   auto thrifty = engine.optimize(req);
-  EXPECT_EQ(thrifty.stop_reason, "tokens") << thrifty.to_json().dump(2);
+  EXPECT_EQ(thrifty.stop_reason, "tokens") << json(thrifty).dump(2);
   EXPECT_EQ(thrifty.candidates, 1);
   EXPECT_EQ(thrifty.usage.prompt_tokens + thrifty.usage.completion_tokens, 1100);
 }
@@ -381,8 +381,8 @@ TEST_F(OptimizeLoop, BadInputGivesClearErrors) {
   copy_task_file("relu.py");
   OptimizeRequest no_model;
   no_model.kernel = kernel;
-  no_model.llm = LlmConfig{};
-  no_model.llm->url = "http://127.0.0.1:1";
+  no_model.model = ModelSettings{};
+  no_model.model->url = "http://127.0.0.1:1";
   try {
     engine.optimize(no_model);
     FAIL();

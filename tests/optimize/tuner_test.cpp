@@ -5,7 +5,7 @@
 #include <set>
 
 #include "optimize/tuner.h"
-#include "optimize/unified_diff.h"
+#include "support/unified_diff.h"
 #include "support/hash.h"
 
 namespace {

@@ -1,10 +1,10 @@
-// engine/job_scheduler.cpp: lanes of waiting jobs with debounce deadlines, served by worker threads
-// (several for the CPU pool, one per GPU queue); cancellation through std::stop_source.
-#include "engine/job_scheduler.h"
+// lsp/job_scheduler.cpp: two lanes of waiting jobs with debounce deadlines, each served by its own
+// worker threads; cancellation through std::stop_source.
+#include "lsp/job_scheduler.h"
 
 #include <algorithm>
 
-namespace hone {
+namespace hone::lsp {
 
 struct JobScheduler::Job {
   JobId id = 0;
@@ -19,15 +19,10 @@ struct JobScheduler::Lane {
 };
 
 JobScheduler::JobScheduler(Options options) {
-  int gpus = std::max(1, options.gpu_queues);
-  int cpus = std::max(1, options.cpu_workers);
-  int sessions = std::max(1, options.session_workers);
-  for (int i = 0; i < gpus + 2; ++i) lanes_.push_back(std::make_unique<Lane>());
-  for (int i = 0; i < cpus; ++i) threads_.emplace_back([this] { worker_loop(*lanes_[0]); });
-  for (int i = 0; i < sessions; ++i) threads_.emplace_back([this] { worker_loop(*lanes_[1]); });
-  for (int i = 0; i < gpus; ++i) {
-    Lane* lane = lanes_[static_cast<std::size_t>(i) + 2].get();
-    threads_.emplace_back([this, lane] { worker_loop(*lane); });
+  const int workers[] = {std::max(1, options.cpu_workers), std::max(1, options.job_workers)};
+  for (int count : workers) {
+    Lane* lane = lanes_.emplace_back(std::make_unique<Lane>()).get();
+    for (int i = 0; i < count; ++i) threads_.emplace_back([this, lane] { worker_loop(*lane); });
   }
 }
 
@@ -49,15 +44,7 @@ JobScheduler::~JobScheduler() {
   for (auto& thread : threads_) thread.join();
 }
 
-JobScheduler::Lane& JobScheduler::lane_for(const JobQueue& queue) {
-  if (queue.kind == JobQueue::Kind::cpu) return *lanes_[0];
-  if (queue.kind == JobQueue::Kind::session) return *lanes_[1];
-  std::size_t index = 2;
-  if (queue.gpu >= 0 && static_cast<std::size_t>(queue.gpu) + 2 < lanes_.size()) {
-    index = static_cast<std::size_t>(queue.gpu) + 2;
-  }
-  return *lanes_[index];
-}
+JobScheduler::Lane& JobScheduler::lane_for(JobQueue queue) { return *lanes_[queue == JobQueue::cpu ? 0 : 1]; }
 
 JobId JobScheduler::schedule(JobSpec spec) {
   std::vector<std::shared_ptr<Job>> superseded;
@@ -217,4 +204,4 @@ void JobScheduler::finish(const std::shared_ptr<Job>& job, JobOutcome,
   lock.lock();
 }
 
-}  // namespace hone
+}  // namespace hone::lsp

@@ -1,6 +1,8 @@
-// engine/job_scheduler.h: named, debounced, cancellable jobs on queues: one serial queue per GPU
-// (checks, profiles, optimizer verification) and a pool of CPU workers (compiles). Used by the
-// language server (and any front end that runs several jobs at once) from any thread.
+// lsp/job_scheduler.h: the language server's named, debounced, cancellable jobs on two lanes: a
+// pool of CPU workers (the debounced builds of edited buffers, refresh requests) and a pool for
+// hone's jobs (checks, profiles, optimizer runs), which queue for their device inside the engine
+// (one worker per device, waiting cancellably), so a long optimize never holds up a check. Any
+// thread.
 #pragma once
 
 #include <chrono>
@@ -17,19 +19,11 @@
 #include <thread>
 #include <vector>
 
-namespace hone {
+namespace hone::lsp {
 
-// Where a job runs: the CPU pool (compiles), the serial queue of one GPU (checks, profiles), or
-// the session lane for long loops that queue their own device work through the engine (the
-// optimizer), so they never hold a GPU queue for minutes.
-struct JobQueue {
-  enum class Kind { cpu, gpu, session };
-  Kind kind = Kind::cpu;
-  int gpu = 0;
-  static JobQueue cpu_pool() { return {Kind::cpu, 0}; }
-  static JobQueue gpu_queue(int index) { return {Kind::gpu, index}; }
-  static JobQueue session() { return {Kind::session, 0}; }
-};
+// Where a job runs: the CPU pool (builds of edited buffers), or the pool of hone's jobs (checks,
+// profiles, optimizer runs; the engine serialises their device work).
+enum class JobQueue { cpu, jobs };
 
 // failed: `run` threw (a bug in the job; the scheduler keeps serving).
 enum class JobOutcome { finished, cancelled, superseded, failed };
@@ -39,7 +33,7 @@ struct JobSpec {
   // Scheduling a name that is still waiting replaces the waiting job (its `done` gets
   // `superseded`); a running job of that name is asked to stop when `supersede_running` is set.
   std::string name;
-  JobQueue queue;
+  JobQueue queue = JobQueue::cpu;
   std::chrono::milliseconds debounce{0};  // wait this long before starting; restarts on replace
   bool supersede_running = false;
   // The work, on a scheduler thread; it should return soon after `stop` is requested.
@@ -54,16 +48,15 @@ using JobId = std::uint64_t;
 class JobScheduler {
  public:
   struct Options {
-    int gpu_queues = 1;
     int cpu_workers = 2;
-    int session_workers = 1;
+    int job_workers = 4;
   };
   explicit JobScheduler(Options options);
   ~JobScheduler();  // cancels everything, waits for running jobs to return
   JobScheduler(const JobScheduler&) = delete;
   JobScheduler& operator=(const JobScheduler&) = delete;
 
-  // Any thread. Returns the job's id (for cancel). A gpu index outside the queues runs on queue 0.
+  // Any thread. Returns the job's id (for cancel).
   JobId schedule(JobSpec spec);
   // Any thread. A waiting job is dropped (done(cancelled)); a running one is asked to stop.
   // Returns false when no such job is waiting or running.
@@ -84,16 +77,16 @@ class JobScheduler {
   void worker_loop(Lane& lane);
   std::shared_ptr<Job> take_ready(Lane& lane, std::unique_lock<std::mutex>& lock);
   void finish(const std::shared_ptr<Job>& job, JobOutcome outcome, std::unique_lock<std::mutex>& lock);
-  Lane& lane_for(const JobQueue& queue);
+  Lane& lane_for(JobQueue queue);
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   bool stopping_ = false;
   JobId next_id_ = 1;
   std::map<JobId, std::shared_ptr<Job>> jobs_;  // waiting or running
-  std::vector<std::unique_ptr<Lane>> lanes_;  // [0] the CPU pool, [1] sessions, then one per GPU
+  std::vector<std::unique_ptr<Lane>> lanes_;  // [0] the CPU pool, [1] hone's jobs
   std::vector<std::function<void()>> idle_callbacks_;
   std::vector<std::jthread> threads_;
 };
 
-}  // namespace hone
+}  // namespace hone::lsp

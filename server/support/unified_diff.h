@@ -1,4 +1,4 @@
-// optimize/unified_diff.h: the unified diff between a kernel and a proposal (dtl, the diff
+// support/unified_diff.h: the unified diff between two texts, a kernel and a proposal (dtl, the diff
 // template library), as `hone optimize` prints it and the extension shows it. Any thread.
 #pragma once
 

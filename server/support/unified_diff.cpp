@@ -1,5 +1,5 @@
-// optimize/unified_diff.cpp: line sequences through dtl's Myers diff and unified hunks.
-#include "optimize/unified_diff.h"
+// support/unified_diff.cpp: line sequences through dtl's Myers diff and unified hunks.
+#include "support/unified_diff.h"
 
 #include <dtl/dtl.hpp>
 
