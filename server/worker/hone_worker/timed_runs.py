@@ -5,6 +5,7 @@ the cache and times the call (mode call: call time; mode device, CUDA: device ti
 until the judge writes the release word). After every op the judge copies the slots out, checks
 them (hone_worker/timed_checks.py), checks the inputs, and bounds the claimed times with its own
 clock (hone_worker/bounds.py). A spread over 20% is measured again within a budget."""
+import statistics
 import time
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional, Sequence
@@ -25,8 +26,9 @@ from .variation import Entry, InputSets
 SETTLE_MS = {True: 2000.0, False: 50.0}  # the most settling may take (CUDA, CPU) when the policy says nothing
 ESTIMATE_CALLS, ESTIMATE_WARMUP = 3, 2
 NULL_CALLS = (2, 12)  # the two lengths of null ops that give the loop's fixed and per-call cost
-NULL_ROUNDS = 3
+NULL_ROUNDS = 3  # after one op that pays the process's one-time costs
 SLOT_BYTES = {True: 8 << 30, False: 512 << 20}  # output slots of one op at most (CUDA, CPU)
+OPS_PER_PASS, MIN_CALLS_PER_OP = 3, 3  # a pass's calls are split over ops, each bounded on its own
 REMEASURE_S = 2.0  # at most this long re-measuring a noisy time, beyond the first pass ...
 REMEASURES = 2  # ... and at most this many passes more
 SPIN_TIMEOUT_MS = 20_000.0
@@ -179,10 +181,14 @@ class TimedRun:
         return best
 
     def _pass(self, mode: str, reps: int, cost: Optional[bounding.LoopCost]) -> Pass:
+        """`reps` calls in OPS_PER_PASS ops at least (more when the slots are short), each op
+        bounded by the judge's clock; the pass is rejected when every op's claims are below
+        what the clock allows (preemption only ever slows an op: the least disturbed one counts)."""
         result = Pass(mode)
+        ops = max(min(OPS_PER_PASS, reps // MIN_CALLS_PER_OP), -(-reps // (self.slot_count - 1)), 1)
         done = 0
-        while done < reps:
-            count = min(reps - done, self.slot_count - 1)
+        for k in range(ops):
+            count = (reps - done) // (ops - k)
             entries = [self.sets.draw() for _ in range(count)]
             reply, elapsed_us = self._op(mode, entries, 0, 0.0, (done, reps), f"{mode} time, calls {done + 1}-"
                                          f"{done + count} of {reps}")
@@ -192,13 +198,13 @@ class TimedRun:
                 result.spin_timed_out = True
             result.samples_us += claimed
             if cost is not None:
-                extra = 0.0 if self.checker.raw else self._copy_us
-                b = bounding.bound(mode, claimed, elapsed_us, cost, extra)
-                result.bounds.append(b)
-                why = b.violation()
-                if why:
-                    raise CandidateFailure("rejected", why, check="timing_bounded")
+                extra = 2 * self._copy_us
+                result.bounds.append(bounding.bound(mode, claimed, elapsed_us, cost, self.device.is_cuda, extra))
             done += count
+        reasons = [b.violation() for b in result.bounds]
+        if reasons and all(reasons):
+            least = min(range(len(reasons)), key=lambda i: result.bounds[i].judge_us - result.bounds[i].claimed_us)
+            raise CandidateFailure("rejected", reasons[least], check="timing_bounded")
         if result.spin_timed_out:
             self.session.note("the device-time hold timed out before every call was queued: no device time")
             result.samples_us = []
@@ -261,21 +267,17 @@ class TimedRun:
         def one(p: Optional[Pass]):
             if p is None or not p.bounds:
                 return None
-            calls = sum(b.calls for b in p.bounds)
-            judge = sum(b.judge_us * b.calls for b in p.bounds) / calls
-            claimed = sum(b.claimed_us * b.calls for b in p.bounds) / calls
-            return {"judge_us_per_call": judge, "claimed_us_per_call": claimed,
-                    "null_us_per_call": p.bounds[0].null_us, "allowed_us": p.bounds[0].allowed_us, "ops": len(p.bounds)}
+            closest = min(p.bounds, key=lambda b: b.judge_us - b.claimed_us)
+            return dict(closest.to_json(), ops=len(p.bounds))
 
         return {"call": one(call), "device": one(device)}
 
     def null_cost(self, null_session: CandidateSession, mode: str) -> bounding.LoopCost:
         """The null form's loop on these buffers in a clean process (`null_session`, loaded with
-        the null form) on the judge's clock: ops of two lengths, each the fastest of a few (the
-        first op of a process also pays its one-time costs)."""
+        the null form) on the judge's clock: ops of two lengths, each the median of a few."""
         null_session.map(self.regions)
-        fastest = {}
-        for calls in NULL_CALLS * NULL_ROUNDS:
+        measured = {calls: [] for calls in NULL_CALLS}
+        for calls in (NULL_CALLS[0],) + NULL_CALLS * NULL_ROUNDS:
             entries = [self.sets.draw() for _ in range(calls)]
             released = []
 
@@ -289,9 +291,10 @@ class TimedRun:
             reply = null_session.time(self.fields(mode, entries, 0, 0.0), f"null loop, {calls} calls", on_event)
             started = released[0] if (mode == "device" and released) else reply.sent_ns
             elapsed = (reply.replied_ns - started) / 1000.0
-            fastest[calls] = min(fastest.get(calls, elapsed), elapsed)
+            measured[calls].append(elapsed)
         short, long = NULL_CALLS
-        cost = bounding.LoopCost.from_two(short, fastest[short], long, fastest[long])
+        cost = bounding.LoopCost.from_two(short, statistics.median(measured[short]), long,
+                                          statistics.median(measured[long]))
         null_session.note(f"null loop ({mode}): {cost.fixed_us:.0f} us per op + {cost.per_call_us:.1f} us per call")
         return cost
 
