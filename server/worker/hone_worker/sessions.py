@@ -10,6 +10,8 @@ from .devices import Device
 from .exchange import SharedMemory
 from .pool import RunnerUnavailable, shared_pool
 
+NULL_WAIT_S = 30.0  # how long the null loop waits for a clean process before timing goes unbounded
+
 
 def runner_kind(form: str) -> str:
     """The runner a form goes to first: native for raw (when it has launch specs), else python."""
@@ -44,7 +46,7 @@ def null_session(kind: str, device: Device, memory: SharedMemory, deadline: Dead
     None when none can be started."""
     pool = shared_pool()
     try:
-        process = pool.take(kind, str(device))
+        process = pool.take(kind, str(device), min(NULL_WAIT_S, deadline.left()))
     except RunnerUnavailable as exc:
         log(f"no clean {kind} process for the null loop: {exc.message.splitlines()[0]}")
         return None

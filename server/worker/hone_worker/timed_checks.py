@@ -42,32 +42,35 @@ class SlotChecker:
         for k, outputs in enumerate(copies):
             self._scan(outputs, first + k, total)
         self.scanned += len(copies)
-        chosen = self._choose(len(entries))
-        for k in chosen:
-            started = time.perf_counter()
-            expected = self.reference(sets.rebuild(entries[k]))
-            comparison = compare_outputs(copies[k], expected, self.tolerances, raw_buffers=True,
-                                         allocator_poison=not self.raw)
-            self.spent_s += time.perf_counter() - started
-            self.verified += 1
-            if not comparison.passed:
-                raise CandidateFailure("incorrect", f"timed call {first + k + 1} of {total} returned a wrong result "
-                                       f"for the inputs it was given: {comparison.mismatch.message}",
-                                       check="timed_calls_verified")
+        if not copies:
+            return
+        last = len(copies) - 1
+        self._verify(sets, entries, copies, last, first, total)  # first: it also tells what one costs
+        for k in self._choose(last):
+            self._verify(sets, entries, copies, k, first, total)
+
+    def _verify(self, sets: InputSets, entries: Sequence[Entry], copies, k: int, first: int, total: int) -> None:
+        started = time.perf_counter()
+        expected = self.reference(sets.rebuild(entries[k]))
+        comparison = compare_outputs(copies[k], expected, self.tolerances, raw_buffers=True,
+                                     allocator_poison=not self.raw)
+        self.spent_s += time.perf_counter() - started
+        self.verified += 1
+        if not comparison.passed:
+            raise CandidateFailure("incorrect", f"timed call {first + k + 1} of {total} returned a wrong result "
+                                   f"for the inputs it was given: {comparison.mismatch.message}",
+                                   check="timed_calls_verified")
 
     def _choose(self, count: int) -> List[int]:
-        """Which calls of this op get the reference recomputed: all while the budget lasts, else
-        a random sample (with the op's last call) as large as the budget allows."""
-        if count == 0:
-            return []
-        per_call = self.spent_s / self.verified if self.verified else 0.0
-        left = max(0.0, self.budget_s - self.spent_s)
-        affordable = count if per_call == 0 else int(left / per_call)
-        wanted = max(min(count, affordable), min(count, self.spot_checks + 1))
+        """Which of calls 0..count-1 also get the reference recomputed: all while the budget
+        lasts, else a random sample as large as the budget allows (at least `spot_checks`)."""
+        per_call = self.spent_s / max(1, self.verified)
+        left = self.budget_s - self.spent_s
+        affordable = int(left / per_call) if per_call > 0 and left > 0 else (count if left > 0 else 0)
+        wanted = min(count, max(affordable, self.spot_checks))
         if wanted >= count:
             return list(range(count))
-        sample = self.rng.sample(range(count - 1), wanted - 1)
-        return sorted(sample) + [count - 1]
+        return sorted(self.rng.sample(range(count), wanted))
 
     def _scan(self, outputs: List[torch.Tensor], index: int, total: int) -> None:
         """Floating-point outputs that still hold poison were never written by that call."""
