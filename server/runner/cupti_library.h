@@ -1,0 +1,31 @@
+// runner/cupti_library.h: libhone_cupti.so (server/cupti/hone_cupti.h) for the records op,
+// found at $HONE_CUPTI_LIBRARY, else in the share folder ($HONE_SHARE_DIR, else
+// <executable>/../share/hone) under lib/, like the engine finds it for the python profiler, and
+// dlopened only at the first records op (so timed calls before it pay no CUPTI tax). Main thread.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace hone::runner {
+
+class CuptiLibrary {
+ public:
+  // Where the library is expected; empty when no candidate path exists.
+  static std::string locate();
+
+  // Loads it (once); throws OpError (unsupported) when it is missing or cannot be loaded.
+  void load();
+  // hone_cupti_begin / hone_cupti_end; the answers as JSON ({"ok": false, "error": ...} on failure).
+  nlohmann::json begin(const nlohmann::json& request);
+  nlohmann::json end();
+
+ private:
+  using Begin = const char* (*)(const char*);
+  using End = const char* (*)();
+  Begin begin_ = nullptr;
+  End end_ = nullptr;
+};
+
+}  // namespace hone::runner

@@ -1,0 +1,163 @@
+// runner/harness_cuda.cu: libhone_harness's kernels (hone_flush, hone_hold, hone_spin,
+// hone_marker, named exactly so in CUPTI records) and the C functions that launch them.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+
+#include "harness.h"
+
+namespace {
+
+constexpr unsigned long long kMaxHoldNs = 120ull * 1000 * 1000 * 1000;
+constexpr unsigned long long kMaxSpinNs = 10ull * 1000 * 1000 * 1000;
+constexpr int kFlushThreads = 256;
+constexpr int kFlushBlocksPerSm = 8;
+constexpr int kMaxDevices = 64;
+
+thread_local cudaError_t t_last_error = cudaSuccess;
+
+int record(cudaError_t e) {
+  if (e != cudaSuccess) t_last_error = e;
+  return static_cast<int>(e);
+}
+
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// A system-scope acquire load: sees the host's store to registered memory, never a cached copy.
+__device__ __forceinline__ unsigned load_acquire_system(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.sys.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+// A system-scope store, then a system fence: visible to the host and to other devices.
+__device__ __forceinline__ void store_system(unsigned* p, unsigned v) {
+  asm volatile("st.relaxed.sys.u32 [%0], %1;" : : "l"(p), "r"(v) : "memory");
+  __threadfence_system();
+}
+
+int multiprocessors() {
+  static int counts[kMaxDevices] = {};
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) return 1;
+  if (counts[device] == 0) {
+    int n = 0;
+    if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || n <= 0) n = 1;
+    counts[device] = n;
+  }
+  return counts[device];
+}
+
+}  // namespace
+
+extern "C" __global__ void hone_flush(const unsigned char* buffer, size_t bytes, unsigned* sink) {
+  const auto address = reinterpret_cast<std::uintptr_t>(buffer);
+  const size_t misaligned = (16 - (address & 15)) & 15;
+  const size_t head = misaligned < bytes ? misaligned : bytes;
+  const size_t words = (bytes - head) / 16;
+  const size_t tail = head + words * 16;
+  const auto* body = reinterpret_cast<const uint4*>(buffer + head);
+  const size_t first = size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  const size_t step = size_t{gridDim.x} * blockDim.x;
+  unsigned acc = 0;
+#pragma unroll 4
+  for (size_t i = first; i < words; i += step) {
+    const uint4 w = body[i];
+    acc ^= w.x ^ w.y ^ w.z ^ w.w;
+  }
+  // The bytes before and after the 16-byte words, each in its lane of an aligned 32-bit word.
+  if (first < head) acc ^= unsigned{buffer[first]} << (8 * ((address + first) & 3));
+  if (first < bytes - tail) acc ^= unsigned{buffer[tail + first]} << (8 * ((address + tail + first) & 3));
+  for (int offset = 16; offset > 0; offset >>= 1) acc ^= __shfl_xor_sync(0xffffffffu, acc, offset);
+  __shared__ unsigned per_warp[32];
+  if (threadIdx.x % 32 == 0) per_warp[threadIdx.x / 32] = acc;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned block = 0;
+    for (unsigned w = 0; w < (blockDim.x + 31) / 32; ++w) block ^= per_warp[w];
+    atomicXor(sink, block);
+  }
+}
+
+extern "C" __global__ void hone_hold(const unsigned* release, unsigned long long timeout_ns, unsigned* timed_out) {
+  const unsigned long long start = global_ns();
+  while (load_acquire_system(release) == 0) {
+    if (global_ns() - start >= timeout_ns) {
+      if (timed_out) store_system(timed_out, 1u);
+      return;
+    }
+    __nanosleep(256);
+  }
+}
+
+extern "C" __global__ void hone_spin(unsigned long long ns) {
+  const unsigned long long start = global_ns();
+  while (global_ns() - start < ns) __nanosleep(64);
+}
+
+extern "C" __global__ void hone_marker(unsigned* word) { store_system(word, 1u); }
+
+extern "C" int hone_harness_has_cuda(void) { return 1; }
+
+extern "C" int hone_harness_flush(void* stream, const void* buffer, size_t bytes, void* sink) {
+  if (!buffer || !sink) return record(cudaErrorInvalidValue);
+  if (bytes == 0) return 0;
+  const size_t wanted = (bytes / 16 + kFlushThreads - 1) / kFlushThreads;
+  const size_t limit = size_t{static_cast<unsigned>(multiprocessors())} * kFlushBlocksPerSm;
+  const unsigned blocks = static_cast<unsigned>(std::max<size_t>(1, std::min(wanted, limit)));
+  hone_flush<<<blocks, kFlushThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+      static_cast<const unsigned char*>(buffer), bytes, static_cast<unsigned*>(sink));
+  return record(cudaGetLastError());
+}
+
+extern "C" int hone_harness_hold(void* stream, const void* release_word, unsigned long long timeout_ns,
+                                 void* timed_out_word) {
+  if (!release_word) return record(cudaErrorInvalidValue);
+  hone_hold<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(static_cast<const unsigned*>(release_word),
+                                                            std::min(timeout_ns, kMaxHoldNs),
+                                                            static_cast<unsigned*>(timed_out_word));
+  return record(cudaGetLastError());
+}
+
+extern "C" int hone_harness_spin(void* stream, unsigned long long ns) {
+  hone_spin<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(std::min(ns, kMaxSpinNs));
+  return record(cudaGetLastError());
+}
+
+extern "C" int hone_harness_marker(void* stream, void* word) {
+  if (!word) return record(cudaErrorInvalidValue);
+  hone_marker<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(static_cast<unsigned*>(word));
+  return record(cudaGetLastError());
+}
+
+extern "C" int hone_harness_register(void* host, size_t bytes, void** device_ptr) {
+  if (!device_ptr) return record(cudaErrorInvalidValue);
+  *device_ptr = nullptr;
+  cudaError_t e = cudaHostRegister(host, bytes, cudaHostRegisterMapped);
+  if (e != cudaSuccess) return record(e);
+  e = cudaHostGetDevicePointer(device_ptr, host, 0);
+  if (e != cudaSuccess) {
+    cudaHostUnregister(host);
+    *device_ptr = nullptr;
+  }
+  return record(e);
+}
+
+extern "C" int hone_harness_unregister(void* host) { return record(cudaHostUnregister(host)); }
+
+extern "C" int hone_harness_last_error(char* text, int len) {
+  if (text && len > 0) {
+    if (t_last_error == cudaSuccess)
+      text[0] = '\0';
+    else
+      std::snprintf(text, static_cast<size_t>(len), "%s: %s", cudaGetErrorName(t_last_error),
+                    cudaGetErrorString(t_last_error));
+  }
+  return static_cast<int>(t_last_error);
+}

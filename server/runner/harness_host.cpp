@@ -1,0 +1,52 @@
+// runner/harness_host.cpp: libhone_harness's CPU functions, and (in a build without CUDA) the
+// CUDA functions as stubs that report cudaErrorNotSupported.
+#include <cstdint>
+#include <cstdio>
+
+#include "harness.h"
+
+extern "C" int hone_harness_version(void) { return 1; }
+
+extern "C" void hone_harness_host_flush(const void* buffer, size_t bytes) {
+  constexpr size_t kLine = 64;
+  const auto* p = static_cast<const unsigned char*>(buffer);
+  std::uint64_t sum = 0;
+  for (size_t at = 0; at < bytes; at += kLine) sum += p[at];
+  if (bytes > 0) sum += p[bytes - 1];
+  static volatile std::uint64_t sink;
+  sink = sink + sum;
+}
+
+#if !defined(HONE_HARNESS_CUDA)
+
+namespace {
+
+constexpr int kNotSupported = 801;  // cudaErrorNotSupported
+thread_local int t_last_error = 0;
+
+int not_built() {
+  t_last_error = kNotSupported;
+  return kNotSupported;
+}
+
+}  // namespace
+
+extern "C" int hone_harness_has_cuda(void) { return 0; }
+extern "C" int hone_harness_flush(void*, const void*, size_t, void*) { return not_built(); }
+extern "C" int hone_harness_hold(void*, const void*, unsigned long long, void*) { return not_built(); }
+extern "C" int hone_harness_spin(void*, unsigned long long) { return not_built(); }
+extern "C" int hone_harness_marker(void*, void*) { return not_built(); }
+extern "C" int hone_harness_register(void*, size_t, void** device_ptr) {
+  if (device_ptr) *device_ptr = nullptr;
+  return not_built();
+}
+extern "C" int hone_harness_unregister(void*) { return not_built(); }
+
+extern "C" int hone_harness_last_error(char* text, int len) {
+  if (text && len > 0)
+    std::snprintf(text, static_cast<size_t>(len), "%s",
+                  t_last_error ? "cudaErrorNotSupported: libhone_harness was built without CUDA" : "");
+  return t_last_error;
+}
+
+#endif

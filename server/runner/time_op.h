@@ -1,0 +1,18 @@
+// runner/time_op.h: the `time` op (protocol/WORKER.md, the candidate protocol): clock settling,
+// warm-up, then per timed call the input set and mixed rows copied into the targets, the read
+// flush, and one mark pair around forward; mode "call" with the device idle before each call,
+// mode "device" with every call enqueued behind hone_hold until the judge writes the release word.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "runner/op_context.h"
+
+namespace hone::runner {
+
+// Runs one time request; the reply's fields (times_us, warmup_us, settle_ms, enqueue_s,
+// spin_timed_out, method). Sends {"id", "event": "enqueued"} through ctx.notify in mode device.
+// Throws OpError.
+nlohmann::json run_time(const nlohmann::json& request, OpContext& ctx);
+
+}  // namespace hone::runner

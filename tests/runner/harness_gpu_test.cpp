@@ -1,0 +1,127 @@
+// tests/runner/harness_gpu_test.cpp: libhone_harness's kernels on a GPU, called directly: the
+// read flush folds the buffer into its sink, hone_hold waits for a host write to registered
+// memfd memory (and gives up at its timeout), hone_spin lasts as long as asked, hone_marker
+// writes its word. Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "gpu_support.h"
+#include "harness.h"
+#include "runner_client.h"
+
+namespace hone::runner_test {
+namespace {
+
+#define REQUIRE_GPU() \
+  if (gpu_count() == 0) GTEST_SKIP() << "no CUDA GPU here: scripts/gpu/runner.sh runs this on the H200"
+
+double event_us(cudaEvent_t a, cudaEvent_t b) {
+  float ms = 0;
+  EXPECT_EQ(cudaEventElapsedTime(&ms, a, b), cudaSuccess);
+  return ms * 1000.0;
+}
+
+// A registered memfd page: words the host writes and kernels read (and the other way round).
+class RegisteredWords {
+ public:
+  RegisteredWords() {
+    EXPECT_EQ(hone_harness_register(arena_.at<void>(), arena_.bytes(), &device_), 0);
+  }
+  ~RegisteredWords() { hone_harness_unregister(arena_.at<void>()); }
+  std::atomic_ref<unsigned> host(int i) const { return std::atomic_ref<unsigned>(arena_.at<unsigned>()[i]); }
+  void* device(int i) const { return static_cast<unsigned*>(device_) + i; }
+
+ private:
+  MemfdArena arena_{4096};
+  void* device_ = nullptr;
+};
+
+TEST(HarnessGpu, FlushFoldsEveryWordIntoTheSink) {
+  REQUIRE_GPU();
+  const std::size_t words = (std::size_t{3} << 20) + 5;
+  std::vector<unsigned> host(words);
+  unsigned expected = 0;
+  for (std::size_t i = 0; i < words; ++i) expected ^= host[i] = static_cast<unsigned>(i * 2654435761u);
+  unsigned* buffer = nullptr;
+  unsigned* sink = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&buffer), words * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&sink), 4), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(buffer, host.data(), words * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemset(sink, 0, 4), cudaSuccess);
+  ASSERT_EQ(hone_harness_flush(nullptr, buffer, words * 4, sink), 0);
+  unsigned got = 0;
+  ASSERT_EQ(cudaMemcpy(&got, sink, 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(got, expected);
+  // From the second word on (not 16-byte aligned: the head is read byte by byte).
+  ASSERT_EQ(cudaMemset(sink, 0, 4), cudaSuccess);
+  ASSERT_EQ(hone_harness_flush(nullptr, buffer + 1, (words - 1) * 4, sink), 0);
+  ASSERT_EQ(cudaMemcpy(&got, sink, 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(got, expected ^ host[0]);
+  std::vector<unsigned> after(words);
+  ASSERT_EQ(cudaMemcpy(after.data(), buffer, words * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(after, host);
+  cudaFree(buffer);
+  cudaFree(sink);
+}
+
+TEST(HarnessGpu, HoldWaitsForTheHostsReleaseWord) {
+  REQUIRE_GPU();
+  RegisteredWords w;
+  w.host(0).store(0);
+  w.host(1).store(0);
+  cudaEvent_t before, after;
+  ASSERT_EQ(cudaEventCreate(&before), cudaSuccess);
+  ASSERT_EQ(cudaEventCreate(&after), cudaSuccess);
+  ASSERT_EQ(cudaEventRecord(before, nullptr), cudaSuccess);
+  ASSERT_EQ(hone_harness_hold(nullptr, w.device(0), 5'000'000'000ull, w.device(1)), 0);
+  ASSERT_EQ(cudaEventRecord(after, nullptr), cudaSuccess);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(cudaEventQuery(after), cudaErrorNotReady) << "the hold ended before the release";
+  w.host(0).store(1);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(w.host(1).load(), 0u) << "reported a timeout although released";
+  const double us = event_us(before, after);
+  EXPECT_GE(us, 90'000.0);
+  EXPECT_LT(us, 2'000'000.0);
+}
+
+TEST(HarnessGpu, HoldEndsAtItsTimeoutAndSaysSo) {
+  REQUIRE_GPU();
+  RegisteredWords w;
+  w.host(0).store(0);
+  w.host(1).store(0);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_EQ(hone_harness_hold(nullptr, w.device(0), 200'000'000ull, w.device(1)), 0);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(w.host(1).load(), 1u);
+  EXPECT_GE(ms, 190.0);
+  EXPECT_LT(ms, 3000.0);
+}
+
+TEST(HarnessGpu, SpinLastsAsLongAsAskedAndTheMarkerWritesItsWord) {
+  REQUIRE_GPU();
+  RegisteredWords w;
+  w.host(2).store(0);
+  cudaEvent_t before, after;
+  ASSERT_EQ(cudaEventCreate(&before), cudaSuccess);
+  ASSERT_EQ(cudaEventCreate(&after), cudaSuccess);
+  ASSERT_EQ(cudaEventRecord(before, nullptr), cudaSuccess);
+  ASSERT_EQ(hone_harness_spin(nullptr, 300'000ull), 0);
+  ASSERT_EQ(cudaEventRecord(after, nullptr), cudaSuccess);
+  ASSERT_EQ(hone_harness_marker(nullptr, w.device(2)), 0);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const double us = event_us(before, after);
+  EXPECT_GE(us, 295.0);
+  EXPECT_LT(us, 2000.0);
+  EXPECT_EQ(w.host(2).load(), 1u);
+}
+
+}  // namespace
+}  // namespace hone::runner_test
