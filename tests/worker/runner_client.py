@@ -48,6 +48,7 @@ class RunnerClient:
         self.ready_s = time.perf_counter() - self.started
         self.next_id = 1
         self.arenas: List[HostArena] = []
+        self.addresses = {}  # arena id -> where the runner mapped it
 
     def _read_stderr(self) -> None:
         for line in self.process.stderr:
@@ -95,8 +96,9 @@ class RunnerClient:
         """Creates a host arena of the layout's size and maps it in the runner."""
         arena = HostArena.create(arena_id, layout.size)
         self.arenas.append(arena)
-        self.ok("map", [arena.fd], arenas=[{"arena": arena_id, "kind": "host", "bytes": arena.size,
-                                            "register": False}])
+        reply = self.ok("map", [arena.fd], arenas=[{"arena": arena_id, "kind": "host", "bytes": arena.size,
+                                                    "register": False}])
+        self.addresses[arena_id] = reply["arenas"][0]["address"]
         return arena
 
     def close(self) -> Optional[int]:

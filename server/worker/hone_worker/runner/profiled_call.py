@@ -31,7 +31,8 @@ def activity_kind(name: str) -> str:
 
 
 def device_activities(prof) -> List[dict]:
-    """The GPU activities kineto recorded (kernels, memcpys, memsets), times in us."""
+    """The GPU activities kineto recorded (kernels, memcpys, memsets), in start order, times in us
+    from the earliest one's start (as the native runner reports its CUPTI records)."""
     out = []
     for e in prof.profiler.kineto_results.events():
         if str(e.device_type()).split(".")[-1] != "CUDA":
@@ -42,9 +43,14 @@ def device_activities(prof) -> List[dict]:
             start, duration = e.start_ns() / 1000.0, e.duration_ns() / 1000.0
         else:
             start, duration = float(e.start_us()), float(e.duration_us())
-        out.append({"name": activity_name(e.name()), "kind": activity_kind(e.name()), "stream": int(e.device_resource_id()),
+        name = e.name()
+        out.append({"name": activity_name(name), "kind": activity_kind(name), "stream": int(e.device_resource_id()),
                     "start_us": start, "end_us": start + duration})
-    return sorted(out, key=lambda a: a["start_us"])
+    out.sort(key=lambda a: a["start_us"])
+    zero = out[0]["start_us"] if out else 0.0
+    for a in out:
+        a["start_us"], a["end_us"] = a["start_us"] - zero, a["end_us"] - zero
+    return out
 
 
 def record_call(call: Callable[[], object], keep: Callable[[object], None], device, harness: Optional[Harness],

@@ -9,7 +9,7 @@ import torch
 from ..devices import Device
 from ..errors import TaskError
 from ..task import load_task
-from .errors import load_error, unsupported
+from .errors import RunnerError, load_error, unsupported
 from .forms import Candidate, LoadSpec, build_seeded, describe_state
 
 MAX_WARM_CALLS = 20
@@ -42,7 +42,8 @@ class ReferenceCandidate(Candidate):
             if calls >= 2 and _compilations() == before:
                 break
         self._mark = _compilations()
-        return {"compile_warmup_calls": calls, "compile_warmup_s": time.perf_counter() - started}
+        return {"compile_warmup_calls": calls, "compile_warmup_s": time.perf_counter() - started,
+                "compilations": self._mark}
 
     def after_timing(self) -> dict:
         if self._compiled is None or self._mark is None:
@@ -62,9 +63,10 @@ def load(spec: LoadSpec, device: Device) -> ReferenceCandidate:
         task = load_task(spec.source)
         model = build_seeded(device, spec.seed, task.get_init_inputs, spec.init, task.model_class)
     except TaskError as exc:
-        raise load_error(exc.message) from None
+        raise RunnerError("load_error", exc.message, exc.traceback or None) from None
     except Exception as exc:  # noqa: BLE001 - task code may raise anything
-        raise load_error(f"Model(*get_init_inputs()) of {spec.source} raised {type(exc).__name__}: {exc}", exc) from None
+        raise load_error(f"building Model(*get_init_inputs()) of {spec.source} raised {type(exc).__name__}: {exc}",
+                         exc) from None
     compiled = None
     if spec.compile:
         if not hasattr(torch, "compile"):

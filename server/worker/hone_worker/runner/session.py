@@ -15,6 +15,7 @@ from .errors import RunnerError, bad_request, candidate_failure, load_error, uns
 from .transport import Transport
 
 Handler = Callable[[dict, List[int]], dict]
+DEFAULT_SPIN_US = 1000.0  # the native runner's default hold before a records call
 
 
 def log(message: str) -> None:
@@ -53,7 +54,9 @@ class Session:
                 reply = {"id": request_id, "ok": False, "error": exc.to_json()}
             except BadBuffer as exc:
                 reply = {"id": request_id, "ok": False, "error": bad_request(str(exc)).to_json()}
-            except Exception as exc:  # noqa: BLE001 - an op's own bug is still one reply
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # noqa: BLE001 - an op's own bug, or a task's SystemExit, is still one reply
                 reply = {"id": request_id, "ok": False,
                          "error": RunnerError("internal", f"{op}: {type(exc).__name__}: {exc}",
                                               traceback.format_exc()).to_json()}
@@ -69,7 +72,7 @@ class Session:
         try:
             self.transport.send(reply)
         except OSError as exc:
-            if exc.errno != errno.EMSGSIZE:  # too long: the judge hears that instead; else it is gone
+            if exc.errno not in (errno.EMSGSIZE, errno.ENOBUFS):  # too long: the judge hears so; else it is gone
                 return False
             error = RunnerError("internal", f"the reply is too long for one datagram: {exc}")
             self.transport.send({"id": reply.get("id"), "ok": False, "error": error.to_json()})
@@ -108,9 +111,17 @@ class Session:
                 os.close(fd)
                 raise
             if entry.get("register"):
-                arena.device_address = self._harness().register(arena.address, arena.size)
-        self.arenas.add(arena)
-        return {"arena": arena.id, "bytes": arena.size}
+                try:
+                    arena.device_address = self._harness().register(arena.address, arena.size)
+                except BaseException:
+                    arena.close()
+                    raise
+        try:
+            self.arenas.add(arena)
+        except BadBuffer:
+            arena.close()
+            raise
+        return {"arena": arena.id, "bytes": arena.size, "address": arena.address}
 
     def _load(self, request: dict, fds: List[int]) -> dict:
         from .forms import LoadSpec, load_candidate  # noqa: PLC0415 - lazily: start-up imports torch only
@@ -124,7 +135,9 @@ class Session:
             candidate = load_candidate(spec, self.device)
         except RunnerError:
             raise
-        except Exception as exc:  # noqa: BLE001 - loading runs the candidate's own code
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - loading runs the candidate's own code, SystemExit included
             raise load_error(f"loading the {spec.form}-form candidate raised {type(exc).__name__}: {exc}", exc) \
                 from None
         self.candidate = candidate
@@ -157,7 +170,7 @@ class Session:
         args = [self.arenas.value(a) for a in _list(request, "args")]
         outputs = [self.arenas.tensor(b) for b in _list(request, "outputs")]
         label = str(request.get("label", ""))
-        log(f"call {label}")
+        log(f"call {label}".rstrip())
         bound = candidate.bind(args, outputs)
         problems: List[str] = []
         with self._guard(f"forward ({label})" if label else "forward"):
@@ -196,9 +209,9 @@ class Session:
         candidate = self._loaded()
         args = [self.arenas.value(a) for a in _list(request, "args")]
         outputs = [self.arenas.tensor(b) for b in _list(request, "outputs")]
-        spin_us = request.get("spin_us", 200.0)
-        if not isinstance(spin_us, (int, float)) or isinstance(spin_us, bool) or spin_us < 0:
-            raise bad_request(f"records.spin_us must be a non-negative number, not {spin_us!r}")
+        spin_us = request.get("spin_us", DEFAULT_SPIN_US)
+        if not isinstance(spin_us, (int, float)) or isinstance(spin_us, bool) or not 0 <= spin_us <= 1e7:
+            raise bad_request(f"records.spin_us must be a number in 0..1e7, not {spin_us!r}")
         harness = self._harness() if self.device.is_cuda else None
         bound = candidate.bind(args, outputs)
 
@@ -241,7 +254,12 @@ class _CandidateGuard:
             return False
         if isinstance(exc, RunnerError) and exc.kind in ("bad_request", "unsupported", "internal"):
             return False
-        raise candidate_failure(exc, self.what, self.device.context_broken()) from None
+        from .harness import HarnessError  # noqa: PLC0415
+
+        broken = self.device.context_broken()
+        if isinstance(exc, HarnessError) and not broken:
+            raise RunnerError("internal", str(exc), "".join(traceback.format_exception(kind, exc, tb))) from None
+        raise candidate_failure(exc, self.what, broken) from None
 
 
 def _parse(data: bytes) -> dict:

@@ -4,7 +4,7 @@ after putting its input set (and mixed rows) in the targets and flushing the cac
 CUDA events with the device idle before each call (call time); mode `device`: every call enqueued
 behind hone's hold kernel, released by the judge, so events bracket only GPU work (device time).
 CPU: the steady host clock. Flush, hold and registration are libhone_harness.so's."""
-import statistics
+import ctypes
 import time
 from dataclasses import dataclass
 from typing import Callable, List, Optional, Sequence
@@ -12,14 +12,14 @@ from typing import Callable, List, Optional, Sequence
 import torch
 
 from ..arena import ArenaTable, BadBuffer, Buffer
-from .errors import RunnerError, bad_request, unsupported
+from .errors import bad_request, unsupported
 from .forms import Candidate
 from .harness import Harness
 from .returned import copy_into, returned_tensors
 
 SETTLE_WINDOW_S = 0.005
-SETTLE_AGREEMENT = 0.02  # successive windows' median call times agree within this share
-IN_FLIGHT = 2  # settle calls queued ahead of the one the host waits for
+SETTLE_AGREEMENT = 0.02  # successive windows' mean call times agree within this share
+IN_FLIGHT = 8  # settle calls queued ahead of the device at most
 
 
 @dataclass
@@ -41,31 +41,33 @@ class TimePlan:
     warmup: int
     settle_ms: float
     flush_bytes: int
-    release: Optional[int]  # device address of the release word (mode device)
+    release: Optional[int]  # mode device: the release word's device address
+    release_host: Optional[int]  # and its host address
     spin_timeout_ms: float
 
 
 def parse_plan(request: dict, table: ArenaTable, is_cuda: bool) -> TimePlan:
-    """Raises RunnerError (bad_request, unsupported) or BadBuffer."""
+    """Raises RunnerError (bad_request, unsupported) or BadBuffer. As the native runner's
+    time_plan.cpp: `sets` may be empty (the targets are used as they are), so may `outputs`."""
     mode = request.get("mode")
     if mode not in ("call", "device"):
         raise bad_request(f"time.mode must be call or device, not {mode!r}")
     if mode == "device" and not is_cuda:
-        raise unsupported("time mode device holds a CUDA stream; this runner's device is the CPU")
+        raise unsupported("time mode device (a held stream) needs a CUDA device; on the CPU use mode call")
     targets = [table.value(a) for a in _list(request, "args")]
-    sets = [[table.value(a) for a in _as_list(s, "time.sets[]")] for s in _list(request, "sets")]
-    outputs = [[table.tensor(b) for b in _as_list(slot, "time.outputs[]")] for slot in _list(request, "outputs")]
-    if not sets or not outputs:
-        raise bad_request("time needs at least one input set and one output slot")
+    sets = [[table.value(a) for a in _as_list(s, f"time.sets[{k}]")] for k, s in enumerate(_list(request, "sets"))]
+    outputs = [[table.tensor(b) for b in _as_list(slot, f"time.outputs[{j}]")]
+               for j, slot in enumerate(_list(request, "outputs"))]
     for k, values in enumerate(sets):
         _check_set(k, values, targets)
-    schedule = [_entry(e, len(sets), len(outputs), targets) for e in _list(request, "schedule")]
-    release = None
+    schedule = [_entry(e, i, len(sets), len(outputs), targets) for i, e in enumerate(_list(request, "schedule"))]
+    plan = TimePlan(mode, targets, sets, outputs or [[]], schedule, _count(request, "warmup", 0, 1_000_000),
+                    _number(request, "settle_ms", 0.0, 0.0, 600_000.0), _count(request, "flush_bytes", 0, 1 << 40),
+                    None, None, _number(request, "spin_timeout_ms", 10_000.0, 1e-3, 120_000.0))
     if mode == "device":
-        release = _release_address(request.get("release"), table)
-    return TimePlan(mode, targets, sets, outputs, schedule, _count(request, "warmup", 0),
-                    _number(request, "settle_ms", 0.0), _count(request, "flush_bytes", 0), release,
-                    _number(request, "spin_timeout_ms", 10_000.0))
+        plan.release, plan.release_host = _release_word(request.get("release"), table)
+        _require_device_memory(plan)
+    return plan
 
 
 def _list(request: dict, key: str) -> list:
@@ -78,65 +80,84 @@ def _as_list(value, what: str) -> list:
     return value
 
 
-def _count(request: dict, key: str, default: int) -> int:
+def _count(request: dict, key: str, default: int, most: int) -> int:
     value = request.get(key, default)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise bad_request(f"time.{key} must be a non-negative integer, not {value!r}")
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= most:
+        raise bad_request(f"time.{key} must be an integer in 0..{most}, not {value!r}")
     return value
 
 
-def _number(request: dict, key: str, default: float) -> float:
+def _number(request: dict, key: str, default: float, least: float, most: float) -> float:
     value = request.get(key, default)
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
-        raise bad_request(f"time.{key} must be a non-negative number, not {value!r}")
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not least <= value <= most:
+        raise bad_request(f"time.{key} must be a number in {least:g}..{most:g}, not {value!r}")
     return float(value)
 
 
 def _check_set(k: int, values: list, targets: list) -> None:
     if len(values) != len(targets):
-        raise bad_request(f"time.sets[{k}] has {len(values)} arguments; time.args has {len(targets)}")
+        raise bad_request(f"time.sets[{k}] has {len(values)} ARGs; time.args has {len(targets)}")
     for a, (v, t) in enumerate(zip(values, targets)):
         if isinstance(t, torch.Tensor) != isinstance(v, torch.Tensor):
-            raise bad_request(f"time.sets[{k}][{a}] is not the same kind of argument as time.args[{a}]")
-        if isinstance(t, torch.Tensor) and (v.shape != t.shape or v.dtype != t.dtype or v.device != t.device):
-            raise bad_request(f"time.sets[{k}][{a}] is {v.dtype} {list(v.shape)}; its target is {t.dtype} "
-                              f"{list(t.shape)}")
+            raise bad_request(f"time.sets[{k}][{a}]: a tensor in one and a scalar in the other")
+        if isinstance(t, torch.Tensor) and (v.shape != t.shape or v.stride() != t.stride() or v.dtype != t.dtype
+                                            or v.device != t.device):
+            raise bad_request(f"time.sets[{k}][{a}]: dtype, shape, strides or device differ from time.args[{a}]")
 
 
-def _entry(obj, n_sets: int, n_slots: int, targets: list) -> _Entry:
+def _entry(obj, i: int, n_sets: int, n_slots: int, targets: list) -> _Entry:
+    where = f"time.schedule[{i}]"
     if not isinstance(obj, dict):
-        raise bad_request(f"a time.schedule entry must be an object, not {obj!r}")
-    k, j = obj.get("set"), obj.get("slot")
-    if not isinstance(k, int) or not 0 <= k < n_sets or not isinstance(j, int) or not 0 <= j < n_slots:
-        raise bad_request(f"time.schedule entry {obj!r} names a set or slot that does not exist")
+        raise bad_request(f"{where} must be an object, not {obj!r}")
+    k, j = obj.get("set", 0), obj.get("slot", 0)
+    if not _is_index(k, max(n_sets, 1)) or not _is_index(j, max(n_slots, 1)):
+        raise bad_request(f"{where} names set {k!r} or slot {j!r}, which do not exist ({n_sets} sets, {n_slots} slots)")
     rows = []
-    for row in _as_list(obj.get("rows", []), "time.schedule[].rows"):
+    for row in _as_list(obj.get("rows", []), f"{where}.rows"):
         if not (isinstance(row, list) and len(row) == 3 and all(isinstance(x, int) for x in row)):
-            raise bad_request(f"a time.schedule row must be [arg, row, donor_set], not {row!r}")
+            raise bad_request(f"{where}.rows: expected [arg, row, donor_set], not {row!r}")
         a, r, donor = row
         target = targets[a] if 0 <= a < len(targets) else None
         if not isinstance(target, torch.Tensor) or target.dim() == 0 or not 0 <= r < target.shape[0]:
-            raise bad_request(f"time.schedule row {row!r}: argument {a} has no row {r}")
-        if not 0 <= donor < n_sets:
-            raise bad_request(f"time.schedule row {row!r}: there is no set {donor}")
+            raise bad_request(f"{where}.rows: argument {a} has no row {r}")
+        if not _is_index(donor, n_sets):
+            raise bad_request(f"{where}.rows: there is no donor set {donor} ({n_sets} sets)")
         rows.append((a, r, donor))
     return _Entry(k, j, rows)
 
 
-def _release_address(obj, table: ArenaTable) -> int:
+def _is_index(v, count: int) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < count
+
+
+def _release_word(obj, table: ArenaTable) -> tuple:
+    """The release word's device and host addresses (a 32-bit element of a registered host arena)."""
     if obj is None:
         raise bad_request("time mode device needs time.release, a BUF in a registered host arena")
     buf = Buffer.from_json(obj)
     arena = table.get(buf.arena)
-    if arena.kind != "host" or arena.device_address is None:
-        raise BadBuffer(f"time.release must lie in a host arena mapped with register: true (arena {buf.arena} is not)")
-    if buf.itemsize != 4 or buf.offset + 4 > arena.size:
-        raise BadBuffer("time.release must be one 32-bit word inside its arena")
-    return arena.device_address + buf.offset
+    count = 1
+    for n in buf.shape:
+        count *= n
+    if arena.kind != "host" or arena.device_address is None or buf.itemsize != 4 or count != 1:
+        raise BadBuffer("time.release must be one 32-bit element of a registered host arena (\"register\": true)")
+    arena.view(buf)  # bounds
+    return arena.device_address + buf.offset, arena.address + buf.offset
+
+
+def _require_device_memory(plan: "TimePlan") -> None:
+    """While the stream is held every copy must be a device-to-device one in stream order (torch
+    copies host memory at once, or synchronizes), so every buffer lies in a cuda arena here."""
+    tensors = [t for t in plan.targets if isinstance(t, torch.Tensor)]
+    tensors += [t for s in plan.sets for t in s if isinstance(t, torch.Tensor)]
+    tensors += [t for slot in plan.outputs for t in slot]
+    if any(t.device.type != "cuda" for t in tensors):
+        raise bad_request("time mode device (python runner) needs every argument, set and output in a cuda arena; "
+                          "a registered host arena holds only the release word")
 
 
 class _Clock:
-    """Brackets forward calls: CUDA events on the current stream, or the host's steady clock."""
+    """Marks on the current stream (CUDA events) or the host's steady clock."""
 
     def __init__(self, is_cuda: bool) -> None:
         self.is_cuda = is_cuda
@@ -148,33 +169,46 @@ class _Clock:
             return event
         return time.perf_counter_ns()
 
-    def elapsed_us(self, pair) -> float:
-        start, end = pair
+    def wait(self, mark) -> None:
+        if self.is_cuda:
+            mark.synchronize()
+
+    def elapsed_us(self, start, end) -> float:
         if self.is_cuda:
             return start.elapsed_time(end) * 1000.0
         return (end - start) / 1000.0
 
 
 class TimedLoop:
-    """One `time` op's calls on one candidate; run() returns the reply's fields."""
+    """One `time` op's calls on one candidate, in the native runner's order (time_op.cpp), so the
+    two runners time alike; run() returns the reply's fields. Main thread only."""
 
-    def __init__(self, plan: TimePlan, candidate: Candidate, harness: Harness, device,
+    def __init__(self, plan: TimePlan, candidate: Candidate, harness: Optional[Harness], device,
                  flush_buffer: Optional[torch.Tensor], sink: Optional[torch.Tensor]) -> None:
         self.plan, self.candidate, self.harness, self.device = plan, candidate, harness, device
         self.clock = _Clock(device.is_cuda)
         self._flush_buffer, self._sink = flush_buffer, sink
         self._stream = torch.cuda.current_stream(device.index).cuda_stream if device.is_cuda else 0
         self._bound = {}
+        self._holding = False
 
-    def _call(self, k: int, j: int) -> Callable[[], object]:
+    def _call(self, k: int, j: int) -> Callable[[], None]:
+        """Forward on set k's scalars and the targets, its result kept in slot j (bound once)."""
         key = (k, j)
         if key not in self._bound:
-            args = [t if isinstance(t, torch.Tensor) else v for t, v in zip(self.plan.targets, self.plan.sets[k])]
-            self._bound[key] = self.candidate.bind(args, self.plan.outputs[j])
+            scalars = self.plan.sets[k] if self.plan.sets else self.plan.targets
+            args = [t if isinstance(t, torch.Tensor) else v for t, v in zip(self.plan.targets, scalars)]
+            forward, outputs = self.candidate.bind(args, self.plan.outputs[j]), self.plan.outputs[j]
+            if self.candidate.writes_outputs:
+                self._bound[key] = (forward, None)
+            else:
+                self._bound[key] = (forward, lambda result: copy_into(returned_tensors(result), outputs))
         return self._bound[key]
 
-    def _stage(self, entry: _Entry) -> None:
-        """Copies the entry's input set into the targets, then its mixed rows."""
+    def _apply_inputs(self, entry: _Entry) -> None:
+        """Set `entry.set` into the targets, then the entry's rows from their donor sets."""
+        if not self.plan.sets:
+            return
         for t, v in zip(self.plan.targets, self.plan.sets[entry.set]):
             if isinstance(t, torch.Tensor) and v.data_ptr() != t.data_ptr():
                 t.copy_(v)
@@ -190,68 +224,91 @@ class TimedLoop:
         else:
             self.harness.host_flush(self._flush_buffer.data_ptr(), self.plan.flush_bytes)
 
-    def _keep(self, result, j: int) -> None:
-        if not self.candidate.writes_outputs:
-            copy_into(returned_tensors(result), self.plan.outputs[j])
-
-    def _one(self, k: int, j: int, idle_before: bool) -> tuple:
-        """Flush, (device idle,) start, forward, end, copy of its result into slot j."""
-        call = self._call(k, j)
-        self._flush()
-        if idle_before and self.device.is_cuda:
-            torch.cuda.synchronize(self.device.index)
-        start = self.clock.mark()
-        result = call()
-        end = self.clock.mark()
-        self._keep(result, j)
-        return start, end
-
     def _settle(self) -> tuple:
-        """Warm-up calls until two successive windows' median times agree, or settle_ms passes."""
+        """Calls (set 0, slot 0) until two successive 5 ms windows' mean call times agree within
+        2%, or settle_ms passes; returns (ms spent, calls made, whether they agreed)."""
+        if self.plan.settle_ms <= 0:
+            return 0.0, 0, False
         started = time.perf_counter()
-        deadline = started + self.plan.settle_ms / 1000.0
+        self._apply_inputs(_Entry(0, 0, []))
+        forward, keep = self._call(0, 0)
         previous, calls = None, 0
-        while time.perf_counter() < deadline:
-            pairs, window_start = [], time.perf_counter()
-            while not pairs or time.perf_counter() - window_start < SETTLE_WINDOW_S:
-                if self.device.is_cuda and len(pairs) >= IN_FLIGHT:
-                    pairs[-IN_FLIGHT][1].synchronize()
-                pairs.append(self._one(0, 0, idle_before=False))
+        while True:
+            first, ring, n = self.clock.mark(), [None] * IN_FLIGHT, 0
+            window = time.perf_counter()
+            while True:
+                if n >= IN_FLIGHT:
+                    self.clock.wait(ring[n % IN_FLIGHT])
+                result = forward()
+                if keep:
+                    keep(result)
+                ring[n % IN_FLIGHT] = self.clock.mark()
+                n += 1
+                if time.perf_counter() - window >= SETTLE_WINDOW_S:
+                    break
+            last = self.clock.mark()
             self.device.synchronize()
-            calls += len(pairs)
-            median = statistics.median(self.clock.elapsed_us(p) for p in pairs)
-            if previous is not None and abs(median - previous) <= SETTLE_AGREEMENT * previous:
-                return (time.perf_counter() - started) * 1000.0, calls, True
-            previous = median
-        return (time.perf_counter() - started) * 1000.0, calls, self.plan.settle_ms == 0
+            calls += n
+            per_call = self.clock.elapsed_us(first, last) / n
+            agree = previous is not None and abs(per_call - previous) <= SETTLE_AGREEMENT * max(per_call, previous)
+            previous = per_call
+            spent_ms = (time.perf_counter() - started) * 1000.0
+            if agree or spent_ms >= self.plan.settle_ms:
+                return spent_ms, calls, agree
+
+    def _run_calls(self, entries: Sequence[_Entry], held: bool) -> List[tuple]:
+        """For each call: inputs, flush, (device idle unless held), mark, forward, mark, result kept."""
+        marks = []
+        for entry in entries:
+            self._apply_inputs(entry)
+            self._flush()
+            if not held:
+                self.device.synchronize()
+            forward, keep = self._call(entry.set, entry.slot)
+            start = self.clock.mark()
+            result = forward()
+            end = self.clock.mark()
+            if keep:
+                keep(result)
+            marks.append((start, end))
+        return marks
+
+    def _release_hold(self) -> None:
+        if self._holding:
+            ctypes.c_uint32.from_address(self.plan.release_host).value = 1
+            self._holding = False
 
     def run(self, send_enqueued: Callable[[], None]) -> dict:
-        plan = self.plan
-        held = plan.mode == "device"
+        plan, held = self.plan, self.plan.mode == "device"
         for entry in plan.schedule:
             self._call(entry.set, entry.slot)
-        self._stage(_Entry(0, 0, []))
         self.device.synchronize()
-        first = self._call(0, 0)
-        reply = dict(self.candidate.warm(lambda: self._keep(first(), 0)))
+        forward, keep = self._call(0, 0)
+        self._apply_inputs(_Entry(0, 0, []))
+        reply = dict(self.candidate.warm(lambda: keep(forward()) if keep else forward()))
         settle_ms, settle_calls, settled = self._settle()
-        warm = [self._one(0, 0, idle_before=not held) for _ in range(plan.warmup)]
+        warm = self._run_calls([_Entry(0, 0, [])] * plan.warmup, held=False)
         self.device.synchronize()
-        timed_out = torch.zeros(1, dtype=torch.int32, device=self.device.torch) if held else None
+        started = time.perf_counter()
+        timed_out = None
         if held:
+            timed_out = torch.zeros(1, dtype=torch.int32, device=self.device.torch)
+            ctypes.c_uint32.from_address(plan.release_host).value = 0
             self.harness.hold(self._stream, plan.release, int(plan.spin_timeout_ms * 1e6), timed_out.data_ptr())
-        enqueue_started = time.perf_counter()
-        pairs = []
-        for entry in plan.schedule:
-            self._stage(entry)
-            pairs.append(self._one(entry.set, entry.slot, idle_before=not held))
-        enqueue_s = time.perf_counter() - enqueue_started
-        if held:
-            send_enqueued()
+            self._holding = True
+        try:
+            timed = self._run_calls(plan.schedule, held)
+            enqueue_s = time.perf_counter() - started
+            if held:
+                send_enqueued()
+        except BaseException:
+            self._release_hold()  # a failure while held: release the stream rather than wait for the timeout
+            raise
         self.device.synchronize()
+        self._holding = False
         reply.update({
-            "times_us": [self.clock.elapsed_us(p) for p in pairs],
-            "warmup_us": [self.clock.elapsed_us(p) for p in warm],
+            "times_us": [self.clock.elapsed_us(*m) for m in timed],
+            "warmup_us": [self.clock.elapsed_us(*m) for m in warm],
             "settle_ms": settle_ms, "settle_calls": settle_calls, "settled": settled, "enqueue_s": enqueue_s,
             "spin_timed_out": bool(timed_out.item()) if held else False,
             "method": ("cuda_events_held_stream" if held else "cuda_events") if self.device.is_cuda else "host_clock",

@@ -1,0 +1,296 @@
+"""The python runner's `time` and `records` ops over a real socketpair on the CPU: every scheduled
+call sees its own input set and mixed rows and writes its own slot, its time is its own, warm-up
+and settling are reported; then the CUDA variants (VMM arenas, events, the held stream released
+by the judge, records with hone's spin and marker kernels), skipped without a GPU."""
+import unittest
+
+import torch
+
+from common import ADVERSARIAL, TASKS
+from harness_path import harness_library
+from kernel_build import build
+from runner_cases import RUNNER_FIXTURES, RunnerTestCase, share
+from runner_client import RunnerClient
+
+from hone_worker.arena import tensor_arg
+
+SLEEP_US = (0.0, 2000.0, 4000.0)  # identity.cpp busy-waits x[0][0] us
+
+
+def input_sets():
+    """Three (4, 8) sets telling each other apart; set k's [0][0] is its sleep."""
+    sets = []
+    for k, sleep in enumerate(SLEEP_US):
+        t = 100.0 * (k + 1) + torch.arange(32, dtype=torch.float32).view(4, 8)
+        t[0, 0] = sleep
+        sets.append(t)
+    return sets
+
+
+class HarnessTestCase(RunnerTestCase):
+    def setUp(self) -> None:
+        self.runner = RunnerClient(env={"HONE_HARNESS_LIBRARY": harness_library()})
+
+
+class TimeCallModeTest(HarnessTestCase):
+    SCHEDULE = [{"set": 1, "slot": 0}, {"set": 0, "slot": 1, "rows": [[0, 2, 2]]}, {"set": 2, "slot": 2},
+                {"set": 0, "slot": 3, "rows": [[0, 0, 1], [0, 3, 2]]}]
+
+    def expected(self, sets, entry) -> torch.Tensor:
+        t = sets[entry["set"]].clone()
+        for _, row, donor in entry.get("rows", []):
+            t[row] = sets[donor][row]
+        return t
+
+    def run_schedule(self, source, **extra) -> tuple:
+        self.load(source)
+        sets = input_sets()
+        specs = [(torch.float32, [4, 8])] + sets + [(torch.float32, [4, 8])] * len(self.SCHEDULE)
+        bufs, views = share(self.runner, 1, *specs)
+        target, set_bufs, slot_bufs = bufs[0], bufs[1:4], bufs[4:]
+        fields = dict(mode="call", args=[tensor_arg(target)], sets=[[tensor_arg(b)] for b in set_bufs],
+                      outputs=[[b.to_json()] for b in slot_bufs], schedule=self.SCHEDULE, warmup=3, settle_ms=30,
+                      flush_bytes=1 << 20)
+        fields.update(extra)
+        reply = self.runner.ok("time", **fields)
+        return reply, sets, views[4:]
+
+    def test_each_raw_call_sees_its_set_and_rows_writes_its_slot_and_is_timed(self):
+        reply, sets, slots = self.run_schedule(RUNNER_FIXTURES / "identity.cpp")
+        for entry, slot in zip(self.SCHEDULE, slots):
+            self.assertTrue(torch.equal(slot, self.expected(sets, entry)), entry)
+        times = reply["times_us"]
+        self.assertEqual(len(times), 4)
+        self.assertGreaterEqual(times[0], SLEEP_US[1])
+        self.assertLess(times[1], SLEEP_US[1])
+        self.assertGreaterEqual(times[2], SLEEP_US[2])
+        self.assertGreaterEqual(times[3], SLEEP_US[1])  # row 0 came from set 1
+        self.assertEqual(len(reply["warmup_us"]), 3)
+        self.assertTrue(all(t < SLEEP_US[1] for t in reply["warmup_us"]))  # warm-up calls run set 0
+        self.assertGreater(reply["settle_calls"], 0)
+        self.assertGreaterEqual(reply["settle_ms"], 5.0)
+        self.assertEqual((reply["method"], reply["spin_timed_out"]), ("host_clock", False))
+        self.assertGreater(reply["enqueue_s"], (SLEEP_US[1] * 2 + SLEEP_US[2]) / 1e6)
+
+    def test_torch_form_results_are_copied_into_each_slot(self):
+        reply, sets, slots = self.run_schedule(RUNNER_FIXTURES / "identity_torch.cpp", settle_ms=0, flush_bytes=0)
+        for entry, slot in zip(self.SCHEDULE, slots):
+            self.assertTrue(torch.equal(slot, self.expected(sets, entry)), entry)
+        self.assertEqual((reply["settle_ms"], reply["settle_calls"]), (0.0, 0))
+        self.assertTrue(all(t > 0 for t in reply["times_us"]))
+
+    def test_reference_form_is_timed_by_the_same_loop(self):
+        self.runner.ok("load", form="reference", source=str(TASKS / "relu.py"), seed=1)
+        x = torch.randn(64, 4096)
+        (target, xs, out0, out1), views = share(self.runner, 1, torch.zeros(64, 4096), x, (torch.float32, [64, 4096]),
+                                                (torch.float32, [64, 4096]))
+        reply = self.runner.ok("time", mode="call", args=[tensor_arg(target)], sets=[[tensor_arg(xs)]],
+                               outputs=[[out0.to_json()], [out1.to_json()]],
+                               schedule=[{"set": 0, "slot": 0}, {"set": 0, "slot": 1}], warmup=1)
+        self.assertEqual(len(reply["times_us"]), 2)
+        self.assertTrue(torch.equal(views[2], torch.relu(x)) and torch.equal(views[3], torch.relu(x)))
+
+    def test_the_null_form_costs_almost_nothing(self):
+        self.runner.ok("load", form="null")
+        (x,), _ = share(self.runner, 1, torch.ones(4))
+        reply = self.runner.ok("time", mode="call", args=[tensor_arg(x)], outputs=[[]],
+                               schedule=[{"set": 0, "slot": 0}] * 50)
+        self.assertEqual(len(reply["times_us"]), 50)
+        self.assertLess(sorted(reply["times_us"])[25], 100.0)
+
+    def test_bad_time_requests_are_bad_requests_and_device_mode_needs_cuda(self):
+        self.load(RUNNER_FIXTURES / "identity.cpp")
+        (x, y, small, out), _ = share(self.runner, 1, torch.ones(4, 8), torch.ones(4, 8), torch.ones(2, 8),
+                                      (torch.float32, [4, 8]))
+        base = dict(mode="call", args=[tensor_arg(x)], sets=[[tensor_arg(y)]], outputs=[[out.to_json()]],
+                    schedule=[{"set": 0, "slot": 0}])
+        for change, kind, words in (({"schedule": [{"set": 0, "slot": 3}]}, "bad_request", "slot"),
+                                    ({"sets": [[tensor_arg(small)]]}, "bad_request", "differ"),
+                                    ({"schedule": [{"set": 0, "rows": [[0, 9, 0]]}]}, "bad_request", "no row 9"),
+                                    ({"warmup": -1}, "bad_request", "warmup"),
+                                    ({"mode": "device"}, "unsupported", "CUDA")):
+            reply = self.runner.request("time", **dict(base, **change))
+            self.assertEqual(reply["error"]["kind"], kind, change)
+            self.assertIn(words, reply["error"]["message"])
+
+    def test_a_forward_that_raises_in_a_timed_call_is_a_forward_error(self):
+        self.load(ADVERSARIAL / "cpu" / "throws.cpp")
+        (x, out), _ = share(self.runner, 1, torch.ones(4), (torch.float32, [4]))
+        reply = self.runner.request("time", mode="call", args=[tensor_arg(x)], outputs=[[out.to_json()]],
+                                    schedule=[{"set": 0, "slot": 0}])
+        self.assertEqual(reply["error"]["kind"], "forward_error")
+        self.assertIn("gives up", reply["error"]["message"])
+
+
+class WithoutHarnessTest(RunnerTestCase):
+    def setUp(self) -> None:
+        self.runner = RunnerClient(env={"HONE_HARNESS_LIBRARY": "/nonexistent/libhone_harness.so"})
+
+    def test_a_flush_without_the_harness_library_is_unsupported_and_names_it(self):
+        self.runner.ok("load", form="null")
+        (x,), _ = share(self.runner, 1, torch.ones(4))
+        reply = self.runner.request("time", mode="call", args=[tensor_arg(x)], outputs=[[]],
+                                    schedule=[{"set": 0, "slot": 0}], flush_bytes=4096)
+        self.assertEqual(reply["error"]["kind"], "unsupported")
+        self.assertIn("/nonexistent/libhone_harness.so", reply["error"]["message"])
+        self.assertTrue(self.runner.ok("time", mode="call", args=[tensor_arg(x)], outputs=[[]],
+                                       schedule=[{"set": 0, "slot": 0}])["ok"])
+
+
+class RecordsCpuTest(RunnerTestCase):
+    def test_reference_records_name_the_aten_ops_it_called(self):
+        self.runner.ok("load", form="reference", source=str(TASKS / "relu.py"), seed=1)
+        x = torch.randn(64, 4096)
+        (xb, out), views = share(self.runner, 1, x, (torch.float32, [64, 4096]))
+        reply = self.runner.ok("records", args=[tensor_arg(xb)], outputs=[out.to_json()])
+        self.assertEqual(reply["library_ops"], ["aten::relu x1"])
+        self.assertEqual((reply["activities"], reply["caller_stream"]), ([], None))
+        self.assertGreater(reply["timed_us"], 0)
+        self.assertTrue(torch.equal(views[1], torch.relu(x)))
+
+    def test_torch_form_records_see_a_library_op_inside_forward(self):
+        self.load(ADVERSARIAL / "cpu" / "library_op_torch.cpp")
+        (xb, out), _ = share(self.runner, 1, torch.randn(8, 8), (torch.float32, [8, 8]))
+        self.assertEqual(self.runner.ok("records", args=[tensor_arg(xb)], outputs=[out.to_json()])["library_ops"],
+                         ["aten::relu x1"])
+
+
+@unittest.skipUnless(torch.cuda.is_available(), "skipped: no GPU (CUDA runner tests need one)")
+class CudaRunnerTest(unittest.TestCase):
+    """The same ops on cuda:0 with VMM arenas (the suite scripts/gpu/pyrunner.sh runs)."""
+
+    def setUp(self) -> None:
+        self.runner = RunnerClient(device="cuda:0", env={"HONE_HARNESS_LIBRARY": harness_library()})
+        self.arenas = []
+
+    def tearDown(self) -> None:
+        self.runner.close()
+
+    def cuda_share(self, arena_id: int, *specs):
+        from hone_worker.arena import CudaArena, Layout
+
+        layout = Layout(arena_id)
+        bufs = [layout.place(s.dtype, s.shape) if isinstance(s, torch.Tensor) else layout.place(*s) for s in specs]
+        arena = CudaArena.create(arena_id, layout.size, 0)
+        self.arenas.append(arena)
+        self.runner.ok("map", [arena.fd], arenas=[{"arena": arena_id, "kind": "cuda", "bytes": arena.size}])
+        views = [arena.view(b) for b in bufs]
+        for spec, view in zip(specs, views):
+            if isinstance(spec, torch.Tensor):
+                view.copy_(spec)
+        torch.cuda.synchronize()
+        return bufs, views
+
+    def release_word(self, arena_id: int):
+        from hone_worker.arena import HostArena, Layout
+
+        layout = Layout(arena_id)
+        buf = layout.place(torch.int32, [1])
+        arena = HostArena.create(arena_id, layout.size)
+        self.arenas.append(arena)
+        self.runner.ok("map", [arena.fd], arenas=[{"arena": arena_id, "kind": "host", "bytes": arena.size,
+                                                   "register": True}])
+        return buf, arena.view(buf)
+
+    def load(self, source, **fields) -> dict:
+        built = build(source, "cuda")
+        fields.setdefault("form", built.form)
+        if built.namespace:
+            fields.setdefault("namespace", built.namespace)
+        return self.runner.ok("load", library=built.library, **fields)
+
+    def timing_request(self, mode: str, n: int = 20):
+        x = [torch.randn(256, 2048, device="cuda") for _ in range(3)]
+        bufs, views = self.cuda_share(1, torch.zeros(256, 2048, device="cuda"), *x,
+                                      *[(torch.float32, [256, 2048])] * n)
+        schedule = [{"set": i % 3, "slot": i, "rows": [[0, 5, (i + 1) % 3]]} for i in range(n)]
+        fields = dict(mode=mode, args=[tensor_arg(bufs[0])], sets=[[tensor_arg(b)] for b in bufs[1:4]],
+                      outputs=[[b.to_json()] for b in bufs[4:]], schedule=schedule, warmup=5, settle_ms=200,
+                      flush_bytes=64 << 20)
+        expected = []
+        for entry in schedule:
+            t = x[entry["set"]].clone()
+            t[5] = x[(entry["set"] + 1) % 3][5]
+            expected.append(torch.relu(t))
+        return fields, views[4:], expected
+
+    def test_ready_on_cuda_names_the_device(self):
+        self.assertEqual(self.runner.ready["device"], "cuda:0")
+        self.assertLess(self.runner.ready_s, 60)
+
+    def test_raw_and_torch_calls_on_vmm_arenas(self):
+        self.load(TASKS / "relu.cu")
+        x = torch.randn(64, 4096, device="cuda")
+        (xb, out), views = self.cuda_share(1, x, (torch.float32, [64, 4096]))
+        self.runner.ok("call", args=[tensor_arg(xb)], outputs=[out.to_json()])
+        self.assertTrue(torch.equal(views[1], torch.relu(x)))
+
+    def test_torch_form_returned_device_and_poison(self):
+        self.load(ADVERSARIAL / "cuda" / "uninit_output_torch.cu")
+        from hone_worker.poison import allocator_poisoned
+
+        (xb, out), views = self.cuda_share(1, torch.rand(64, 4096, device="cuda"), (torch.float32, [64, 4096]))
+        reply = self.runner.ok("call", args=[tensor_arg(xb)], outputs=[out.to_json()], poison=True)
+        self.assertEqual(reply["returned"][0]["device"], "cuda:0")
+        self.assertTrue(bool((allocator_poisoned(views[1]) | torch.isnan(views[1])).all()))
+
+    def test_time_call_mode_on_cuda(self):
+        self.load(TASKS / "relu.cu")
+        fields, slots, expected = self.timing_request("call")
+        reply = self.runner.ok("time", **fields)
+        self.assertEqual(reply["method"], "cuda_events")
+        self.assertTrue(all(t > 0 for t in reply["times_us"]))
+        for slot, want in zip(slots, expected):
+            self.assertTrue(torch.equal(slot, want))
+
+    def test_time_device_mode_holds_the_stream_until_the_judge_releases_it(self):
+        self.load(TASKS / "relu.cu")
+        fields, slots, expected = self.timing_request("device")
+        release, word = self.release_word(2)
+        fields.update(release=release.to_json(), spin_timeout_ms=20000)
+        self.runner.send(dict(fields, id=99, op="time"))
+        self.assertEqual(self.runner.receive(120), {"id": 99, "event": "enqueued"})
+        word.fill_(1)
+        reply = self.runner.receive(120)
+        self.assertTrue(reply["ok"], reply)
+        self.assertEqual((reply["method"], reply["spin_timed_out"]), ("cuda_events_held_stream", False))
+        self.assertEqual(len(reply["times_us"]), len(slots))
+        for slot, want in zip(slots, expected):
+            self.assertTrue(torch.equal(slot, want))
+        word.fill_(0)
+        fields.update(spin_timeout_ms=300)
+        reply = self.runner.ok("time", **dict(fields, schedule=fields["schedule"][:2]))
+        self.assertTrue(reply["spin_timed_out"])
+
+    def test_records_bracket_the_call_with_hone_spin_and_hone_marker(self):
+        self.load(TASKS / "relu.cu")
+        (xb, out), _ = self.cuda_share(1, torch.randn(64, 4096, device="cuda"), (torch.float32, [64, 4096]))
+        reply = self.runner.ok("records", args=[tensor_arg(xb)], outputs=[out.to_json()], spin_us=500)
+        names = [a["name"] for a in reply["activities"]]
+        self.assertEqual(names[0], "hone_spin")
+        self.assertEqual(names[-1], "hone_marker")
+        self.assertTrue(any("relu" in n for n in names), names)
+        self.assertEqual(reply["caller_stream"], reply["activities"][0]["stream"])
+        self.assertGreater(reply["timed_us"], 0)
+
+    def test_an_illegal_address_is_a_cuda_error(self):
+        self.load(ADVERSARIAL / "cuda" / "illegal_address.cu")
+        (xb, out), _ = self.cuda_share(1, torch.randn(1024, device="cuda"), (torch.float32, [1024]))
+        reply = self.runner.request("call", args=[tensor_arg(xb)], outputs=[out.to_json()])
+        self.assertEqual(reply["error"]["kind"], "cuda_error", reply)
+
+    def test_compiled_reference_is_warmed_until_nothing_recompiles(self):
+        self.runner.ok("load", form="reference", source=str(TASKS / "relu.py"), seed=1, compile=True)
+        x = torch.randn(64, 4096, device="cuda")
+        (target, xs, out), views = self.cuda_share(1, torch.zeros(64, 4096, device="cuda"), x,
+                                                   (torch.float32, [64, 4096]))
+        reply = self.runner.ok("time", timeout=600, mode="call", args=[tensor_arg(target)], sets=[[tensor_arg(xs)]],
+                               outputs=[[out.to_json()]], schedule=[{"set": 0, "slot": 0}] * 5, warmup=2)
+        self.assertGreaterEqual(reply["compile_warmup_calls"], 2)
+        self.assertGreaterEqual(reply["compilations"], 1)  # dynamo's counters saw the compilation
+        self.assertEqual(reply["recompilations"], 0)
+        self.assertTrue(torch.equal(views[2], torch.relu(x)))
+
+
+if __name__ == "__main__":
+    unittest.main()
