@@ -9,15 +9,16 @@ import json
 import os
 import resource
 import select
+import shutil
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional, Sequence
 
+from .channel import write_line
 from .launch import LaunchSpec
 
 MAX_MESSAGE = 8 << 20  # bytes in one datagram
@@ -71,7 +72,8 @@ class CandidateProcess:
         self._dead_evidence: Optional[dict] = None
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
-            self.popen = subprocess.Popen(spec.command(device), stdin=theirs.fileno(), stdout=theirs.fileno(),
+            self.popen = subprocess.Popen(dies_with_judge(spec.command(device)), stdin=theirs.fileno(),
+                                          stdout=theirs.fileno(),
                                           stderr=subprocess.PIPE, env=spec.env, cwd=spec.cwd or spec.scratch,
                                           start_new_session=True, close_fds=True)
         finally:
@@ -97,8 +99,7 @@ class CandidateProcess:
         line = f"hone-judge: {text}"
         with self._lines_lock:
             self._lines.append(line)
-        sys.stderr.write(line + "\n")
-        sys.stderr.flush()
+        write_line(line)
 
     def wait_ready(self, timeout_s: float) -> dict:
         """Waits for the runner's `ready` event; raises CandidateGone when it dies or is late."""
@@ -221,17 +222,22 @@ class CandidateProcess:
         return CandidateGone(timed_out, self._dead_evidence, what)
 
     def _read_stderr(self) -> None:
-        out = sys.stderr
         for raw in self.popen.stderr:
             line = raw.decode(errors="replace").rstrip("\n")
             with self._lines_lock:
                 self._lines.append(line)
-            try:
-                out.write(line + "\n")
-                out.flush()
-            except (OSError, ValueError):
-                pass
+            write_line(line)
         self.popen.stderr.close()
+
+
+def dies_with_judge(argv: List[str]) -> List[str]:
+    """The command under `setpriv --pdeathsig KILL`, so that a candidate process (a confined one:
+    its wrapper) is killed when the judge dies, even one stuck in a loop that never reads its
+    socket again; as is where setpriv is missing."""
+    return [_SETPRIV, "--pdeathsig", "KILL", "--"] + list(argv) if _SETPRIV else list(argv)
+
+
+_SETPRIV = shutil.which("setpriv")
 
 
 def _signal_name(number: int) -> str:

@@ -3,6 +3,7 @@ check's deadline, and every way they can fail turned into the verdict it means (
 kind, a crash with its signal and last stderr lines, a deadline passed). What the process says is
 a claim; the callers check it. Used by one check on the judge's main thread."""
 import os
+import re
 import shutil
 import time
 from typing import Callable, List, Optional, Sequence
@@ -12,6 +13,7 @@ from .errors import KernelError, Unsupported, WorkerError
 from .exchange import Region, SharedMemory
 from .faults import CandidateFailure
 
+_LABELLED = re.compile(r"^(forward failed|CUDA launch error in forward) \([^()]*\): ")  # the judge adds the trial
 _OOM = ("out of memory", "can't allocate memory", "std::bad_alloc", "OutOfMemoryError", "CUDA_ERROR_OUT_OF_MEMORY",
         "cudaErrorMemoryAllocation")
 
@@ -140,7 +142,7 @@ class CandidateSession:
 
     def _failure(self, error: dict, what: str) -> Exception:
         """An error reply as the verdict (or protocol error) it means."""
-        kind, message = error.get("kind"), str(error.get("message") or "")
+        kind, message = error.get("kind"), _LABELLED.sub(r"\1: ", str(error.get("message") or ""), count=1)
         evidence = {k: error[k] for k in ("traceback", "cuda_error") if error.get(k)}
         if kind == "unsupported":
             return Unsupported(f"the {self.kind} runner cannot do {what}: {message}")
@@ -155,7 +157,8 @@ class CandidateSession:
             text = message if message.startswith("CUDA launch error") else f"CUDA launch error in {what}: {message}"
             return CandidateFailure("runtime_error", text, evidence, check="launch_errors")
         if any(s in message for s in _OOM):
-            return CandidateFailure("runtime_error", f"out of memory in {what}: {message}", evidence,
+            detail = message[len("forward failed: "):] if message.startswith("forward failed: ") else message
+            return CandidateFailure("runtime_error", f"out of memory in {what}: {detail}", evidence,
                                     check="no_runtime_error")
         if kind == "cuda_error":
             return CandidateFailure("runtime_error", f"CUDA error in {what}: {message}", evidence,

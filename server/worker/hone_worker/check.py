@@ -6,28 +6,24 @@ import os
 import time
 from typing import List, Optional
 
-import torch
-
-from . import bounds
 from .candidate_session import CandidateSession, Deadline
-from .channel import Request, log
+from .channel import Request
+from .check_timing import TimingStage
 from .correctness import CandidateCaller, Correctness, run_correctness
 from .devices import Device, parse_device
 from .errors import BadRequest, KernelError
 from .exchange import SharedMemory
 from .faults import CandidateFailure
-from .instance import build_instance, clone_args, run_reference
+from .instance import build_instance, clone_args
 from .kernel_spec import KernelSpec
 from .records import CallRecords, records_from_reply
 from .results import Flag, Policy
-from .sessions import null_session, open_session, prepare
+from .sessions import open_session, prepare
 from .signature import Signature, raw_mismatch, torch_mismatch
 from .task import Task, load_task
 from .task_info import derive_task_signature
-from .timed_checks import SlotChecker
-from .timed_runs import Outcome, TimedRun
+from .timed_runs import Outcome
 from .timing import NOISY_SPREAD
-from .variation import InputSets, pool_size
 
 LIBRARY_SHARE = 0.1  # GPU time share in library kernels above which the kernel is flagged
 SPIN_MIN_US, SPIN_MAX_US = 200.0, 100_000.0  # how long the records op holds the caller's stream
@@ -55,14 +51,19 @@ def handle_check(params: dict, request: Request) -> dict:
     try:
         session = open_session(spec.form, device, memory, deadline)
         verdict = _Verdict(signature, language, seconds)
+        timing = None
         try:
+            if policy.timing:
+                timing = TimingStage(task, device, session, memory, signature, spec.form == "raw", policy, deadline,
+                                     lambda m: request.progress("timing", m))
+                timing.measure_null_before_load()
             _load(session, spec, signature, language)
             caller = CandidateCaller(session, memory, signature, spec.form == "raw")
         except CandidateFailure as failure:
             seconds["load"] = time.perf_counter() - started
             return verdict.failed(failure, started)
         seconds["load"] = time.perf_counter() - started
-        return _stages(task, device, session, memory, caller, spec, policy, deadline, verdict, request, started)
+        return _stages(task, device, caller, spec, policy, timing, verdict, request, started)
     finally:
         if session is not None:
             session.end()
@@ -86,9 +87,8 @@ def _load(session: CandidateSession, spec: KernelSpec, signature: Signature, lan
         raise KernelError(problem)
 
 
-def _stages(task: Task, device: Device, session: CandidateSession, memory: SharedMemory, caller: CandidateCaller,
-            spec: KernelSpec, policy: Policy, deadline: Deadline, verdict: "_Verdict", request: Request,
-            started: float) -> dict:
+def _stages(task: Task, device: Device, caller: CandidateCaller, spec: KernelSpec, policy: Policy,
+            timing: Optional[TimingStage], verdict: "_Verdict", request: Request, started: float) -> dict:
     seconds = verdict.seconds
     stage = time.perf_counter()
     correctness = run_correctness(task, device, caller, verdict.signature, policy,
@@ -106,12 +106,12 @@ def _stages(task: Task, device: Device, session: CandidateSession, memory: Share
             seconds["records"] = time.perf_counter() - stage
             if records is not None:
                 verdict.add_records(records)
-        if policy.timing:
+        if timing is not None:
             stage = time.perf_counter()
-            outcome = _timing_stage(task, device, session, memory, caller, spec, policy, correctness, deadline,
-                                    request)
+            outcome = timing.measure()
             seconds["timing"] = time.perf_counter() - stage
             verdict.add_timing(outcome)
+            correctness.checks.passed("timed_calls_verified")
             correctness.checks.passed("timing_bounded")
     except CandidateFailure as failure:
         if failure.check:
@@ -188,42 +188,3 @@ def _records_stage(task: Task, device: Device, caller: CandidateCaller, spec: Ke
     if reply is None:
         return None
     return records_from_reply(reply, spec.form == "raw", spec.own_kernels)
-
-
-def _timing_stage(task: Task, device: Device, session: CandidateSession, memory: SharedMemory,
-                  caller: CandidateCaller, spec: KernelSpec, policy: Policy, correctness: Correctness,
-                  deadline: Deadline, request: Request) -> Outcome:
-    seed = policy.seeds[0]
-    instance = build_instance(task, device, seed)
-    sets = InputSets(task, device, instance.inputs, pool_size(instance.inputs, device), seed)
-    with torch.no_grad():
-        checker = SlotChecker(lambda inputs: run_reference(instance, inputs), correctness.tolerances,
-                              spec.form == "raw", policy.verify_ms, policy.spot_checks)
-    outputs = [(getattr(torch, o.dtype), o.shape) for o in caller.signature.outputs]
-    run = TimedRun(session, memory, device, sets, instance.inputs + clone_args(instance.params),
-                   len(instance.inputs), outputs, policy, checker, lambda m: request.progress("timing", m))
-    nulls: List[CandidateSession] = []
-
-    def loop_cost(mode: str) -> Optional[bounds.LoopCost]:
-        key = run.cost_key(session.kind, mode)
-        cost = bounds.LOOP_COSTS.get(key)
-        if cost is None:
-            try:
-                if not nulls:
-                    clean = null_session(session.kind, device, memory, deadline)
-                    if clean is None:
-                        return None
-                    nulls.append(clean)
-                cost = run.null_cost(nulls[0], mode)
-            except CandidateFailure as failure:  # a clean process failed: hone's problem, not the candidate's
-                log(f"the null loop could not be timed ({failure.reason}); {mode} time is not bounded")
-                return None
-            bounds.LOOP_COSTS.put(key, cost)
-        return cost
-
-    try:
-        with torch.no_grad():
-            return run.run(loop_cost)
-    finally:
-        for clean in nulls:
-            clean.end()

@@ -98,10 +98,15 @@ class CandidateCaller:
         return compare_outputs(got, expected, tolerances, raw_buffers=True, allocator_poison=not self.raw)
 
 
+def output_tolerances(task: Task, signature: Signature, policy: Policy) -> List[Tolerance]:
+    """Per output: the request's atol/rtol, else the task's HONE_ATOL/HONE_RTOL, else by dtype."""
+    return [tolerance_for(getattr(torch, o.dtype), _first(policy.atol, task.atol), _first(policy.rtol, task.rtol))
+            for o in signature.outputs]
+
+
 def run_correctness(task: Task, device: Device, caller: CandidateCaller, signature: Signature, policy: Policy,
                     progress: Callable[[str], None]) -> Correctness:
-    tolerances = [tolerance_for(getattr(torch, o.dtype), _first(policy.atol, task.atol), _first(policy.rtol, task.rtol))
-                  for o in signature.outputs]
+    tolerances = output_tolerances(task, signature, policy)
     result = Correctness([], Checks(), tolerances)
     spread = _Spread(tolerances)
     for k, seed in enumerate(policy.seeds):

@@ -3,12 +3,15 @@ buffers in arenas the judge creates (host memfds on the CPU, CUDA VMM allocation
 registered host word for the release flag), their BUF/ARG JSON, and the judge's own views of
 them. The judge writes inputs and poison there before a call and copies outputs out right after
 the reply; it compares only its copies. Used by one check on the judge's main thread."""
+import fcntl
+import mmap
+import os
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import torch
 
-from .arena import Buffer, CudaArena, HostArena, Layout, scalar_arg, tensor_arg
+from .arena import Buffer, CudaArena, HostArena, Layout, round_up, scalar_arg, tensor_arg
 from .devices import Device
 
 TensorSpec = Tuple[torch.dtype, Sequence[int], Optional[Sequence[int]]]  # dtype, shape, strides (None: contiguous)
@@ -45,7 +48,7 @@ class SharedMemory:
         if self.device.is_cuda and not host:
             arena = CudaArena.create(arena_id, layout.size, self.device.index)
         else:
-            arena = HostArena.create(arena_id, layout.size)
+            arena = _sealed_host_arena(arena_id, layout.size)
         self._arenas[arena_id] = arena
         region = Region(arena_id, buffers, [arena.view(b) for b in buffers])
         self._regions.append(region)
@@ -85,6 +88,20 @@ class SharedMemory:
             except (RuntimeError, OSError):
                 pass  # a view still alive in a traceback: the process exit releases it
         self._arenas.clear()
+
+
+def _sealed_host_arena(arena_id: int, size: int) -> HostArena:
+    """A host arena whose memfd cannot shrink or grow: a candidate process that truncated it
+    would make the judge's own mapping fault (SIGBUS) when it copies outputs out."""
+    fd = os.memfd_create(f"hone-arena-{arena_id}", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    try:
+        rounded = round_up(max(size, 1), mmap.PAGESIZE)
+        os.ftruncate(fd, rounded)
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL)
+        return HostArena(arena_id, fd, rounded)
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def args_json(buffers: Sequence[Optional[Buffer]], values: Sequence) -> List[dict]:

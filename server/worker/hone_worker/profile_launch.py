@@ -11,6 +11,7 @@ import subprocess
 import sys
 from typing import List, Optional
 
+from .candidate_process import dies_with_judge
 from .channel import log
 from .errors import KernelError, TaskError, WorkerError
 from .launch import LaunchSpec, clear_folder
@@ -73,7 +74,7 @@ class ProfileChild:
         when it passed `timeout_s` (its process group is then killed)."""
         argv = child_argv(self.spec, arguments, prefix)
         log(f"profiling in a confined child process: {' '.join(argv)}")
-        process = subprocess.Popen(argv, env=self.spec.env, cwd=self.spec.cwd or self.folder,
+        process = subprocess.Popen(dies_with_judge(argv), env=self.spec.env, cwd=self.spec.cwd or self.folder,
                                    stdin=subprocess.DEVNULL, stdout=sys.stderr.fileno(), stderr=sys.stderr.fileno(),
                                    start_new_session=True)
         try:
