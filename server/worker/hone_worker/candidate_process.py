@@ -70,6 +70,7 @@ class CandidateProcess:
         self._lines_lock = threading.Lock()
         self._next_id = 1
         self._dead_evidence: Optional[dict] = None
+        self._runner_pid: Optional[int] = None
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             self.popen = subprocess.Popen(dies_with_judge(spec.command(device)), stdin=theirs.fileno(),
@@ -141,6 +142,29 @@ class CandidateProcess:
                     on_event(message)
                 continue
             return Reply(message, sent_ns, arrived, events)
+
+    def run_delay_ns(self) -> Optional[int]:
+        """How long the runner's main thread has waited for a CPU so far (the kernel's schedstat
+        run delay): time on the judge's clock during which the candidate did not run at all, which
+        the candidate cannot fake. None where it cannot be read."""
+        pid = self._find_runner()
+        if pid is None:
+            return None
+        try:
+            with open(f"/proc/{pid}/schedstat") as f:
+                return int(f.read().split()[1])
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def _find_runner(self) -> Optional[int]:
+        """The runner's pid as the judge sees it: the process itself, or (confined, in its own pid
+        namespace) the descendant whose innermost pid is the one its ready event named."""
+        if self._runner_pid is None and self.ready and isinstance(self.ready.get("pid"), int):
+            for pid in [self.popen.pid] + descendants(self.popen.pid):
+                if _innermost_pid(pid) == self.ready["pid"]:
+                    self._runner_pid = pid
+                    break
+        return self._runner_pid
 
     def end(self) -> None:
         """Asks the runner to exit, then kills its process group (whatever is left of it)."""
@@ -228,6 +252,37 @@ class CandidateProcess:
                 self._lines.append(line)
             write_line(line)
         self.popen.stderr.close()
+
+
+def descendants(pid: int) -> List[int]:
+    """The live descendants of a process (/proc/<pid>/task/<tid>/children), nearest first."""
+    found, queue = [], [pid]
+    while queue:
+        current = queue.pop(0)
+        try:
+            tasks = os.listdir(f"/proc/{current}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                with open(f"/proc/{current}/task/{tid}/children") as f:
+                    children = [int(c) for c in f.read().split()]
+            except (OSError, ValueError):
+                continue
+            found += children
+            queue += children
+    return found
+
+
+def _innermost_pid(pid: int) -> Optional[int]:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("NSpid:"):
+                    return int(line.split()[-1])
+    except (OSError, ValueError):
+        pass
+    return None
 
 
 def dies_with_judge(argv: List[str]) -> List[str]:

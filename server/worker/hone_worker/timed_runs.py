@@ -227,6 +227,7 @@ class TimedRun:
 
         if self.release is not None:
             self.release.views[0].zero_()
+        waited = _RunDelay(self.session)
         reply = self.session.time(self.fields(mode, entries, warmup, settle_ms), what, on_event)
         started = reply.sent_ns
         if mode == "device":
@@ -234,7 +235,7 @@ class TimedRun:
                 raise CandidateFailure("rejected", "the candidate process answered a device-time op without saying "
                                        "its calls were queued (no `enqueued` event)", check="timing_bounded")
             started = released[0]
-        elapsed_us = (reply.replied_ns - started) / 1000.0
+        elapsed_us = (reply.replied_ns - started) / 1000.0 - (waited.us() if mode == "call" else 0.0)
         copy_started = time.perf_counter()
         copies = [[v.clone() for v in self._slot_views(j + 1)] for j in range(len(entries))]
         self.memory.synchronize()
@@ -291,9 +292,10 @@ class TimedRun:
 
             if self.release is not None:
                 self.release.views[0].zero_()
+            waited = _RunDelay(null_session)
             reply = null_session.time(self.fields(mode, entries, 0, 0.0), f"null loop, {calls} calls", on_event)
             started = released[0] if (mode == "device" and released) else reply.sent_ns
-            elapsed = (reply.replied_ns - started) / 1000.0
+            elapsed = (reply.replied_ns - started) / 1000.0 - (waited.us() if mode == "call" else 0.0)
             measured[calls].append(elapsed)
         short, long = NULL_CALLS
         cost = bounding.LoopCost.from_two(short, statistics.median(measured[short]), long,
@@ -304,6 +306,21 @@ class TimedRun:
     def cost_key(self, kind: str, mode: str) -> tuple:
         return (kind, str(self.device), mode, self.flush_bytes, tuple(b.span_bytes for b in self.targets.region.buffers),
                 tuple(_numel(s) for _, s, _ in self.output_specs))
+
+
+class _RunDelay:
+    """How long, from its creation to us(), the candidate process waited for a CPU (preempted by
+    other work on a busy machine): the judge's clock less that is what the candidate's loop took."""
+
+    def __init__(self, session: CandidateSession) -> None:
+        self.process = session.process
+        self.start = self.process.run_delay_ns()
+
+    def us(self) -> float:
+        end = self.process.run_delay_ns()
+        if self.start is None or end is None:
+            return 0.0
+        return max(0, end - self.start) / 1000.0
 
 
 def _times(reply: dict, count: int) -> List[float]:
