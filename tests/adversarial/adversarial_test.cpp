@@ -107,7 +107,9 @@ TEST_P(Adversarial, GetsItsVerdict) {
     const std::string seen = verdict_headline(after) + "\n" + verdict_details(after);
     EXPECT_EQ(protocol::to_string(after.status), t.status)
         << t.kernel.filename() << " checked right after " << c.name << "\n" << seen;
-    if (!t.reason.empty()) EXPECT_NE(after.reason.value_or("").find(t.reason), std::string::npos) << seen;
+    if (!t.reason.empty()) {
+      EXPECT_NE(after.reason.value_or("").find(t.reason), std::string::npos) << seen;
+    }
   }
   if (c.status == "correct" && c.flags.empty()) {
     // An honest kernel passes clean: none of the flags that mark a pass as suspect.
