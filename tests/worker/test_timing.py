@@ -2,6 +2,8 @@
 process with budgets deciding warm-up and repetitions, every timed output slot verified by the
 judge, call time and device time (the host clock on the CPU), the bounds from the judge's own
 clock, and time_reference measured the same way in a clean process."""
+import subprocess
+import sys
 import unittest
 
 import torch
@@ -65,6 +67,20 @@ class TimeReferenceTest(WorkerTestCase):
         self.assertEqual(result["device"], "cpu")
         self.assertEqual(result["noisy"], result["spread"] > 0.2)
         self.assertTrue(any("loading a reference-form candidate" in line for line in self.worker.stderr))
+
+    def test_a_busy_machine_is_measured_again_and_said_noisy(self):
+        spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(3)]
+        try:
+            result = self.worker.result("time_reference", {"task": str(TASKS / "relu.py"), "device": "cpu",
+                                                           "mode": "eager", "policy": {"rep_ms": 20, "warmup_ms": 5}})
+        finally:
+            for spinner in spinners:
+                spinner.kill()
+                spinner.wait()
+        self.assertEqual(result["noisy"], result["spread"] > 0.2)
+        self.assertEqual(result["timing"]["call"]["noisy"], result["timing"]["call"]["spread"] > 0.2)
+        if result["noisy"]:  # a noisy time is only reported after it was measured again
+            self.assertTrue(any("measuring again" in p["message"] for p in self.worker.progress), self.worker.progress)
 
     def test_compile_needs_torch_2(self):
         reply = self.worker.call("time_reference", {"task": str(TASKS / "relu.py"), "device": "cpu", "mode": "compile",

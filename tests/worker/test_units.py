@@ -415,6 +415,16 @@ class LaunchSpecTest(unittest.TestCase):
         self.assertEqual(specs["python"][0].argv, [sys.executable, "-m", "hone_worker.runner"])
         self.assertNotEqual(specs["python"][0].scratch, specs["python"][1].scratch)
 
+    def test_the_profiling_child_starts_from_a_python_runner_spec(self):
+        from hone_worker.profile_launch import child_argv
+        spec = launch.LaunchSpec("python", ["confine", "--", "/usr/bin/python3", "-m", "hone_worker.runner"], None,
+                                 "/s", "/s")
+        self.assertEqual(child_argv(spec, ["req.json", "out.json"], []),
+                         ["confine", "--", "/usr/bin/python3", "-m", "hone_worker.profile", "req.json", "out.json"])
+        self.assertEqual(child_argv(spec, ["r", "o", "--ncu"], ["ncu", "--csv"])[:4], ["confine", "--", "ncu", "--csv"])
+        with self.assertRaises(WorkerError):
+            child_argv(launch.LaunchSpec("python", ["hone-runner"], None, "/s", "/s"), [], [])
+
     def test_clearing_a_scratch_folder_keeps_the_folder(self):
         with tempfile.TemporaryDirectory() as folder:
             os.makedirs(os.path.join(folder, "hone_worker", "deep"))

@@ -1,5 +1,6 @@
-"""The worker's request loop: one JSON request at a time from stdin, one reply each, until
-`shutdown`, end of input, or a result that leaves the CUDA context unusable."""
+"""The judge's request loop: one JSON request at a time from stdin, one reply each, until
+`shutdown`, end of input, or an error that leaves the judge's own CUDA context unusable. The
+candidate pool is made at start (its launch file read) and closed at exit."""
 import os
 import traceback
 

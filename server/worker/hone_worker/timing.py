@@ -1,5 +1,5 @@
-"""Timing statistics and budgets: the samples of one measured time (call time or device time),
-their percentiles and spread, the repetitions a time budget allows, and the cache sizes the
+"""Timing statistics: the samples of one measured time (call time or device time), their
+percentiles and spread, the clamp of repetitions to a policy's bounds, and the cache size the
 runner's flush must exceed. The calls themselves run in the candidate process (the `time` op);
 hone_worker/timed_runs.py drives them."""
 import math
@@ -9,15 +9,6 @@ from dataclasses import dataclass
 from typing import List
 
 NOISY_SPREAD = 0.2  # (p90 - p10) / p50 above which a timing is flagged noisy
-
-
-@dataclass(frozen=True)
-class Budget:
-    warmup_ms: float
-    rep_ms: float
-    min_reps: int
-    max_reps: int
-    spot_checks: int
 
 
 @dataclass
