@@ -106,6 +106,7 @@ class TimedRun:
         self.extra: dict = {}
         self.timed_calls = 0
         self._copy_us = 0.0  # the judge's copy of one slot out of shared memory (a torch-form loop copies it in)
+        self._wall_us = 0.0  # the judge's clock around the last op, waits for a CPU included
 
     def _set_json(self, k: int) -> List[dict]:
         """Set k shaped like forward's arguments: its inputs in its own buffers, then the
@@ -144,15 +145,14 @@ class TimedRun:
         settle_ms = self.policy.settle_ms if self.policy.settle_ms is not None else SETTLE_MS[self.device.is_cuda]
         self.progress(f"settling the clocks (up to {settle_ms:.0f} ms), then timing with {len(self.sets.sets)} "
                       "input sets")
-        first = self._op("call", [self.sets.draw() for _ in range(ESTIMATE_CALLS)], ESTIMATE_WARMUP, settle_ms,
-                         None, "settle and estimate")
-        reply, elapsed_us = first
+        reply, elapsed_us = self._op("call", [self.sets.draw()], ESTIMATE_WARMUP, settle_ms, None, "settling")
         self.settle = {"ms": reply.get("settle_ms"), "calls": reply.get("settle_calls"),
                        "settled": reply.get("settled"), "judge_ms": elapsed_us / 1000.0}
+        # What one iteration (input copy, flush, call) costs on the judge's clock, settling done.
+        reply, _ = self._op("call", [self.sets.draw() for _ in range(ESTIMATE_CALLS)], 0, 0.0, None, "estimate")
         claimed = _times(reply, ESTIMATE_CALLS)
-        iteration_ms = max(sorted(claimed)[len(claimed) // 2] / 1000.0,
-                           (elapsed_us / 1000.0 - float(reply.get("settle_ms") or 0.0)) / (ESTIMATE_CALLS + ESTIMATE_WARMUP),
-                           1e-3)
+        # Budgets are wall time (what the user waits), waits for a CPU included.
+        iteration_ms = max(sorted(claimed)[len(claimed) // 2], self._wall_us / ESTIMATE_CALLS, 1.0) / 1000.0
         warmup = int(clamp(self.policy.warmup_ms / iteration_ms, 1, self.policy.max_reps))
         reps = int(clamp(self.policy.rep_ms / iteration_ms, self.policy.min_reps, self.policy.max_reps))
         self._op("call", [self.sets.draw()], warmup, 0.0, None, "warm-up")
@@ -235,7 +235,11 @@ class TimedRun:
                 raise CandidateFailure("rejected", "the candidate process answered a device-time op without saying "
                                        "its calls were queued (no `enqueued` event)", check="timing_bounded")
             started = released[0]
-        elapsed_us = (reply.replied_ns - started) / 1000.0 - (waited.us() if mode == "call" else 0.0)
+        elapsed_us = (reply.replied_ns - started) / 1000.0
+        waited_us = waited.us() if mode == "call" else 0.0
+        self.session.note(f"{what}: {elapsed_us:.0f} us on the judge's clock, {waited_us:.0f} us of it waiting for a CPU")
+        self._wall_us = elapsed_us
+        elapsed_us -= waited_us
         copy_started = time.perf_counter()
         copies = [[v.clone() for v in self._slot_views(j + 1)] for j in range(len(entries))]
         self.memory.synchronize()
