@@ -20,10 +20,10 @@ def runner_kind(form: str) -> str:
 
 def prepare(form: str, device: Device) -> None:
     """Starts the pool's processes for this form and device in the background (before the
-    judge's own work on the task), and the python runner's, which times references."""
-    pool = shared_pool()
-    pool.prepare(runner_kind(form), str(device))
-    pool.prepare("python", str(device))
+    judge's own work on the task). The python runner's slots start on the first request that
+    needs one (a torch-form kernel, a reference's timing, a profile), then stay filled: a python
+    runner's start is seconds of a core that a check of a raw kernel should not compete with."""
+    shared_pool().prepare(runner_kind(form), str(device))
 
 
 def open_session(form: str, device: Device, memory: SharedMemory, deadline: Deadline) -> CandidateSession:

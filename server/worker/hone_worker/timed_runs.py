@@ -23,7 +23,7 @@ from .timed_checks import SlotChecker
 from .timing import NOISY_SPREAD, Timing, clamp, last_level_cache_bytes
 from .variation import Entry, InputSets
 
-SETTLE_MS = {True: 2000.0, False: 50.0}  # the most settling may take (CUDA, CPU) when the policy says nothing
+SETTLE_MS = {True: 2000.0, False: 25.0}  # the most settling may take (CUDA, CPU) when the policy says nothing
 ESTIMATE_CALLS, ESTIMATE_WARMUP = 3, 2
 NULL_CALLS = (2, 12)  # the two lengths of null ops that give the loop's fixed and per-call cost
 NULL_ROUNDS = 2  # after one op that pays the process's one-time costs
