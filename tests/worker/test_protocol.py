@@ -17,6 +17,7 @@ class ProtocolTest(WorkerTestCase):
         self.assertIsInstance(result["devices"], list)
         self.assertIn("malloc_perturbation", result)
         self.assertEqual(result["pid"], self.worker.process.pid)
+        self.assertTrue(result["candidate_runners"]["python"])
 
     def test_unknown_method_is_a_bad_request(self):
         reply = self.worker.call("frobnicate")
