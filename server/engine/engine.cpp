@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 
 #include "eval/worker_launch.h"
@@ -41,6 +42,52 @@ std::uint64_t physical_memory_bytes() {
 
 // Where this process's workers keep their scratch folders.
 std::filesystem::path scratch_root() { return cache_dir() / "scratch" / std::to_string(::getpid()); }
+
+// A file given by an environment variable, else `fallback` where it exists; empty: none.
+std::filesystem::path configured_file(const char* variable, const std::filesystem::path& fallback) {
+  if (const char* value = std::getenv(variable); value && *value) return value;
+  std::error_code ec;
+  return std::filesystem::exists(fallback, ec) ? fallback : std::filesystem::path();
+}
+
+// How the judge starts its candidate processes: hone-runner and the python runner, each slot
+// confined (unless --no-sandbox) with its own scratch folder. A candidate process reads python's
+// folders, hone's share and bin folders, the built candidates, the staged tasks and the CUDA
+// toolkit's libraries; nothing else of the user's files.
+eval::CandidateLaunch candidate_launch(const std::filesystem::path& py, const sandbox::Sandbox& box, bool gpu,
+                                       const std::filesystem::path& scratch) {
+  eval::CandidateLaunch launch;
+  launch.python = py;
+  launch.share_dir = share_dir();
+  const std::filesystem::path bin = executable_path().parent_path();
+  launch.runner = configured_file("HONE_RUNNER", bin / "hone-runner");
+  launch.harness = configured_file("HONE_HARNESS_LIBRARY", launch.share_dir / "lib" / "libhone_harness.so");
+  launch.scratch_root = scratch;
+  if (box.mode() == sandbox::SandboxMode::none) {
+    // Unconfined, a CPU candidate still gets a memory ceiling so a runaway allocation fails
+    // instead of waking the OOM killer (CUDA needs an unbounded address space).
+    launch.cpu_address_space_bytes = physical_memory_bytes();
+    return launch;
+  }
+  std::filesystem::create_directories(cache_dir() / "build");
+  std::filesystem::create_directories(cache_dir() / "tasks");
+  std::vector<std::filesystem::path> readable = sandbox::python_read_paths(py);
+  for (const auto& p : {launch.share_dir, cache_dir() / "build", cache_dir() / "tasks", bin}) readable.push_back(p);
+  if (auto nvcc = toolchain::find_nvcc(); nvcc.tool) {
+    const std::filesystem::path cuda = sandbox::compiler_root(nvcc.tool->path);
+    std::error_code ec;
+    for (const auto& lib : {cuda / "lib64", cuda / "extras" / "CUPTI" / "lib64"})
+      if (std::filesystem::is_directory(lib, ec)) readable.push_back(lib);
+  }
+  if (!launch.runner.empty() && launch.runner.parent_path() != bin) readable.push_back(launch.runner.parent_path());
+  if (!launch.harness.empty() && launch.harness.parent_path() != launch.share_dir / "lib")
+    readable.push_back(launch.harness.parent_path());
+  launch.wrap = [&box, readable, gpu](ProcessSpec spec, const std::filesystem::path& folder) {
+    return box.wrap(spec, sandbox::run_policy(folder, readable, gpu));
+  };
+  launch.exit_code_carries_signal = true;
+  return launch;
+}
 
 }  // namespace
 
@@ -154,28 +201,17 @@ eval::WorkerSlot& Engine::Impl::slot(DeviceKind kind) {
   so.device = device;
   so.start_timeout = options.worker_start_timeout;
   const bool gpu = kind == DeviceKind::Cuda;
-  if (box.mode() == sandbox::SandboxMode::none) {
-    // Unconfined, the CPU worker still gets a memory ceiling so a runaway candidate fails its
-    // allocation instead of waking the OOM killer (CUDA needs an unbounded address space).
-    if (!gpu) so.process.address_space_bytes = physical_memory_bytes();
-  } else {
-    so.process.exit_code_carries_signal = true;
-  }
+  // The judge runs unconfined (it never loads candidate code; its environment is scrubbed); every
+  // candidate process it starts is confined by its launch spec.
   so.make_spec = [py, &box, gpu, device] {
+    const std::filesystem::path root = scratch_root() / device;
+    eval::CandidateLaunch candidates = candidate_launch(py, box, gpu, root / "candidates");
     eval::WorkerLaunch launch;
     launch.python = py;
     launch.share_dir = share_dir();
-    launch.scratch_dir = scratch_root() / device;
-    // The worker reads hone's share folder, the built candidates and the staged tasks; nothing
-    // else of the user's files.
-    std::filesystem::create_directories(cache_dir() / "build");
-    std::filesystem::create_directories(cache_dir() / "tasks");
-    std::vector<std::filesystem::path> readable = sandbox::python_read_paths(py);
-    readable.push_back(launch.share_dir);
-    readable.push_back(cache_dir() / "build");
-    readable.push_back(cache_dir() / "tasks");
-    sandbox::SandboxPolicy policy = sandbox::run_policy(launch.scratch_dir, readable, gpu);
-    launch.wrap = [&box, policy](ProcessSpec spec) { return box.wrap(spec, policy); };
+    launch.scratch_dir = root / "judge";
+    launch.extra_env = eval::write_candidate_launch(candidates, root / "candidates.json");
+    launch.extra_env["HONE_JUDGE_DEVICE"] = device;
     return eval::worker_process_spec(launch);
   };
   slot = std::make_shared<eval::WorkerSlot>(std::move(so));

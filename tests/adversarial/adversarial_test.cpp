@@ -1,8 +1,11 @@
 // tests/adversarial/adversarial_test.cpp: drives every case of tests/adversarial/cases.json (the
-// cheating kernels, the honest examples and the flagged-but-passing cases) through the real
-// Engine::check: real builds, the real worker and torch. Each case must get its status, a reason
-// containing its substring, and its flags. One engine for the whole suite, so its workers start
-// once; CUDA cases skip visibly where the worker sees no GPU.
+// cheating kernels, the tamperers, the honest examples and the flagged-but-passing cases) through
+// the real Engine::check: real builds, the real judge, real candidate processes and torch. Each
+// case must get its status, a reason containing its substring, and its flags; the kernels of its
+// `then` list, checked right after it by the same engine (the same judge), must get theirs. One
+// engine for the whole suite, so its judges start once; CUDA cases skip visibly where the judge
+// sees no GPU.
+#include <algorithm>
 #include <fstream>
 #include <memory>
 
@@ -19,6 +22,13 @@ using nlohmann::json;
 
 const fs::path kManifest = HONE_ADVERSARIAL_MANIFEST;
 
+// A kernel checked right after a case by the same engine, and the verdict it must get.
+struct Then {
+  fs::path kernel;
+  std::string status;
+  std::string reason;
+};
+
 struct Case {
   std::string name;
   fs::path kernel;
@@ -28,6 +38,7 @@ struct Case {
   std::string reason;
   std::vector<std::string> flags;
   std::string cheat;
+  std::vector<Then> then;
 };
 
 // gtest prints a failing case by this, not as raw bytes.
@@ -49,6 +60,9 @@ std::vector<Case> load_cases() {
     k.reason = c.value("reason", std::string());
     k.flags = c.value("flags", std::vector<std::string>{});
     k.cheat = c.value("cheat", std::string());
+    for (const auto& t : c.value("then", json::array()))
+      k.then.push_back({(base / t.at("file").get<std::string>()).lexically_normal(), t.at("status").get<std::string>(),
+                        t.value("reason", std::string())});
     cases.push_back(std::move(k));
   }
   return cases;
@@ -86,6 +100,17 @@ TEST_P(Adversarial, GetsItsVerdict) {
     EXPECT_NE(v.reason->find(c.reason), std::string::npos) << "reason lacks '" << c.reason << "'\n" << shown;
   }
   for (const auto& f : c.flags) EXPECT_TRUE(v.has_flag(f)) << "missing flag " << f << "\n" << shown;
+  for (const auto& t : c.then) {
+    CheckRequest next = request;
+    next.kernel.path = t.kernel;
+    protocol::Verdict after = shared_engine().check(next);
+    const std::string seen = verdict_headline(after) + "\n" + verdict_details(after);
+    EXPECT_EQ(protocol::to_string(after.status), t.status)
+        << t.kernel.filename() << " checked right after " << c.name << "\n" << seen;
+    if (!t.reason.empty()) {
+      EXPECT_NE(after.reason.value_or("").find(t.reason), std::string::npos) << seen;
+    }
+  }
   if (c.status == "correct" && c.flags.empty()) {
     // An honest kernel passes clean: none of the flags that mark a pass as suspect.
     for (const char* suspect : {"library_ops", "constant_output", "weak_task", "speedup_over_10x"})
@@ -108,6 +133,23 @@ TEST(AdversarialManifest, HasTheRequiredCheats) {
   EXPECT_GE(cheats, 12);
   EXPECT_GE(flagged_passes, 2);
   EXPECT_GE(honest, 1);
+}
+
+// Issue 13's tamperers, each in raw and torch form on both devices, each followed by a plainly
+// correct and a plainly wrong kernel.
+TEST(AdversarialManifest, HasTheTamperersInBothFormsOnBothDevices) {
+  auto cases = load_cases();
+  for (std::string name : {"rebind_reference", "slow_clock", "patch_compare", "leave_patch"})
+    for (std::string form : {"", "_torch"})
+      for (std::string device : {"cpu", "cuda"}) {
+        const std::string wanted = name + form + "_" + device;
+        auto it = std::find_if(cases.begin(), cases.end(), [&](const Case& c) { return c.name == wanted; });
+        ASSERT_NE(it, cases.end()) << wanted;
+        EXPECT_NE(it->status, "correct") << wanted;
+        ASSERT_EQ(it->then.size(), 2u) << wanted;
+        EXPECT_EQ(it->then[0].status, "correct") << wanted;
+        EXPECT_EQ(it->then[1].status, "incorrect") << wanted;
+      }
 }
 
 }  // namespace

@@ -1,5 +1,9 @@
-// tests/eval/launch_and_plausibility_test.cpp: the worker's scrubbed environment, the physical
-// floor and speedups, and the on-disk baseline cache.
+// tests/eval/launch_and_plausibility_test.cpp: the worker's scrubbed environment, the launch
+// specs of its candidate processes, the physical floor and speedups, and the on-disk baseline cache.
+#include <unistd.h>
+
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "eval/baseline_cache.h"
@@ -50,6 +54,67 @@ TEST(WorkerEnvironment, TheWrapHookSeesTheFullCommand) {
   EXPECT_EQ(spec.cwd, launch.scratch_dir);
   EXPECT_TRUE(std::filesystem::is_directory(launch.scratch_dir));
   std::filesystem::remove_all(launch.scratch_dir);
+}
+
+TEST(CandidateLaunch, EverySlotIsWrappedWithAScratchFolderOfItsOwn) {
+  const auto root = std::filesystem::temp_directory_path() / ("hone-launch-test-" + std::to_string(::getpid()));
+  CandidateLaunch launch;
+  launch.python = "/usr/bin/python3";
+  launch.share_dir = "/opt/share";
+  launch.runner = "/opt/bin/hone-runner";
+  launch.harness = "/opt/share/lib/libhone_harness.so";
+  launch.scratch_root = root / "candidates";
+  launch.native_slots = 2;
+  launch.python_slots = 3;
+  launch.exit_code_carries_signal = true;
+  std::vector<std::filesystem::path> wrapped_with;
+  launch.wrap = [&](ProcessSpec s, const std::filesystem::path& scratch) {
+    wrapped_with.push_back(scratch);
+    s.argv.insert(s.argv.begin(), {"confine", "--scratch", scratch.string(), "--"});
+    return s;
+  };
+  auto env = write_candidate_launch(launch, root / "candidates.json");
+  EXPECT_EQ(env["HONE_CANDIDATE_LAUNCH"], (root / "candidates.json").string());
+  EXPECT_EQ(env["HONE_RUNNER"], "/opt/bin/hone-runner");
+  EXPECT_EQ(env["HONE_HARNESS_LIBRARY"], "/opt/share/lib/libhone_harness.so");
+  EXPECT_EQ(std::filesystem::status(root / "candidates.json").permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  auto specs = nlohmann::json::parse(read_file(root / "candidates.json"));
+  ASSERT_EQ(specs["native"].size(), 2u);
+  ASSERT_EQ(specs["python"].size(), 3u);
+  EXPECT_EQ(wrapped_with.size(), 5u);
+  std::set<std::string> scratches;
+  for (const char* kind : {"native", "python"})
+    for (const auto& spec : specs[kind]) {
+      const std::string scratch = spec["scratch"].get<std::string>();
+      scratches.insert(scratch);
+      EXPECT_TRUE(std::filesystem::is_directory(scratch)) << scratch;
+      EXPECT_EQ(spec["argv"][0], "confine");
+      EXPECT_EQ(spec["argv"][2], scratch);
+      EXPECT_TRUE(spec["exit_code_carries_signal"].get<bool>());
+      EXPECT_EQ(spec["env"]["HONE_HARNESS_LIBRARY"], "/opt/share/lib/libhone_harness.so");
+      EXPECT_EQ(spec["env"]["PYTHONPATH"], "/opt/share/worker");
+    }
+  EXPECT_EQ(scratches.size(), 5u);
+  EXPECT_EQ(specs["native"][0]["argv"].back(), "/opt/bin/hone-runner");
+  EXPECT_EQ(specs["python"][0]["argv"].back(), "hone_worker.runner");
+  std::filesystem::remove_all(root);
+}
+
+TEST(CandidateLaunch, UnwrappedWithoutASandboxAndNoNativeRunnerWithoutItsBinary) {
+  const auto root = std::filesystem::temp_directory_path() / ("hone-launch-test2-" + std::to_string(::getpid()));
+  CandidateLaunch launch;
+  launch.python = "/usr/bin/python3";
+  launch.share_dir = "/opt/share";
+  launch.scratch_root = root;
+  launch.cpu_address_space_bytes = 1u << 30;
+  auto specs = candidate_launch_specs(launch);
+  EXPECT_TRUE(specs["native"].empty());
+  ASSERT_FALSE(specs["python"].empty());
+  EXPECT_EQ(specs["python"][0]["argv"][0], "/usr/bin/python3");
+  EXPECT_FALSE(specs["python"][0]["exit_code_carries_signal"].get<bool>());
+  EXPECT_EQ(specs["python"][0]["address_space_bytes"].get<std::uint64_t>(), 1u << 30);
+  std::filesystem::remove_all(root);
 }
 
 protocol::TensorSpec tensor(const char* name, const char* dtype, std::vector<std::int64_t> shape) {

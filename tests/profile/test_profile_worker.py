@@ -111,7 +111,7 @@ class NcuFallback(unittest.TestCase):
             self.skipTest("ncu is installed here")
         result = {"candidate": {"counters_error": {"code": "insufficient_privileges", "message": "no permission"},
                                 "metrics": None}}
-        profile_ncu.ncu_counters(result, {}, "/tmp")
+        profile_ncu.ncu_counters(result, lambda prefix: self.fail("ncu is not there to run"), "/tmp")
         side = result["candidate"]
         self.assertIsNone(side["metrics"])
         self.assertIn("no permission; the ncu fallback is not available", side["counters_error"]["message"])

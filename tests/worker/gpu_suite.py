@@ -1,7 +1,10 @@
-"""The worker's GPU checks, run by scripts/gpu/worker.sh on the H200: every CUDA case of the
-adversarial manifest (cheats caught, honest kernels and flagged cases pass), the restart after a
-sticky CUDA error, and timing stability on ReLU tasks of 2^20, 2^24 and 2^28 floats against the
-numbers in FACTS.md. Prints a summary; writes every verdict as JSON under $OUT/worker/."""
+"""The judge's GPU checks, run by scripts/gpu/worker.sh on the H200: every CUDA case of the
+adversarial manifest, raw and torch form, tamperers included (cheats caught, honest kernels and
+flagged cases pass, and the kernels of each case's `then` list, checked right after it by the
+same judge, get their verdicts), a sticky CUDA error that ends only its candidate process (the
+judge goes on, no restart), and timing stability (call and device time) on ReLU tasks of 2^20,
+2^24 and 2^28 floats against the numbers in FACTS.md. Prints a summary; writes every verdict as
+JSON under $OUT/worker/."""
 import argparse
 import concurrent.futures
 import json
@@ -40,8 +43,10 @@ class Session:
 def run_cases(session: Session, device: str) -> None:
     cases = [c for c in json.loads((ADVERSARIAL / "cases.json").read_text())["cases"] if c["device"] == device]
     started = time.perf_counter()
+    follow_ups = sorted({t["file"] for c in cases for t in c.get("then", [])})
     with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
         builds = {c["name"]: pool.submit(build, ADVERSARIAL / c["file"], device) for c in cases}
+        builds.update({f: pool.submit(build, ADVERSARIAL / f, device) for f in follow_ups})
         concurrent.futures.wait(builds.values())
     print(f"built {len(cases)} {device} kernels in {time.perf_counter() - started:.0f} s")
     print(f"{'case':34} {'expected':14} {'got':14} {'p50 us':>9}  verdict")
@@ -54,20 +59,24 @@ def run_cases(session: Session, device: str) -> None:
             print(f"{case['name']:34} {case['status']:14} {'build error':14} {'':>9}  FAIL")
             continue
         worker = session.fresh()
-        reply = worker.call("check", {"task": os.path.normpath(ADVERSARIAL / case["task"]), "device": device,
-                                      "kernel": built.kernel_params()}, timeout=300)
+        judge = worker.process.pid
+        task = os.path.normpath(ADVERSARIAL / case["task"])
+        reply = worker.call("check", {"task": task, "device": device, "kernel": built.kernel_params()}, timeout=300)
         result = reply.get("result", {})
-        exit_code = None
-        if result.get("restart_required"):
-            exit_code = worker.process.wait(timeout=60)
-        session.save(f"cases/{case['name']}", {"case": case, "reply": reply, "worker_exit": exit_code,
-                                               "stderr_tail": worker.stderr[-20:]})
         flags = [f["id"] for f in result.get("flags", [])]
         ok = (result.get("status") == case["status"] and (case["status"] == "correct" or case["reason"] in
                                                           result.get("reason", ""))
-              and all(f in flags for f in case["flags"]))
-        if case["name"] == "illegal_address_cuda":
-            ok = ok and result.get("restart_required") is True and exit_code == 3
+              and all(f in flags for f in case["flags"]) and not result.get("restart_required"))
+        after = []
+        for then in case.get("then", []):
+            next_reply = worker.call("check", {"task": task, "device": device,
+                                               "kernel": builds[then["file"]].result().kernel_params()}, timeout=300)
+            got = next_reply.get("result", {})
+            after.append({"file": then["file"], "status": got.get("status"), "reason": got.get("reason")})
+            ok = ok and got.get("status") == then["status"] and then.get("reason", "") in (got.get("reason") or "")
+        ok = ok and worker.process.poll() is None and worker.process.pid == judge  # the judge went on
+        session.save(f"cases/{case['name']}", {"case": case, "reply": reply, "then": after,
+                                               "stderr_tail": worker.stderr[-40:]})
         if not ok:
             session.failures.append(case["name"])
         p50 = result.get("timing", {}).get("p50_us")
@@ -75,6 +84,9 @@ def run_cases(session: Session, device: str) -> None:
         print(f"{case['name']:34} {case['status']:14} {got:14} {p50 if p50 is None else round(p50, 2)!s:>9}  "
               f"{'ok' if ok else 'FAIL'}  {(result.get('reason') or reply.get('error', {}).get('message', ''))[:110]}"
               f"{'  flags=' + ','.join(flags) if flags else ''}")
+        for a in after:
+            print(f"{'  then ' + os.path.basename(a['file']):34} {'':14} {a['status'] or '?':14} {'':>9}  "
+                  f"{(a['reason'] or '')[:110]}")
 
 
 def relu_task(power: int) -> Path:
@@ -105,6 +117,12 @@ def run_timing(session: Session, device: str) -> None:
             other.close()
         check = session.fresh().call("check", {"task": str(task), "device": device, "kernel": relu.kernel_params()},
                                      timeout=300)
+        timing = check.get("result", {}).get("timing") or {}
+        call, dev = timing.get("call") or {}, timing.get("device") or {}
+        print(f"       relu.cu call p50 {call.get('p50_us', float('nan')):.2f} us (spread {call.get('spread', 0):.1%}), "
+              f"device p50 {dev.get('p50_us', float('nan')):.2f} us (spread {dev.get('spread', 0):.1%}), "
+              f"settled in {timing.get('settle_ms') or 0:.0f} ms, {timing.get('verified_calls')} of "
+              f"{timing.get('timed_calls')} timed calls verified, bounds {timing.get('bounds')}")
         session.save(f"timing/relu_2_{power}", {"eager": runs, "relu_cu": check})
         p50s = [r["p50_us"] for r in runs]
         spread = (max(p50s) - min(p50s)) / min(p50s)

@@ -1,6 +1,8 @@
-"""The adversarial manifest (tests/adversarial/cases.json) through the real worker: every cheat
-gets its verdict and reason, flagged cases pass with their flags, honest kernels pass. Cases for
-a device this machine lacks are skipped, visibly, one by one."""
+"""The adversarial manifest (tests/adversarial/cases.json) through the real judge and real
+candidate processes: every cheat and tamperer gets its verdict and reason, flagged cases pass with
+their flags, honest kernels pass, and the kernels of a case's `then` list, checked right after it
+by the same judge, get theirs. Cases for a device this machine lacks are skipped, visibly, one by
+one."""
 import json
 import os
 import unittest
@@ -30,6 +32,8 @@ class ManifestTest(unittest.TestCase):
             self.assertTrue((ADVERSARIAL / c["task"]).is_file(), c["task"])
             self.assertTrue(c["status"] == "correct" or c["reason"], c["name"])
             self.assertEqual(c["file"].endswith(".cu"), c["device"] == "cuda", c["name"])
+            for after in c.get("then", []):
+                self.assertTrue((ADVERSARIAL / after["file"]).is_file(), after["file"])
 
     def test_kernels_name_their_task(self):
         for c in load_cases():
@@ -59,6 +63,12 @@ class AdversarialTest(WorkerTestCase):
             self.assertIn(flag, flags, case["name"])
         if case["status"] == "correct" and not case["flags"]:
             self.assertFalse({"library_ops", "constant_output", "weak_task"} & set(flags), case["name"])
+        for after in case.get("then", []):
+            result = self.check_result(ADVERSARIAL / after["file"], os.path.normpath(ADVERSARIAL / case["task"]),
+                                       case["device"])
+            self.assertEqual(result["status"], after["status"], f"{after['file']} right after {case['name']}: "
+                                                                f"{result.get('reason')}")
+            self.assertIn(after.get("reason", ""), result.get("reason", ""))
 
 
 def _add_case_tests() -> None:

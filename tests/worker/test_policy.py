@@ -16,16 +16,19 @@ NO_TIMING = {"timing": False}
 class CorrectnessPolicyTest(WorkerTestCase):
     def test_candidate_runs_before_the_reference_on_the_first_trial(self):
         start = len(self.worker.stderr)
-        result = self.check_result(FIXTURES / "order_probe.cpp", FIXTURES / "order_probe.py", policy=NO_TIMING)
+        result = self.check_result(FIXTURES / "order_probe.cpp", FIXTURES / "order_probe.py",
+                                   policy=dict(NO_TIMING, seeds=[11, 12, 13]))
         self.assertEqual(result["status"], "correct")
-        lines = [line for line in self.worker.stderr[start:] if line.startswith("order-probe")]
-        first_candidate = next(i for i, line in enumerate(lines) if line.startswith("order-probe candidate"))
-        value = lines[first_candidate].split()[-1]
-        reference = next(i for i, line in enumerate(lines) if line == f"order-probe reference {value}")
-        self.assertLess(first_candidate, reference, lines)
+        lines = self.worker.stderr[start:]
+        # The candidate's own line comes from its process (relayed as it arrives); the judge's
+        # note before each call and the reference's line are the judge's, in order.
+        value = next(line for line in lines if line.startswith("order-probe candidate")).split()[-1]
+        before = lines.index("hone-judge: calling candidate forward (trial 1, seed 11, before the reference)")
+        self.assertLess(before, lines.index(f"order-probe reference {value}"), lines)
         # Later trials run the reference first.
-        second = [line.split()[-1] for line in lines if line.startswith("order-probe candidate")][3]
-        self.assertLess(lines.index(f"order-probe reference {second}"), lines.index(f"order-probe candidate {second}"))
+        later = next(i for i, line in enumerate(lines) if line.startswith("hone-judge: calling candidate forward (seed 12"))
+        references = [i for i, line in enumerate(lines) if line.startswith("order-probe reference")]
+        self.assertTrue(any(before < i < later for i in references[1:]), lines)
 
     def test_unwritten_elements_are_found_by_their_poison(self):
         result = self.check_result(CPU / "partial_write.cpp", TASKS / "relu.py", policy=NO_TIMING)

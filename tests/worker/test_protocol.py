@@ -1,4 +1,4 @@
-"""The worker's protocol over real pipes: hello, errors, progress, stdout hygiene, shutdown."""
+"""The judge's protocol over real pipes: hello, errors, progress, stdout hygiene, shutdown."""
 import json
 import unittest
 
@@ -17,6 +17,7 @@ class ProtocolTest(WorkerTestCase):
         self.assertIsInstance(result["devices"], list)
         self.assertIn("malloc_perturbation", result)
         self.assertEqual(result["pid"], self.worker.process.pid)
+        self.assertTrue(result["candidate_runners"]["python"])
 
     def test_unknown_method_is_a_bad_request(self):
         reply = self.worker.call("frobnicate")
@@ -103,7 +104,7 @@ class LifecycleTest(unittest.TestCase):
                                 "policy": {"timing": False, "seeds": [7, 8, 9]}})
         worker.close()
         calls = [line for line in worker.stderr if "calling candidate forward" in line]
-        self.assertIn("hone-worker: calling candidate forward (trial 1, seed 7, before the reference)", calls)
+        self.assertIn("hone-judge: calling candidate forward (trial 1, seed 7, before the reference)", calls)
         self.assertTrue(any("seed 8, second call on the same inputs" in line for line in calls))
 
 

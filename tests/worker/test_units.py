@@ -1,18 +1,27 @@
-"""The worker's stages in-process, on real torch tensors: comparison and its messages, poisoning
-(including glibc's perturbation making stale memory visible), policy validation, the analysis of
-GPU activity records (with records shaped like the profiler's), kernel names, percentiles."""
+"""The judge's stages in-process, on real torch tensors: comparison and its messages (structure
+and aliasing from a candidate process's `returned` metadata), poisoning (including glibc's
+perturbation making stale memory visible), policy validation, the analysis of GPU activity
+records (shaped like a `records` reply), kernel names, percentiles, the bounds on timing claims,
+the input sets of timed calls and the checks of their output slots, launch specs."""
+import json
+import os
 import sys
+import tempfile
 import unittest
 
 import torch
 
+from common import TASKS
 from worker_client import WORKER_DIR
 
 sys.path.insert(0, WORKER_DIR)
 
-from hone_worker import compare, faults, poison, records, results, signature, timing  # noqa: E402
+from hone_worker import bounds, compare, faults, launch, poison, records, results, signature, timing  # noqa: E402
+from hone_worker.task import load_task  # noqa: E402
+from hone_worker.timed_checks import SlotChecker  # noqa: E402
+from hone_worker.variation import InputSets  # noqa: E402
 from hone_worker.devices import Device  # noqa: E402
-from hone_worker.errors import BadRequest  # noqa: E402
+from hone_worker.errors import BadRequest, WorkerError  # noqa: E402
 
 TOL = compare.Tolerance(1e-4, 1e-4)
 
@@ -98,17 +107,51 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(compare.tolerance_for(torch.int64, None, None), compare.Tolerance(0.0, 0.0))
         self.assertEqual(compare.tolerance_for(torch.float16, 0.5, None), compare.Tolerance(0.5, 1e-2))
 
-    def test_structure_and_aliasing(self):
+    def test_structure_and_aliasing_from_returned_metadata(self):
         x = torch.rand(4, 4)
-        self.assertIn("has shape [16]", compare.structure_problem([x.view(-1)], [x]))
-        self.assertIn("has dtype float64", compare.structure_problem([x.double()], [x]))
-        self.assertIn("returned 2 output(s)", compare.structure_problem([x, x], [x]))
         ref = torch.relu(x)
-        self.assertIn("shares memory with the argument x", compare.aliasing_problem([x], [ref], [x], ["x"], [x.clone()]))
-        self.assertIsNone(compare.aliasing_problem([x], [x], [x], ["x"], [x]))  # the reference aliases too
-        self.assertIn("overlaps itself", compare.aliasing_problem([torch.zeros(4).expand(4, 4)], [ref], [x], ["x"], [x]))
-        self.assertEqual(compare.stride_differences([ref.t().contiguous().t()], [ref]),
+
+        def returned(shape=(4, 4), dtype="float32", strides=(4, 1), device="cpu", aliases=(), same_as=(),
+                     overlaps_self=False):
+            return {"shape": list(shape), "dtype": dtype, "strides": list(strides), "device": device,
+                    "aliases": list(aliases), "same_as": list(same_as), "overlaps_self": overlaps_self, "storage": 1}
+
+        self.assertIsNone(compare.structure_problem([returned()], [ref]))
+        self.assertIn("has shape [16]", compare.structure_problem([returned(shape=(16,), strides=(1,))], [ref]))
+        self.assertIn("has dtype float64", compare.structure_problem([returned(dtype="float64")], [ref]))
+        self.assertIn("returned 2 output(s)", compare.structure_problem([returned(), returned()], [ref]))
+        self.assertIn("is on cuda:0", compare.structure_problem([returned(device="cuda:0")], [ref]))
+        self.assertIn("shares memory with the argument x",
+                      compare.aliasing_problem([returned(aliases=[0])], [ref], ["x"], [x.clone()]))
+        self.assertIsNone(compare.aliasing_problem([returned(aliases=[0])], [x], ["x"], [x]))  # the reference aliases too
+        self.assertIn("overlaps itself", compare.aliasing_problem([returned(overlaps_self=True)], [ref], ["x"], [x]))
+        self.assertIn("shares memory with out0", compare.aliasing_problem([returned(), returned(same_as=[0])],
+                                                                           [ref, ref.clone()], ["x"], [x]))
+        self.assertEqual(compare.stride_differences([returned(strides=(1, 4))], [ref]),
                          ["out has strides [1, 4], the reference's [4, 1]"])
+
+    def test_a_torch_result_in_a_judge_slot_has_both_poisons(self):
+        slot = torch.empty(8)
+        poison.poison_outputs([slot])  # never copied in: the judge's own poison
+        result = compare.compare_outputs([slot], [torch.ones(8)], [TOL], raw_buffers=True, allocator_poison=True)
+        self.assertEqual(result.mismatch.kind, "unwritten")
+        slot.view(torch.int32).fill_(0x7F7F7F7F)  # copied from memory the kernel allocated and never wrote
+        result = compare.compare_outputs([slot], [torch.ones(8)], [TOL], raw_buffers=True, allocator_poison=True)
+        self.assertEqual(result.mismatch.kind, "unwritten")
+        self.assertEqual(compare.compare_outputs([slot], [torch.ones(8)], [TOL], True, False).mismatch.kind, "tolerance")
+
+    def test_quick_path_agrees_with_the_full_comparison(self):
+        expected = torch.linspace(-1, 1, 1000)
+        for got in (expected.clone(), expected + 5e-5, expected + 1e-3):
+            quick = compare.compare_outputs([got], [expected], [TOL], raw_buffers=False)
+            original = compare.CHUNK_ELEMENTS
+            compare.CHUNK_ELEMENTS = 100  # past the quick path's size: the full comparison
+            try:
+                full = compare.compare_outputs([got], [expected], [TOL], raw_buffers=False)
+            finally:
+                compare.CHUNK_ELEMENTS = original
+            self.assertEqual(quick.passed, full.passed)
+            self.assertAlmostEqual(quick.max_abs_error, full.max_abs_error, places=6)
 
 
 class MallocPerturbationTest(unittest.TestCase):
@@ -153,31 +196,34 @@ def kernel(name, stream, start, end):
 
 
 class ActivityAnalysisTest(unittest.TestCase):
-    """Records shaped like the profiler's on the H200: stream 7 is the caller's (legacy default)."""
+    """Activities shaped like a `records` reply on the H200: stream 7 is the caller's (legacy
+    default); hone_spin holds it before the call, hone_marker follows the call."""
 
-    SPIN = kernel("spin_kernel(long)", 7, 0.0, 400.0)
+    SPIN = kernel("hone_spin", 7, 0.0, 400.0)
+
+    def marker(self, start):
+        return kernel("hone_marker", 7, start, start + 1.0)
 
     def test_joined_work_on_the_caller_stream(self):
-        acts = [self.SPIN, kernel("void relu_kernel(float const*, float*, long)", 7, 401.0, 420.0),
-                kernel("void at::native::vectorized_elementwise_kernel<4, FillFunctor<float>>", 7, 421.0, 422.0)]
+        acts = [self.SPIN, kernel("void relu_kernel(float const*, float*, long)", 7, 401.0, 420.0), self.marker(421.0)]
         result = records.analyze_activities(acts, raw_form=True, own_kernels=["relu_kernel"], timed_us=21.0)
         self.assertIsNone(result.escape)
         self.assertEqual(result.kernel_time["own_us"], 19.0)
         self.assertEqual(result.kernel_time["own_share"], 1.0)
 
     def test_side_stream_that_does_not_wait_for_the_caller(self):
-        acts = [self.SPIN, kernel("relu_kernel", 13, 20.0, 60.0), kernel("fill", 7, 401.0, 402.0)]
+        acts = [self.SPIN, kernel("relu_kernel", 13, 20.0, 60.0), self.marker(401.0)]
         result = records.analyze_activities(acts, True, ["relu_kernel"], timed_us=2.0)
         self.assertIn("work escapes the timer", result.escape)
         self.assertIn("started before the caller's stream 7 reached the call", result.escape)
 
     def test_side_stream_the_caller_does_not_wait_for(self):
-        acts = [self.SPIN, kernel("relu_kernel", 13, 401.0, 900.0), kernel("fill", 7, 402.0, 403.0)]
+        acts = [self.SPIN, kernel("relu_kernel", 13, 401.0, 900.0), self.marker(402.0)]
         result = records.analyze_activities(acts, False, ["relu_kernel"], timed_us=3.0)
         self.assertIn("was still running", result.escape)
 
     def test_raw_form_must_use_the_given_stream(self):
-        acts = [self.SPIN, kernel("relu_kernel", 13, 401.0, 420.0), kernel("fill", 7, 421.0, 422.0)]
+        acts = [self.SPIN, kernel("relu_kernel", 13, 401.0, 420.0), self.marker(421.0)]
         result = records.analyze_activities(acts, True, ["relu_kernel"], timed_us=21.0)
         self.assertIn("work escapes the timer", result.escape)
         self.assertIn("relu_kernel (stream 13), not on the caller's current stream 7", result.escape)
@@ -186,7 +232,7 @@ class ActivityAnalysisTest(unittest.TestCase):
     def test_torch_form_side_stream_is_rejected_even_when_it_did_not_race(self):
         # The H200 run: a pool-stream kernel ran after the spin and before the marker in the
         # profiled call, so no race showed; it must be rejected all the same.
-        acts = [self.SPIN, kernel("relu_side_kernel", 55, 401.0, 420.0), kernel("fill", 7, 421.0, 422.0)]
+        acts = [self.SPIN, kernel("relu_side_kernel", 55, 401.0, 420.0), self.marker(421.0)]
         result = records.analyze_activities(acts, False, ["relu_side_kernel"], timed_us=21.0)
         self.assertIn("work escapes the timer", result.escape)
         self.assertIn("relu_side_kernel (stream 55), not on the caller's current stream 7", result.escape)
@@ -194,10 +240,23 @@ class ActivityAnalysisTest(unittest.TestCase):
 
     def test_library_kernels_without_own_names(self):
         acts = [self.SPIN, kernel("void at::native::vectorized_elementwise_kernel<4, clamp_min>", 7, 401.0, 431.0),
-                kernel("my_kernel(float*)", 7, 432.0, 442.0), kernel("fill", 7, 443.0, 444.0)]
+                kernel("my_kernel(float*)", 7, 432.0, 442.0), self.marker(443.0)]
         result = records.analyze_activities(acts, False, [], timed_us=41.0)
         self.assertAlmostEqual(result.kernel_time["own_share"], 0.25)
         self.assertEqual([k["own"] for k in result.kernel_time["kernels"]], [False, True])
+
+    def test_a_records_reply(self):
+        reply = {"activities": [{"name": "hone_spin", "kind": "kernel", "stream": 7, "start_us": 0.0, "end_us": 400.0},
+                                {"name": "Memcpy DtoD", "kind": "memcpy", "stream": 7, "start_us": 401.0,
+                                 "end_us": 405.0},
+                                {"name": "hone_marker", "kind": "kernel", "stream": 7, "start_us": 406.0,
+                                 "end_us": 407.0}],
+                 "caller_stream": 7, "timed_us": 5.0, "library_ops": ["aten::relu x1"]}
+        result = records.records_from_reply(reply, raw_form=False, own_kernels=[])
+        self.assertIsNone(result.escape)
+        self.assertEqual(result.library_ops, ["aten::relu x1"])
+        self.assertEqual(result.kernel_time["own_us"], 4.0)  # copies count as the call's own work
+        self.assertIn("malformed", records.records_from_reply({"activities": [{"name": 3}]}, True, []).escape)
 
     def test_kernel_base_names(self):
         self.assertEqual(records.kernel_base_name("void ns::relu_kernel<float, 4>(float const*, float*, long)"),
@@ -230,6 +289,152 @@ class TimingStatisticsTest(unittest.TestCase):
         self.assertAlmostEqual(data["p90_us"], 90.1)
         self.assertEqual((data["min_us"], data["max_us"], data["reps"]), (1.0, 100.0, 100))
         self.assertAlmostEqual(t.spread, (90.1 - 10.9) / 50.5)
+
+
+class BoundsTest(unittest.TestCase):
+    """The judge's clock against a candidate process's timing claims (microseconds)."""
+
+    def test_loop_cost_from_two_null_ops(self):
+        cost = bounds.LoopCost.from_two(2, 1_000.0, 12, 6_000.0)
+        self.assertAlmostEqual(cost.per_call_us, 500.0)
+        self.assertAlmostEqual(cost.fixed_us, 0.0)
+        self.assertEqual(bounds.LoopCost.from_two(2, 900.0, 12, 800.0).per_call_us, 0.0)  # noise never goes negative
+
+    def test_honest_claims_pass_slowed_clocks_are_rejected_with_both_numbers(self):
+        null = bounds.LoopCost(fixed_us=2_000.0, per_call_us=40.0)
+        honest = bounds.bound("call", [100.0] * 10, 2_000.0 + 10 * (40.0 + 104.0), null, cuda=True)
+        self.assertIsNone(honest.violation())
+        self.assertAlmostEqual(honest.judge_us, 104.0)
+        slowed = bounds.bound("call", [2.0] * 10, 2_000.0 + 10 * (40.0 + 100.0), null, cuda=True)
+        why = slowed.violation()
+        self.assertIn("reported 2.0 us per call", why)
+        self.assertIn("measured 100.0 us per call", why)
+        self.assertIn("loop's own cost of 40.0 us per call", why)
+
+    def test_small_differences_are_never_rejected(self):
+        # 3x below, but only 18 us per call: launch overheads and noise at the microsecond scale.
+        b = bounds.bound("call", [9.0] * 10, 10 * 27.0, bounds.LoopCost(0.0, 0.0), cuda=True)
+        self.assertIsNone(b.violation())
+        # The CPU's flush is a large, noisy part of every call: 60% of it is allowed.
+        b = bounds.bound("call", [80.0] * 10, 10 * (5_000.0 + 2_800.0), bounds.LoopCost(0.0, 5_000.0), cuda=False)
+        self.assertIsNone(b.violation())
+        b = bounds.bound("call", [80.0] * 10, 10 * (5_000.0 + 3_500.0), bounds.LoopCost(0.0, 5_000.0), cuda=False)
+        self.assertIsNotNone(b.violation())
+
+    def test_device_time_above_call_time(self):
+        self.assertIsNone(bounds.device_over_call(5.0, 5.2))
+        self.assertIn("above the call time", bounds.device_over_call(9.0, 5.0))
+
+    def test_cache_keeps_a_measurement_for_a_while(self):
+        cache = bounds.LoopCostCache()
+        cache.put(("native", "cpu"), bounds.LoopCost(1.0, 2.0))
+        self.assertEqual(cache.get(("native", "cpu")).per_call_us, 2.0)
+        self.assertIsNone(cache.get(("python", "cpu")))
+
+
+class InputSetsTest(unittest.TestCase):
+    def test_every_timed_input_can_be_rebuilt(self):
+        task = load_task(str(TASKS / "relu.py"))
+        target = torch.zeros(64, 4096)
+        sets = InputSets(task, Device("cpu"), [target], pool_size=3, seed=5)
+        self.assertEqual(len(sets.sets), 3)
+        entries = [sets.draw() for _ in range(8)]
+        for a, b in zip(entries, entries[1:]):
+            self.assertNotEqual(a.set, b.set)  # never the same set twice in a row
+        entry = entries[-1]
+        self.assertEqual(len(entry.rows), 2)  # "mix": two rows from other sets
+        rebuilt = sets.rebuild(entry)[0]
+        arg, row, donor = entry.rows[0]
+        self.assertTrue(torch.equal(rebuilt[row], sets.sets[donor][0][row]))
+        self.assertFalse(any(torch.equal(rebuilt, s[0]) for s in sets.sets))
+        self.assertEqual(entry.to_json(4)["slot"], 4)
+
+    def test_pool_mode_uses_whole_sets(self):
+        task = load_task(str(TASKS / "relu.py"))
+        task.timing_variation = "pool"
+        sets = InputSets(task, Device("cpu"), [torch.zeros(64, 4096)], pool_size=2, seed=5)
+        entry = sets.draw()
+        self.assertEqual(entry.rows, ())
+        self.assertTrue(torch.equal(sets.rebuild(entry)[0], sets.sets[entry.set][0]))
+
+
+class SlotCheckerTest(unittest.TestCase):
+    def setUp(self):
+        task = load_task(str(TASKS / "relu.py"))
+        self.sets = InputSets(task, Device("cpu"), [torch.zeros(64, 4096)], pool_size=3, seed=1)
+        self.entries = [self.sets.draw() for _ in range(6)]
+        self.right = [[torch.relu(self.sets.rebuild(e)[0])] for e in self.entries]
+
+    def checker(self, budget_ms=1000.0):
+        return SlotChecker(lambda inputs: [torch.relu(inputs[0])], [TOL], raw=True, budget_ms=budget_ms, spot_checks=2)
+
+    def test_every_call_is_recomputed_within_the_budget(self):
+        checker = self.checker()
+        checker.check(self.sets, self.entries, self.right, 0, 6)
+        self.assertEqual((checker.verified, checker.scanned), (6, 6))
+
+    def test_a_wrong_timed_call_and_an_unwritten_slot(self):
+        wrong = list(self.right)
+        wrong[3] = [torch.relu(self.sets.rebuild(self.entries[2])[0])]  # another call's answer
+        with self.assertRaises(faults.CandidateFailure) as caught:
+            self.checker().check(self.sets, self.entries, wrong, 10, 100)
+        self.assertIn("timed call 14 of 100 returned a wrong result", caught.exception.reason)
+        self.assertEqual(caught.exception.check, "timed_calls_verified")
+        unwritten = [[o.clone() for o in outputs] for outputs in self.right]
+        poison.poison_outputs(unwritten[5])
+        with self.assertRaises(faults.CandidateFailure) as caught:
+            self.checker(budget_ms=0.0).check(self.sets, self.entries, unwritten, 0, 6)
+        self.assertIn("timed call 6 of 6 left out[0,0] unwritten", caught.exception.reason)
+
+    def test_past_the_budget_a_sample_and_the_last_call(self):
+        checker = self.checker(budget_ms=0.0)
+        checker.check(self.sets, self.entries, self.right, 0, 6)
+        self.assertEqual(checker.verified, 3)  # spot_checks + the last
+        self.assertEqual(checker.scanned, 6)  # every slot is still scanned for poison
+
+
+class LaunchSpecTest(unittest.TestCase):
+    def test_specs_from_the_launch_file(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "launch.json")
+            with open(path, "w") as f:
+                json.dump({"native": [{"argv": ["/bin/confine", "hone-runner"], "env": {"PATH": "/usr/bin"},
+                                       "cwd": folder, "scratch": folder, "exit_code_carries_signal": True}],
+                           "python": []}, f)
+            specs = launch.load_launch_specs({"HONE_CANDIDATE_LAUNCH": path})
+            spec = specs["native"][0]
+            self.assertEqual(spec.command("cuda:1"), ["/bin/confine", "hone-runner", "--device", "cuda:1"])
+            self.assertTrue(spec.exit_code_carries_signal)
+            self.assertEqual(specs["python"], [])
+            with open(path, "w") as f:
+                json.dump({"native": [{"argv": [], "scratch": folder}]}, f)
+            with self.assertRaises(WorkerError):
+                launch.load_launch_specs({"HONE_CANDIDATE_LAUNCH": path})
+
+    def test_unwrapped_without_the_variable(self):
+        specs = launch.load_launch_specs({"PATH": "/usr/bin", "HONE_RUNNER": "/no/such/hone-runner"})
+        self.assertEqual(specs["native"], [])  # a runner that is not there is not offered
+        self.assertEqual(specs["python"][0].argv, [sys.executable, "-m", "hone_worker.runner"])
+        self.assertNotEqual(specs["python"][0].scratch, specs["python"][1].scratch)
+
+    def test_the_profiling_child_starts_from_a_python_runner_spec(self):
+        from hone_worker.profile_launch import child_argv
+        spec = launch.LaunchSpec("python", ["confine", "--", "/usr/bin/python3", "-m", "hone_worker.runner"], None,
+                                 "/s", "/s")
+        self.assertEqual(child_argv(spec, ["req.json", "out.json"], []),
+                         ["confine", "--", "/usr/bin/python3", "-m", "hone_worker.profile", "req.json", "out.json"])
+        self.assertEqual(child_argv(spec, ["r", "o", "--ncu"], ["ncu", "--csv"])[:4], ["confine", "--", "ncu", "--csv"])
+        with self.assertRaises(WorkerError):
+            child_argv(launch.LaunchSpec("python", ["hone-runner"], None, "/s", "/s"), [], [])
+
+    def test_clearing_a_scratch_folder_keeps_the_folder(self):
+        with tempfile.TemporaryDirectory() as folder:
+            os.makedirs(os.path.join(folder, "hone_worker", "deep"))
+            open(os.path.join(folder, "hone_worker", "__init__.py"), "w").close()
+            open(os.path.join(folder, "kernel.so"), "w").close()
+            launch.clear_folder(folder)
+            self.assertEqual(os.listdir(folder), [])
+            self.assertTrue(os.path.isdir(folder))
 
 
 class FaultsTest(unittest.TestCase):

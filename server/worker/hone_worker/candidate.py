@@ -1,5 +1,8 @@
-"""Loading a candidate kernel library (raw form through ctypes, torch form through
-torch.ops.load_library), checking its declared signature against the task, and calling it."""
+"""Loading a candidate kernel library in the current process (raw form through ctypes, torch form
+through torch.ops.load_library), checking its declared signature against the task, and calling
+it. Only for processes that are allowed to hold candidate code: the profiling child
+(hone_worker/profile.py, started confined from a python-runner launch spec). The judge never
+imports this module's loaders; it talks to candidate processes (hone_worker/candidate_session.py)."""
 import hashlib
 import os
 import shutil
@@ -12,41 +15,14 @@ import torch
 from .abi import ArgBlock, RawLibrary
 from .channel import log
 from .devices import Device
-from .errors import BadRequest, KernelError
+from .errors import KernelError
+from .kernel_spec import KernelSpec
 from .faults import CandidateFailure, call_failure, launch_failure
 from .instance import normalize_outputs
 from .signature import Signature, raw_mismatch, torch_mismatch
 
 _raw_libraries: Dict[str, tuple] = {}  # path -> (sha256, RawLibrary)
 _torch_namespaces: Dict[str, str] = {}  # namespace -> sha256 of the library that registered it
-
-
-@dataclass
-class KernelSpec:
-    """The request's `kernel` object."""
-
-    library: str
-    form: str  # "raw" or "torch"
-    namespace: Optional[str]
-    own_kernels: List[str]
-    language: Optional[str]  # "cuda" or "cpp" (the raw declaration in messages); None: by device
-
-    @staticmethod
-    def from_params(params) -> "KernelSpec":
-        if not isinstance(params, dict) or not isinstance(params.get("library"), str):
-            raise BadRequest("params.kernel must be an object with a library path")
-        form = params.get("form", "raw")
-        if form not in ("raw", "torch"):
-            raise BadRequest(f"params.kernel.form must be raw or torch, not {form!r}")
-        if form == "torch" and not isinstance(params.get("namespace"), str):
-            raise BadRequest("a torch-form kernel needs params.kernel.namespace (torch.ops.<namespace>.forward)")
-        own = params.get("own_kernels") or []
-        if not isinstance(own, list) or not all(isinstance(k, str) for k in own):
-            raise BadRequest("params.kernel.own_kernels must be a list of kernel names")
-        language = params.get("language")
-        if language not in (None, "cuda", "cpp"):
-            raise BadRequest(f"params.kernel.language must be cuda or cpp, not {language!r}")
-        return KernelSpec(params["library"], form, params.get("namespace"), own, language)
 
 
 class Candidate:

@@ -4,6 +4,7 @@ import json
 import math
 import os
 import sys
+import threading
 from typing import Optional
 
 from .errors import BadRequest
@@ -71,7 +72,19 @@ class Request:
         self.channel.send({"id": self.id, "method": "progress", "params": {"stage": stage, "message": message}})
 
 
+_stderr_lock = threading.Lock()
+
+
 def log(message: str) -> None:
     """One line on stderr: the client keeps the last lines as evidence when the worker dies."""
-    sys.stderr.write(f"hone-worker: {message}\n")
-    sys.stderr.flush()
+    write_line(f"hone-worker: {message}")
+
+
+def write_line(line: str) -> None:
+    """One whole line on stderr (any thread: the judge also relays its candidates' lines)."""
+    with _stderr_lock:
+        try:
+            sys.stderr.write(line + "\n")
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass

@@ -1,66 +1,118 @@
-"""The `check` method: a pipeline of stages (load, signature, correctness, call records, timing),
-each returning a typed result; the first failing stage decides the verdict."""
+"""The `check` method: the judge's pipeline of stages (task and signature, the candidate loaded in
+a fresh candidate process, correctness, call records, timing), each returning a typed result; the
+first failing stage decides the verdict. The judge runs the reference, keeps the expected outputs,
+compares and reads its own clock; the candidate's code runs only in its process."""
+import os
 import time
-from typing import Callable, List, Optional
+from typing import List, Optional
 
-import torch
-
-from .candidate import Candidate, KernelSpec
+from .candidate_session import CandidateSession, Deadline
 from .channel import Request
-from .compare import compare_outputs
+from .check_timing import TimingStage
 from .correctness import CandidateCaller, Correctness, run_correctness
 from .devices import Device, parse_device
-from .errors import BadRequest
-from .faults import CandidateFailure, call_failure
-from .instance import build_instance, clone_args, run_reference
-from .poison import malloc_perturbation, poison_outputs
-from .records import CallRecords, record_call
+from .errors import BadRequest, KernelError
+from .exchange import SharedMemory
+from .faults import CandidateFailure
+from .instance import build_instance, clone_args
+from .kernel_spec import KernelSpec
+from .records import CallRecords, records_from_reply
 from .results import Flag, Policy
-from .signature import Signature
+from .sessions import open_session, prepare
+from .signature import Signature, raw_mismatch, torch_mismatch
 from .task import Task, load_task
 from .task_info import derive_task_signature
-from .timing import NOISY_SPREAD, Budget, Timing, make_clock, time_calls
-from .variation import InputVariation, pool_size
+from .timed_runs import Outcome
+from .timing import NOISY_SPREAD
 
 LIBRARY_SHARE = 0.1  # GPU time share in library kernels above which the kernel is flagged
+SPIN_MIN_US, SPIN_MAX_US = 200.0, 100_000.0  # how long the records op holds the caller's stream
 
 
 def handle_check(params: dict, request: Request) -> dict:
-    """`check`: called by the request loop on the main thread; returns the worker's verdict fields."""
+    """`check`: called by the request loop on the main thread; returns the judge's verdict fields."""
     started = time.perf_counter()
+    deadline = Deadline(params.get("deadline_s"))
     device = parse_device(params.get("device", "cpu"))
     if device.kind == "meta":
         raise BadRequest("check needs a real device (cpu or cuda)")
     policy = Policy.from_params(params.get("policy"))
     spec = KernelSpec.from_params(params.get("kernel"))
+    if not os.path.isfile(spec.library):
+        raise KernelError(f"kernel library not found: {spec.library}")
+    prepare(spec.form, device)
     seconds = {}
     request.progress("load", f"task {params.get('task')}")
     task = load_task(params.get("task"))
     language = spec.language or ("cuda" if device.is_cuda else "cpp")
-    with malloc_perturbation():
-        signature = derive_task_signature(task, device)
-        candidate = Candidate(spec, signature, device)
-        caller = CandidateCaller(candidate, signature, device)
+    signature = derive_task_signature(task, device)
+    memory = SharedMemory(device)
+    session: Optional[CandidateSession] = None
+    try:
+        session = open_session(spec.form, device, memory, deadline)
+        verdict = _Verdict(signature, language, seconds)
+        timing = None
+        try:
+            if policy.timing:
+                timing = TimingStage(task, device, session, memory, signature, spec.form == "raw", policy, deadline,
+                                     lambda m: request.progress("timing", m))
+                timing.measure_null_before_load()
+            _load(session, spec, signature, language)
+            caller = CandidateCaller(session, memory, signature, spec.form == "raw")
+        except CandidateFailure as failure:
+            seconds["load"] = time.perf_counter() - started
+            return verdict.failed(failure, started)
         seconds["load"] = time.perf_counter() - started
-        stage = time.perf_counter()
-        correctness = run_correctness(task, device, caller, signature, policy,
-                                      lambda m: request.progress("correctness", m))
-        seconds["correctness"] = time.perf_counter() - stage
-    verdict = _Verdict(signature, language, correctness, seconds)
+        return _stages(task, device, caller, spec, policy, timing, verdict, request, started)
+    finally:
+        if session is not None:
+            session.end()
+        memory.close()
+
+
+def _load(session: CandidateSession, spec: KernelSpec, signature: Signature, language: str) -> None:
+    """Loads the kernel in its process and checks its declared signature (KernelError)."""
+    staged = session.stage_file(spec.library, "kernel" + (os.path.splitext(spec.library)[1] or ".so"))
+    fields = {"form": spec.form, "library": staged, "language": language}
+    if spec.namespace:
+        fields["namespace"] = spec.namespace
+    declared = session.load(fields).get("declared")
+    if spec.form == "raw":
+        problem = raw_mismatch(signature, str(declared or ""), language)
+    else:
+        if not isinstance(declared, dict):
+            raise CandidateFailure("rejected", f"the candidate process declared no op schema: {declared!r}")
+        problem = torch_mismatch(signature, [str(t) for t in declared.get("arguments") or []], declared.get("returns"))
+    if problem:
+        raise KernelError(problem)
+
+
+def _stages(task: Task, device: Device, caller: CandidateCaller, spec: KernelSpec, policy: Policy,
+            timing: Optional[TimingStage], verdict: "_Verdict", request: Request, started: float) -> dict:
+    seconds = verdict.seconds
+    stage = time.perf_counter()
+    correctness = run_correctness(task, device, caller, verdict.signature, policy,
+                                  lambda m: request.progress("correctness", m))
+    seconds["correctness"] = time.perf_counter() - stage
+    verdict.correctness = correctness
+    verdict.flags += correctness.flags
     if correctness.failure is not None:
         return verdict.failed(correctness.failure, started)
     try:
-        if policy.records:
+        if policy.records and (device.is_cuda or spec.form != "raw"):
             stage = time.perf_counter()
             request.progress("records", "profiling one call")
             records = _records_stage(task, device, caller, spec, policy)
             seconds["records"] = time.perf_counter() - stage
-            verdict.add_records(records)
-        if policy.timing:
+            if records is not None:
+                verdict.add_records(records)
+        if timing is not None:
             stage = time.perf_counter()
-            timing = _timing_stage(task, device, caller, policy, correctness, request)
+            outcome = timing.measure()
             seconds["timing"] = time.perf_counter() - stage
-            verdict.add_timing(timing)
+            verdict.add_timing(outcome)
+            correctness.checks.passed("timed_calls_verified")
+            correctness.checks.passed("timing_bounded")
     except CandidateFailure as failure:
         if failure.check:
             correctness.checks.failed(failure.check)
@@ -69,14 +121,14 @@ def handle_check(params: dict, request: Request) -> dict:
 
 
 class _Verdict:
-    """Accumulates the worker's part of a verdict across stages."""
+    """Accumulates the judge's part of a verdict across stages."""
 
-    def __init__(self, signature: Signature, language: str, correctness: Correctness, seconds: dict) -> None:
+    def __init__(self, signature: Signature, language: str, seconds: dict) -> None:
         self.signature = signature
         self.language = language
-        self.correctness = correctness
+        self.correctness: Optional[Correctness] = None
         self.seconds = seconds
-        self.flags: List[Flag] = list(correctness.flags)
+        self.flags: List[Flag] = []
         self.extra: dict = {}
 
     def add_records(self, records: CallRecords) -> None:
@@ -94,30 +146,31 @@ class _Verdict:
                 self.flags.append(Flag("library_kernels", f"{100 * (1 - kt['own_share']):.0f}% of the call's GPU time is "
                                        f"in kernels not defined in this file: {', '.join(names)}"))
 
-    def add_timing(self, timing: Timing) -> None:
-        self.extra["timing"] = timing.to_json()
-        if timing.spread > NOISY_SPREAD:
-            self.flags.append(Flag("timing_noisy", f"the p10..p90 spread is {100 * timing.spread:.0f}% of the median "
-                                   f"over {len(timing.samples_us)} calls"))
+    def add_timing(self, outcome: Outcome) -> None:
+        self.extra["timing"] = outcome.to_json()
+        for name, timing in (("call", outcome.call), ("device", outcome.device)):
+            if timing is not None and timing.spread > NOISY_SPREAD and all(f.id != "timing_noisy" for f in self.flags):
+                self.flags.append(Flag("timing_noisy", f"the p10..p90 spread of the {name} time is "
+                                       f"{100 * timing.spread:.0f}% of the median over {len(timing.samples_us)} calls "
+                                       "(measured again, still noisy)"))
 
     def _base(self, started: float) -> dict:
         self.seconds["total"] = time.perf_counter() - started
         out = {
             "signature": self.signature.to_json(self.language),
-            "correctness": self.correctness.to_json(),
+            "correctness": self.correctness.to_json() if self.correctness else {"trials": [], "checks": {}},
             "flags": [f.to_json() for f in self.flags],
             "seconds": self.seconds,
             "restart_required": False,
         }
-        if self.correctness.variability is not None:
+        if self.correctness is not None and self.correctness.variability is not None:
             out["variability"] = self.correctness.variability
         out.update(self.extra)
         return out
 
     def failed(self, failure: CandidateFailure, started: float) -> dict:
         out = self._base(started)
-        out.update(status=failure.status, reason=failure.reason, evidence=failure.evidence,
-                   restart_required=failure.restart_required)
+        out.update(status=failure.status, reason=failure.reason, evidence=failure.evidence)
         return out
 
     def passed(self, started: float) -> dict:
@@ -126,46 +179,12 @@ class _Verdict:
         return out
 
 
-def _timed_setup(task: Task, device: Device, caller: CandidateCaller, seed: int):
-    instance = build_instance(task, device, seed)
-    bound = caller.bind(instance.inputs + clone_args(instance.params))
-    variation = InputVariation(task, device, instance.inputs, pool_size(instance.inputs, device), seed)
-    return instance, bound, variation
-
-
-def _records_stage(task: Task, device: Device, caller: CandidateCaller, spec: KernelSpec, policy: Policy) -> CallRecords:
-    _, bound, variation = _timed_setup(task, device, caller, policy.seeds[0])
-    variation.apply()
-    try:
-        return record_call(device, bound.run, caller.raw, spec.namespace, spec.own_kernels)
-    except CandidateFailure:
-        raise
-    except Exception as exc:  # noqa: BLE001 - the candidate's failure under the profiler
-        raise call_failure(exc, device, "forward (profiled call)") from None
-
-
-def _timing_stage(task: Task, device: Device, caller: CandidateCaller, policy: Policy, correctness: Correctness,
-                  request: Request) -> Timing:
-    seed = policy.seeds[0]
-    instance, bound, variation = _timed_setup(task, device, caller, seed)
-    request.progress("timing", f"timing with {variation.sets} input sets")
-
-    def spot_check(i: int, n: int, outputs) -> None:
-        device.synchronize()
-        expected = run_reference(instance, clone_args(instance.inputs))
-        comparison = compare_outputs(outputs, expected, correctness.tolerances, caller.raw)
-        if not comparison.passed:
-            raise CandidateFailure("incorrect", f"timed call {i + 1} of {n} returned a wrong result for the inputs it "
-                                   f"was given: {comparison.mismatch.message}", check="timed_calls_verified")
-        correctness.checks.passed("timed_calls_verified")
-
-    prepare: Optional[Callable[[], None]] = (lambda: poison_outputs(bound.outputs)) if caller.raw else None
-    budget = Budget(policy.warmup_ms, policy.rep_ms, policy.min_reps, policy.max_reps, policy.spot_checks)
-    try:
-        with torch.no_grad():
-            return time_calls(make_clock(device), bound.run, budget, variation.apply, variation.sets, spot_check,
-                              prepare, seed)
-    except CandidateFailure:
-        raise
-    except Exception as exc:  # noqa: BLE001 - a failure of a timed call
-        raise call_failure(exc, device, "forward (timed call)") from None
+def _records_stage(task: Task, device: Device, caller: CandidateCaller, spec: KernelSpec,
+                   policy: Policy) -> Optional[CallRecords]:
+    instance = build_instance(task, device, policy.seeds[0])
+    args = caller.bind(instance.inputs + clone_args(instance.params))
+    spin_us = min(SPIN_MAX_US, max(SPIN_MIN_US, 4 * caller.last_call_us))
+    reply = caller.session.records(args.json(), caller.outputs.bufs(), spin_us)
+    if reply is None:
+        return None
+    return records_from_reply(reply, spec.form == "raw", spec.own_kernels)

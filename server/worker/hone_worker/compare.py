@@ -58,12 +58,15 @@ def output_label(index: int, count: int) -> str:
 
 
 def compare_outputs(got: Sequence[torch.Tensor], expected: Sequence[torch.Tensor], tolerances: Sequence[Tolerance],
-                    raw_buffers: bool) -> Comparison:
-    """Values of each output within tolerance; `raw_buffers`: the outputs are harness-owned
-    raw-form buffers (poisoned with hone's pattern) rather than tensors the kernel allocated."""
+                    raw_buffers: bool, allocator_poison: Optional[bool] = None) -> Comparison:
+    """Values of each output within tolerance; `raw_buffers`: the outputs are judge-owned buffers
+    poisoned with hone's pattern before the call; `allocator_poison` (default: not raw_buffers):
+    memory the kernel allocated reads as the allocators' poison bytes where never written (a
+    torch-form result copied into a judge-owned buffer has both)."""
+    allocator = (not raw_buffers) if allocator_poison is None else allocator_poison
     max_abs, max_rel, first = None, None, None
     for i, (g, e, tol) in enumerate(zip(got, expected, tolerances)):
-        one = _compare_one(g, e, tol, output_label(i, len(got)), i, raw_buffers)
+        one = _compare_one(g, e, tol, output_label(i, len(got)), i, raw_buffers, allocator)
         max_abs = _max(max_abs, one.max_abs_error)
         max_rel = _max(max_rel, one.max_rel_error)
         first = first or one.mismatch
@@ -75,7 +78,10 @@ CHUNK_ELEMENTS = 1 << 24  # compared at a time, so float64 copies of huge output
 
 
 def _compare_one(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance, label: str, output: int,
-                 raw_buffers: bool) -> Comparison:
+                 raw_buffers: bool, allocator: bool) -> Comparison:
+    quick = _quick_pass(got, expected, tol)
+    if quick is not None:
+        return quick
     flat_got = got.detach().reshape(-1)
     flat_expected = expected.detach().reshape(-1)
     numel = flat_expected.numel()
@@ -84,7 +90,8 @@ def _compare_one(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance, labe
     max_abs, max_rel = 0.0, 0.0
     for start in range(0, numel, CHUNK_ELEMENTS):
         masks, chunk_abs, chunk_rel = _compare_chunk(flat_got[start:start + CHUNK_ELEMENTS],
-                                                     flat_expected[start:start + CHUNK_ELEMENTS], tol, raw_buffers)
+                                                     flat_expected[start:start + CHUNK_ELEMENTS], tol, raw_buffers,
+                                                     allocator)
         max_abs, max_rel = max(max_abs, chunk_abs), max(max_rel, chunk_rel)
         for kind, mask in zip(_KINDS, masks):
             count = int(mask.sum())
@@ -98,13 +105,33 @@ def _compare_one(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance, labe
     return Comparison(max_abs, max_rel, None)
 
 
-def _compare_chunk(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance, raw_buffers: bool):
+def _quick_pass(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance) -> Optional[Comparison]:
+    """The common case cheaply: bitwise equal, or every element finite and within tolerance in
+    the outputs' own precision (poison is NaN or far from any value the reference has where it is
+    not poisoned itself). None: the full comparison decides."""
+    if got.shape != expected.shape or got.dtype != expected.dtype or got.device != expected.device:
+        return None
+    if torch.equal(got, expected):
+        return Comparison(0.0, 0.0, None)
+    if not got.dtype.is_floating_point or got.numel() > CHUNK_ELEMENTS:
+        return None
+    magnitude = expected.abs()
+    diff = (got - expected).abs()
+    if not bool((diff <= tol.atol + tol.rtol * magnitude).all()):
+        return None
+    significant = magnitude > tol.atol
+    max_rel = float((diff[significant] / magnitude[significant]).max()) if bool(significant.any()) else 0.0
+    return Comparison(float(diff.max()), max_rel, None)
+
+
+def _compare_chunk(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance, raw_buffers: bool, allocator: bool):
     """Masks of unwritten, non-finite and out-of-tolerance elements, and the max abs/rel errors
     (relative errors only where the reference is above atol)."""
+    unwritten = torch.zeros(got.shape, dtype=torch.bool, device=got.device)
     if raw_buffers and got.dtype in _POISONABLE:
-        unwritten = still_poisoned(got) & ~still_poisoned(expected.to(got.dtype))
-    else:
-        unwritten = allocator_poisoned(got) & ~allocator_poisoned(expected)
+        unwritten |= still_poisoned(got) & ~still_poisoned(expected.to(got.dtype))
+    if allocator:
+        unwritten |= allocator_poisoned(got) & ~allocator_poisoned(expected)
     g, e = got.to(torch.float64), expected.to(torch.float64)
     both_finite = torch.isfinite(g) & torch.isfinite(e)
     diff = torch.where(both_finite, (g - e).abs(), torch.zeros_like(g))
@@ -163,41 +190,46 @@ def _max(a: Optional[float], b: Optional[float]) -> Optional[float]:
     return max(a, b)
 
 
-def structure_problem(got: Sequence[torch.Tensor], expected: Sequence[torch.Tensor]) -> Optional[str]:
-    """Output count, shape, dtype and device; None when they all match the reference's."""
-    if len(got) != len(expected):
-        return f"forward returned {len(got)} output(s), the reference returns {len(expected)}"
-    for i, (g, e) in enumerate(zip(got, expected)):
-        label = output_label(i, len(got))
-        if list(g.shape) != list(e.shape):
-            return f"{label} has shape {list(g.shape)}, the reference's has shape {list(e.shape)}"
-        if g.dtype != e.dtype:
-            return f"{label} has dtype {dtype_name(g.dtype)}, the reference's has dtype {dtype_name(e.dtype)}"
-        if g.device != e.device:
-            return f"{label} is on {g.device}, the reference's is on {e.device}"
+def structure_problem(returned: Sequence[dict], expected: Sequence[torch.Tensor]) -> Optional[str]:
+    """Output count, shape, dtype and device of what forward returned (the candidate process's
+    `returned` metadata); None when they all match the reference's."""
+    if len(returned) != len(expected):
+        return f"forward returned {len(returned)} output(s), the reference returns {len(expected)}"
+    for i, (g, e) in enumerate(zip(returned, expected)):
+        label = output_label(i, len(returned))
+        if list(g.get("shape", [])) != list(e.shape):
+            return f"{label} has shape {list(g.get('shape', []))}, the reference's has shape {list(e.shape)}"
+        if g.get("dtype") != dtype_name(e.dtype):
+            return f"{label} has dtype {g.get('dtype')}, the reference's has dtype {dtype_name(e.dtype)}"
+        if torch.device(str(g.get("device", "meta"))) != e.device:
+            return f"{label} is on {g.get('device')}, the reference's is on {e.device}"
     return None
 
 
-def stride_differences(got: Sequence[torch.Tensor], expected: Sequence[torch.Tensor]) -> List[str]:
+def stride_differences(returned: Sequence[dict], expected: Sequence[torch.Tensor]) -> List[str]:
     """Outputs whose strides differ from the reference's (a flag, not a failure)."""
-    return [f"{output_label(i, len(got))} has strides {list(g.stride())}, the reference's {list(e.stride())}"
-            for i, (g, e) in enumerate(zip(got, expected)) if g.numel() > 1 and g.stride() != e.stride()]
+    return [f"{output_label(i, len(returned))} has strides {list(g['strides'])}, the reference's {list(e.stride())}"
+            for i, (g, e) in enumerate(zip(returned, expected))
+            if e.numel() > 1 and tuple(g.get("strides", e.stride())) != tuple(e.stride())]
 
 
-def aliasing_problem(got: Sequence[torch.Tensor], expected: Sequence[torch.Tensor], arguments: Sequence,
-                     argument_names: Sequence[str], reference_arguments: Sequence) -> Optional[str]:
-    """Outputs that share memory with an argument or with each other, or overlap themselves,
-    when the reference's outputs do not do the same."""
-    for i, g in enumerate(got):
-        label = output_label(i, len(got))
-        if g.numel() > 1 and torch._debug_has_internal_overlap(g) == 1 and torch._debug_has_internal_overlap(expected[i]) != 1:
-            return f"{label} overlaps itself (strides {list(g.stride())}): several elements share one memory location"
-        for name, arg, ref_arg in zip(argument_names, arguments, reference_arguments):
-            if isinstance(arg, torch.Tensor) and shares_memory(g, arg) and not shares_memory(expected[i], ref_arg):
-                return f"{label} shares memory with the argument {name}: forward must compute its output, not return an input"
-        for j in range(i):
-            if shares_memory(g, got[j]) and not shares_memory(expected[i], expected[j]):
-                return f"{label} shares memory with {output_label(j, len(got))}"
+def aliasing_problem(returned: Sequence[dict], expected: Sequence[torch.Tensor], argument_names: Sequence[str],
+                     reference_arguments: Sequence) -> Optional[str]:
+    """Outputs that share memory with an argument or with each other, or overlap themselves (the
+    `returned` metadata: `aliases`, `same_as`, `overlaps_self`), when the reference's outputs do
+    not do the same with its own arguments."""
+    for i, g in enumerate(returned):
+        label = output_label(i, len(returned))
+        e = expected[i]
+        if g.get("overlaps_self") and not (e.numel() > 1 and torch._debug_has_internal_overlap(e) == 1):
+            return f"{label} overlaps itself (strides {list(g.get('strides', []))}): several elements share one memory location"
+        for a in g.get("aliases", []):
+            if 0 <= a < len(argument_names) and not shares_memory(e, reference_arguments[a]):
+                return (f"{label} shares memory with the argument {argument_names[a]}: forward must compute its "
+                        "output, not return an input")
+        for j in g.get("same_as", []):
+            if 0 <= j < i and not shares_memory(e, expected[j]):
+                return f"{label} shares memory with {output_label(j, len(returned))}"
     return None
 
 

@@ -1,19 +1,23 @@
-"""The correctness stage of a check: several seeds with fresh inputs and weights; the candidate
-runs before the reference on the first trial; outputs are poisoned before every call; inputs
-must be unchanged; structure, values, determinism and fresh inputs in the same buffers are
-checked; weak tasks and constant outputs are flagged."""
+"""The correctness stage of a check: several seeds with fresh inputs and weights; the candidate,
+in its own process, runs before the reference on the first trial; the judge poisons the output
+buffers before every call and compares only its own copies of them taken right after the reply;
+inputs must equal the judge's private copies afterwards; structure (from the `returned`
+metadata), values, determinism and fresh inputs in the same buffers are checked; weak tasks and
+constant outputs are flagged."""
+import time
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional
 
 import torch
 
-from .candidate import Candidate
-from .compare import (Comparison, Tolerance, aliasing_problem, compare_outputs, shares_memory, stride_differences,
+from .candidate_session import CandidateSession
+from .compare import (Comparison, Tolerance, aliasing_problem, compare_outputs, stride_differences,
                       structure_problem, tolerance_for)
 from .devices import Device
+from .exchange import ArgBuffers, Region, SharedMemory
 from .faults import CandidateFailure
 from .instance import Instance, build_inputs, build_instance, clone_args, run_reference
-from .poison import fresh_allocations_poisoned, poison_outputs
+from .poison import poison_outputs
 from .results import Checks, Flag, Policy, Trial
 from .signature import Signature
 from .task import Task
@@ -41,39 +45,68 @@ class Correctness:
         }
 
 
-class CandidateCaller:
-    """Calls the candidate with its memory poisoned first: raw-form outputs hold hone's poison,
-    and for the torch form every allocation it can get reads as poison."""
+@dataclass
+class CallResult:
+    """One call as the judge received it: its copies of the outputs, and (torch form) what the
+    candidate process says forward returned."""
 
-    def __init__(self, candidate: Candidate, signature: Signature, device: Device) -> None:
-        self.candidate = candidate
-        self.device = device
-        self.raw = candidate.form == "raw"
-        self._buffers = [torch.empty(o.shape, dtype=getattr(torch, o.dtype), device=device.torch)
-                         for o in signature.outputs] if self.raw else None
+    got: List[torch.Tensor]
+    returned: Optional[List[dict]]
+
+
+class CandidateCaller:
+    """Calls the candidate in its process on shared buffers: the output buffers (judge-owned)
+    hold hone's poison before every call; the torch form's own allocations are poisoned by the
+    runner (`poison`). Outputs are copied into the judge's memory as soon as the reply arrives."""
+
+    def __init__(self, session: CandidateSession, memory: SharedMemory, signature: Signature, raw: bool) -> None:
+        self.session = session
+        self.memory = memory
+        self.signature = signature
+        self.raw = raw
+        self.last_call_us = 0.0  # the judge's clock around the last call op
+        self.outputs: Region = memory.region([(getattr(torch, o.dtype), o.shape, None) for o in signature.outputs])
+        session.map([self.outputs])
+        self._args: Optional[ArgBuffers] = None
         self.poison_problems: List[str] = []
 
-    def bind(self, args: list):
-        return self.candidate.bind(args, self._buffers)
+    def bind(self, values: list) -> ArgBuffers:
+        """Forward's arguments (the judge's private tensors) written into shared buffers."""
+        if self._args is None or not self._args.fits(values):
+            self._args = ArgBuffers(self.memory, values)
+            self.session.map([self._args.region])
+        self._args.write(values)
+        return self._args
 
-    def call(self, bound, label: str) -> List[torch.Tensor]:
-        if self.raw:
-            poison_outputs(bound.outputs)
-            return bound(label)
-        with fresh_allocations_poisoned(self.device, self.poison_problems):
-            return bound(label)
+    def call(self, args: ArgBuffers, label: str) -> CallResult:
+        poison_outputs(self.outputs.views)
+        started = time.perf_counter()
+        reply = self.session.call(args.json(), self.outputs.bufs(), label, poison=not self.raw)
+        self.last_call_us = (time.perf_counter() - started) * 1e6
+        got = [v.clone() for v in self.outputs.views]
+        self.memory.synchronize()
+        for problem in reply.get("poison_problems") or []:
+            if problem not in self.poison_problems:
+                self.poison_problems.append(problem)
+        returned = reply.get("returned")
+        if not self.raw and not isinstance(returned, list):
+            raise CandidateFailure("rejected", "the candidate process did not say what forward returned (no "
+                                   "`returned` in its reply)", check="output_structure")
+        return CallResult(got, None if self.raw else returned)
 
-    @staticmethod
-    def keep(outputs: List[torch.Tensor]) -> List[torch.Tensor]:
-        """Copies of outputs that survive the next call (raw-form buffers are rewritten by every
-        call, and a torch-form kernel may return the same memory twice)."""
-        return [o.clone() for o in outputs]
+    def compare(self, got: List[torch.Tensor], expected: List[torch.Tensor], tolerances) -> Comparison:
+        return compare_outputs(got, expected, tolerances, raw_buffers=True, allocator_poison=not self.raw)
+
+
+def output_tolerances(task: Task, signature: Signature, policy: Policy) -> List[Tolerance]:
+    """Per output: the request's atol/rtol, else the task's HONE_ATOL/HONE_RTOL, else by dtype."""
+    return [tolerance_for(getattr(torch, o.dtype), _first(policy.atol, task.atol), _first(policy.rtol, task.rtol))
+            for o in signature.outputs]
 
 
 def run_correctness(task: Task, device: Device, caller: CandidateCaller, signature: Signature, policy: Policy,
                     progress: Callable[[str], None]) -> Correctness:
-    tolerances = [tolerance_for(getattr(torch, o.dtype), _first(policy.atol, task.atol), _first(policy.rtol, task.rtol))
-                  for o in signature.outputs]
+    tolerances = output_tolerances(task, signature, policy)
     result = Correctness([], Checks(), tolerances)
     spread = _Spread(tolerances)
     for k, seed in enumerate(policy.seeds):
@@ -107,33 +140,20 @@ def _run_trial(task: Task, device: Device, caller: CandidateCaller, seed: int, f
                spread: "_Spread") -> Trial:
     checks = result.checks
     instance = build_instance(task, device, seed)
-    # The candidate gets its own copies of the parameters: the reference may update buffers in
-    # place (BatchNorm's running statistics in training mode), the candidate may not.
-    args = instance.inputs + clone_args(instance.params)
-    pristine = clone_args(args)
-    bound = caller.bind(args)
+    # The candidate gets copies of the parameters: the reference may update buffers in place
+    # (BatchNorm's running statistics in training mode), the candidate may not. `values` stay the
+    # judge's private copies; the candidate sees them in shared buffers.
+    values = instance.inputs + clone_args(instance.params)
+    args = caller.bind(values)
     if first:
-        returned = caller.call(bound, f"trial 1, seed {seed}, before the reference")
-        got = caller.keep(returned)
+        call = caller.call(args, f"trial 1, seed {seed}, before the reference")
         reference_args, expected = _reference(instance)
     else:
         reference_args, expected = _reference(instance)
-        returned = caller.call(bound, f"seed {seed}")
-        got = caller.keep(returned)
-    _check_unchanged(args, pristine, instance, checks)
-    problem = structure_problem(got, expected)
-    if problem:
-        raise CandidateFailure("incorrect", problem, check="output_structure")
-    checks.passed("output_structure")
-    if not caller.raw:
-        problem = aliasing_problem(returned, expected, args, instance.input_names + instance.param_names,
-                                   reference_args + instance.params)
-        if problem:
-            raise CandidateFailure("incorrect", problem, check="no_aliasing")
-        checks.passed("no_aliasing")
-        for difference in stride_differences(returned, expected):
-            _add_flag(result, Flag("strides_differ", difference))
-    comparison = compare_outputs(got, expected, result.tolerances, caller.raw)
+        call = caller.call(args, f"seed {seed}")
+    _check_unchanged(args, values, instance, checks)
+    _check_structure(caller, call, expected, reference_args, instance, result)
+    comparison = caller.compare(call.got, expected, result.tolerances)
     trial = Trial(seed, comparison.passed, comparison.max_abs_error, comparison.max_rel_error, comparison.mismatch)
     if not comparison.passed:
         if comparison.mismatch.kind in ("unwritten", "nonfinite"):
@@ -142,10 +162,10 @@ def _run_trial(task: Task, device: Device, caller: CandidateCaller, seed: int, f
     checks.passed("tolerance")
     checks.passed("unwritten_output")
     checks.passed("no_nan_inf")
-    _check_determinism(caller, bound, returned, got, result, seed)
-    _check_unchanged(args, pristine, instance, checks)
-    _check_fresh_inputs(task, device, caller, bound, instance, got, result, seed)
-    spread.add(expected, got)
+    _check_determinism(caller, args, call, result, seed)
+    _check_unchanged(args, values, instance, checks)
+    _check_fresh_inputs(task, device, caller, args, values, instance, call.got, result, seed)
+    spread.add(expected, call.got)
     return trial
 
 
@@ -155,10 +175,31 @@ def _reference(instance: Instance):
     return reference_args, run_reference(instance, reference_args)
 
 
-def _check_unchanged(args: list, pristine: list, instance: Instance, checks: Checks) -> None:
+def _check_structure(caller: CandidateCaller, call: CallResult, expected: List[torch.Tensor], reference_args: list,
+                     instance: Instance, result: Correctness) -> None:
+    """Torch form: what forward returned (count, shape, dtype, device, aliasing) as the candidate
+    process describes it; the raw form writes the judge's own buffers, whose structure is right."""
+    if call.returned is None:
+        result.checks.passed("output_structure")
+        return
+    problem = structure_problem(call.returned, expected)
+    if problem:
+        raise CandidateFailure("incorrect", problem, check="output_structure")
+    result.checks.passed("output_structure")
+    problem = aliasing_problem(call.returned, expected, instance.input_names + instance.param_names,
+                               reference_args + instance.params)
+    if problem:
+        raise CandidateFailure("incorrect", problem, check="no_aliasing")
+    result.checks.passed("no_aliasing")
+    for difference in stride_differences(call.returned, expected):
+        _add_flag(result, Flag("strides_differ", difference))
+
+
+def _check_unchanged(args: ArgBuffers, values: list, instance: Instance, checks: Checks) -> None:
+    """The shared argument buffers still hold the judge's private copies, bit for bit."""
     names = instance.input_names + instance.param_names
-    for name, now, before in zip(names, args, pristine):
-        if isinstance(now, torch.Tensor) and not _bitwise_equal(now, before):
+    for name, now, before in zip(names, args.views, values):
+        if now is not None and not _bitwise_equal(now, before):
             changed = int((_bits(now) != _bits(before)).any(dim=1).sum())
             what = "input" if name in instance.input_names else "parameter"
             raise CandidateFailure("incorrect", f"forward modified its {what} {name}: {changed} of {now.numel()} "
@@ -175,25 +216,21 @@ def _bitwise_equal(a: torch.Tensor, b: torch.Tensor) -> bool:
     return a.shape == b.shape and bool(torch.equal(_bits(a), _bits(b)))
 
 
-def _check_determinism(caller: CandidateCaller, bound, returned: List[torch.Tensor], first: List[torch.Tensor],
-                       result: Correctness, seed: int) -> None:
-    returned_again = caller.call(bound, f"seed {seed}, second call on the same inputs")
-    if not caller.raw and any(shares_memory(a, b) for a in returned_again for b in returned):
-        _add_flag(result, Flag("reused_output", "forward returned the same memory on two calls: a caller that keeps "
-                               "an earlier result sees it overwritten"))
-    again = caller.keep(returned_again)
-    comparison = compare_outputs(again, first, result.tolerances, caller.raw)
+def _check_determinism(caller: CandidateCaller, args: ArgBuffers, first: CallResult, result: Correctness,
+                       seed: int) -> None:
+    again = caller.call(args, f"seed {seed}, second call on the same inputs")
+    comparison = caller.compare(again.got, first.got, result.tolerances)
     if not comparison.passed:
         raise CandidateFailure("incorrect", f"non-deterministic: a second call on the same inputs differs from the "
                                f"first: {comparison.mismatch.message}", check="determinism")
     result.checks.passed("determinism")
-    if not all(_bitwise_equal(a, b) for a, b in zip(again, first)):
+    if not all(_bitwise_equal(a, b) for a, b in zip(again.got, first.got)):
         _add_flag(result, Flag("nondeterministic", "two calls on the same inputs agree within tolerance but not "
                                "bitwise (e.g. atomics in a reduction)"))
 
 
-def _check_fresh_inputs(task: Task, device: Device, caller: CandidateCaller, bound, instance: Instance,
-                        previous: List[torch.Tensor], result: Correctness, seed: int) -> None:
+def _check_fresh_inputs(task: Task, device: Device, caller: CandidateCaller, args: ArgBuffers, values: list,
+                        instance: Instance, previous: List[torch.Tensor], result: Correctness, seed: int) -> None:
     """New contents in the same input buffers must give the new answer, not the previous one."""
     tensors = [i for i, x in enumerate(instance.inputs) if isinstance(x, torch.Tensor)]
     if not tensors:
@@ -202,15 +239,19 @@ def _check_fresh_inputs(task: Task, device: Device, caller: CandidateCaller, bou
     for i in tensors:
         if other[i].shape != instance.inputs[i].shape or other[i].dtype != instance.inputs[i].dtype:
             return  # the task's inputs change shape with the seed; nothing to write in place
-        with torch.no_grad():
-            instance.inputs[i].copy_(other[i])
+    fresh = list(values)
+    for i in tensors:
+        fresh[i] = other[i]
+    args.write(fresh)
+    instance.inputs = [other[i] if i in tensors else x for i, x in enumerate(instance.inputs)]
     _, expected = _reference(instance)
-    got = caller.keep(caller.call(bound, f"seed {seed}, new input contents in the same buffers"))
-    comparison = compare_outputs(got, expected, result.tolerances, caller.raw)
+    got = caller.call(args, f"seed {seed}, new input contents in the same buffers").got
+    _check_unchanged(args, fresh, instance, result.checks)
+    comparison = caller.compare(got, expected, result.tolerances)
     if comparison.passed:
         result.checks.passed("fresh_inputs")
         return
-    stale = compare_outputs(got, previous, result.tolerances, caller.raw).passed
+    stale = caller.compare(got, previous, result.tolerances).passed
     detail = (" It returned the previous call's result although its inputs changed (a cached or constant output)."
               if stale else "")
     raise CandidateFailure("incorrect", f"wrong result after new input contents were written into the same buffers: "

@@ -7,7 +7,9 @@ import sys
 import torch
 
 from .channel import Request
+from .launch import KINDS
 from .poison import malloc_perturbation
+from .pool import shared_pool
 
 PROTOCOL_VERSION = 1
 
@@ -32,6 +34,7 @@ def handle_hello(params: dict, request: Request) -> dict:
         "malloc_perturbation": perturbation,
         "devices": [_device(i) for i in range(torch.cuda.device_count())] if torch.cuda.is_available() else [],
         "pid": os.getpid(),
+        "candidate_runners": {kind: shared_pool().has(kind) for kind in KINDS},
     }
 
 

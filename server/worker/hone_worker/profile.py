@@ -10,13 +10,11 @@ import ctypes
 import json
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 import time
 import traceback
 
-from .channel import Request, log
+from .channel import Request
 from .errors import BadRequest, KernelError, TaskError, Unsupported, WorkerError
 
 METRIC_SETS = ("default", "full")
@@ -28,25 +26,29 @@ CUPTI_DTYPES = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float
 
 
 def handle_profile(params: dict, request: Request) -> dict:
-    """Validates the request here, profiles in a child, falls back to ncu for the counters."""
+    """Validates the request here, profiles in a confined child, falls back to ncu for the counters."""
+    from .profile_launch import ProfileChild  # noqa: PLC0415
+
     child_request = _child_request(params)
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="hone-profile-") as folder:
+    with ProfileChild(child_request["device"]) as child:
+        child_request = child.stage(child_request)
         request.progress("profile", "tracing and counting one candidate call and one reference call")
-        result = _run_child(child_request, folder, ncu=False)
+        result = _run_child(child, child_request, ncu=False)
         missing = result["candidate"].get("counters_error")
         if missing and missing.get("code") != "no_device":
             from .profile_ncu import ncu_counters  # noqa: PLC0415 - only when CUPTI could not count
 
             request.progress("profile", f"CUPTI counters unavailable ({missing.get('code')}); trying ncu")
-            ncu_counters(result, child_request, folder)
+            ncu_counters(result, lambda prefix: _run_child(child, child_request, ncu=True, prefix=prefix),
+                         child.folder)
     result["seconds"] = {"total": time.perf_counter() - started}
     return result
 
 
 def _child_request(params: dict) -> dict:
-    from .candidate import KernelSpec
     from .devices import parse_device
+    from .kernel_spec import KernelSpec
 
     device = parse_device(params.get("device", "cpu"))
     if not device.is_cuda:
@@ -66,27 +68,20 @@ def _child_request(params: dict) -> dict:
             "reference": bool(params.get("reference", True))}
 
 
-def _run_child(child_request: dict, folder: str, ncu: bool, prefix=None) -> dict:
-    """Runs this module as a child (under `prefix`, e.g. an ncu command line) and returns its result."""
-    request_path = os.path.join(folder, "request.json")
-    out_path = os.path.join(folder, "ncu-result.json" if ncu else "result.json")
+def _run_child(child, child_request: dict, ncu: bool, prefix=None) -> dict:
+    """Runs this module in the confined child (under `prefix`, e.g. an ncu command line, inside
+    the confinement) and returns its result."""
+    request_path = os.path.join(child.folder, "request.json")
+    out_path = os.path.join(child.folder, "ncu-result.json" if ncu else "result.json")
     with open(request_path, "w") as f:
         json.dump(child_request, f)
-    command = list(prefix or []) + [sys.executable, "-m", "hone_worker.profile", request_path, out_path]
-    if ncu:
-        command.append("--ncu")
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(os.path.dirname(os.path.abspath(__file__)))] +
-                                        [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
-    log(f"profiling in a child process: {' '.join(command)}")
-    try:
-        done = subprocess.run(command, env=env, stdout=sys.stderr, stderr=sys.stderr, timeout=CHILD_TIMEOUT_S,
-                              check=False)
-    except subprocess.TimeoutExpired:
-        raise WorkerError(f"the profiling child did not finish within {CHILD_TIMEOUT_S} s") from None
+    os.chmod(request_path, 0o644)
+    arguments = [request_path, out_path] + (["--ncu"] if ncu else [])
+    code = child.run(arguments, list(prefix or []), CHILD_TIMEOUT_S)
+    if code is None:
+        raise WorkerError(f"the profiling child did not finish within {CHILD_TIMEOUT_S} s")
     if not os.path.isfile(out_path):
-        how = f"signal {-done.returncode}" if done.returncode < 0 else f"exit code {done.returncode}"
-        raise WorkerError(f"the profiling child died ({how}) before writing its result; its stderr is in the "
+        raise WorkerError(f"the profiling child died ({code}) before writing its result; its stderr is in the "
                           "worker's log")
     with open(out_path) as f:
         answer = json.load(f)

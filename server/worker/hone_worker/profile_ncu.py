@@ -5,6 +5,7 @@ ncu is absent or fails too, the CUPTI reason stays and ncu's own words are added
 import csv
 import io
 import os
+from typing import Callable
 
 from .channel import log
 from .errors import WorkerError
@@ -31,9 +32,11 @@ NCU_METRICS = [
 ]
 
 
-def ncu_counters(result: dict, child_request: dict, folder: str) -> None:
-    """Fills result["candidate"]["metrics"] from ncu, or explains why not (in counters_error)."""
-    from .profile import _run_child, ncu_path
+def ncu_counters(result: dict, run_child: Callable[[list], dict], folder: str) -> None:
+    """Fills result["candidate"]["metrics"] from ncu, or explains why not (in counters_error).
+    `run_child(prefix)` runs the profiling child under the ncu command line `prefix`; `folder`
+    is a folder the child may write (ncu's log lands there)."""
+    from .profile import ncu_path
 
     side = result["candidate"]
     error = side["counters_error"]
@@ -46,7 +49,7 @@ def ncu_counters(result: dict, child_request: dict, folder: str) -> None:
               "--clock-control", "none", "--profile-from-start", "off", "--target-processes", "all",
               "--log-file", log_path]
     try:
-        _run_child(child_request, folder, ncu=True, prefix=prefix)
+        run_child(prefix)
     except WorkerError as exc:
         error["message"] += f"; the ncu fallback failed too: {exc.message}"
         return

@@ -1,19 +1,14 @@
-"""One candidate call under torch.profiler: which PyTorch ops forward called (library ops), which
-kernels ran on which streams for how long (own kernels vs library kernels), and whether any work
-escaped the timed region. On CUDA the caller's stream is held by a spin kernel before the call
-and a marker kernel follows it, so a kernel that does not wait for the caller's stream starts
-before the spin ends, and one the caller's stream does not wait for ends after the marker starts.
-Any work on a stream other than the caller's is rejected: a side stream that happens not to race
-in the profiled call may still race in the timed ones."""
+"""The analysis of one profiled candidate call (the `records` op's activities, collected in the
+candidate process): which kernels ran on which streams for how long (own kernels vs library
+kernels), and whether any work escaped the timed region. On CUDA the caller's stream is held by
+hone's spin kernel before the call and hone's marker kernel follows it, so a kernel that does not
+wait for the caller's stream starts before the spin ends, and one the caller's stream does not
+wait for ends after the marker starts. Any work on a stream other than the caller's is rejected: a
+side stream that happens not to race in the profiled call may still race in the timed ones. Also
+`library_ops`, which the python runner calls on its profiler's events (aten ops inside forward)."""
 import re
-import time
 from dataclasses import dataclass, field
-from typing import Callable, List, Optional, Sequence
-
-import torch
-from torch.profiler import ProfilerActivity, profile
-
-from .devices import Device
+from typing import List, Optional, Sequence
 
 # aten ops that only allocate, view, copy or describe tensors: not "library compute".
 _PLUMBING = {
@@ -27,17 +22,29 @@ _PLUMBING = {
 }
 _LIBRARY_KERNEL = re.compile(r"at::|cublas|cutlass|cudnn|xmma|gemm|triton_|cub::|elementwise_kernel|reduce_kernel",
                              re.IGNORECASE)
-SLEEP_CYCLES_PER_US = 2000  # torch.cuda._sleep spins for cycles; ~2 GHz SM clocks
+SPIN_KERNEL, MARKER_KERNEL = "hone_spin", "hone_marker"
 
 
 @dataclass
 class Activity:
-    """A GPU activity (kernel, memcpy, memset) from the profiler's device records, times in us."""
+    """A GPU activity (kernel, memcpy, memset) of the `records` reply, times in us."""
 
     name: str
     stream: int
     start_us: float
     end_us: float
+    kind: str = "kernel"
+
+    @staticmethod
+    def from_json(record) -> "Activity":
+        """One entry of the reply's `activities`; ValueError when it is malformed."""
+        if not isinstance(record, dict):
+            raise ValueError(f"an activity must be an object, not {record!r}")
+        try:
+            return Activity(str(record["name"]), int(record["stream"]), float(record["start_us"]),
+                            float(record["end_us"]), str(record.get("kind", "kernel")))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"malformed activity {record!r}: {exc}") from None
 
     @property
     def duration_us(self) -> float:
@@ -45,7 +52,7 @@ class Activity:
 
     @property
     def is_memory_op(self) -> bool:
-        return self.name.startswith(("Memcpy", "Memset"))
+        return self.kind in ("memcpy", "memset") or self.name.startswith(("Memcpy", "Memset"))
 
 
 @dataclass
@@ -77,17 +84,17 @@ def kernel_base_name(name: str) -> str:
 
 def analyze_activities(activities: Sequence[Activity], raw_form: bool, own_kernels: Sequence[str],
                        timed_us: Optional[float]) -> CallRecords:
-    """Splits the activities of one profiled call (first: the spin kernel holding the caller's
-    stream; last on that stream: the marker after the call) into verdict facts."""
+    """Splits the activities of one profiled call (hone_spin holding the caller's stream, then
+    the call, then hone_marker on that stream) into verdict facts."""
     ordered = sorted(activities, key=lambda a: a.start_us)
-    spin = next((a for a in ordered if "spin_kernel" in a.name), ordered[0] if ordered else None)
+    spin = next((a for a in ordered if a.name == SPIN_KERNEL), None)
     if spin is None:
         return CallRecords()
     harness = spin.stream
-    marker = max((a for a in ordered if a.stream == harness and a is not spin), key=lambda a: a.start_us, default=None)
+    marker = next((a for a in reversed(ordered) if a.name == MARKER_KERNEL and a.stream == harness), None)
     if marker is None:
         return CallRecords()
-    work = [a for a in ordered if a is not marker and a is not spin]
+    work = [a for a in ordered if a.name not in (SPIN_KERNEL, MARKER_KERNEL)]
     result = CallRecords(kernel_time=_kernel_time(work, raw_form, own_kernels))
     foreign = [a for a in work if a.stream != harness]
     late = [a for a in work if a.end_us > marker.start_us + 0.5]
@@ -153,47 +160,15 @@ def library_ops(events, namespace: Optional[str]) -> List[str]:
     return [f"{n} x{c}" for n, c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
-def record_call(device: Device, call: Callable[[], object], raw_form: bool, namespace: Optional[str],
-                own_kernels: Sequence[str]) -> CallRecords:
-    """Profiles one call (the caller has already put fresh inputs in place)."""
-    if not device.is_cuda:
-        if raw_form:
-            return CallRecords()  # no torch inside, no kernels or streams to see on the CPU
-        with profile(activities=[ProfilerActivity.CPU]) as prof:
-            call()
-        return CallRecords(library_ops=[] if raw_form else library_ops(prof.events(), namespace))
-    device.synchronize()
-    started = time.perf_counter()
-    call()
-    host_us = (time.perf_counter() - started) * 1e6
-    device.synchronize()
-    marker = torch.zeros(1, device=device.torch)
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    sleep_us = min(100_000.0, max(200.0, 4 * host_us))
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-        torch.cuda._sleep(int(sleep_us * SLEEP_CYCLES_PER_US))
-        start.record()
-        call()
-        end.record()
-        marker.fill_(1.0)
-        torch.cuda.synchronize()
-    timed_us = start.elapsed_time(end) * 1000.0
-    records = analyze_activities(_device_activities(prof), raw_form, own_kernels, timed_us)
+def records_from_reply(reply: dict, raw_form: bool, own_kernels: Sequence[str]) -> CallRecords:
+    """The verdict facts of a `records` reply (the candidate process's claims about one call)."""
+    try:
+        activities = [Activity.from_json(a) for a in reply.get("activities") or []]
+    except ValueError as exc:
+        return CallRecords(escape=f"the candidate process sent malformed call records: {exc}")
+    timed = reply.get("timed_us")
+    timed_us = float(timed) if isinstance(timed, (int, float)) and not isinstance(timed, bool) else None
+    records = analyze_activities(activities, raw_form, own_kernels, timed_us) if activities else CallRecords()
     if not raw_form:
-        records.library_ops = library_ops(prof.events(), namespace)
+        records.library_ops = [str(op) for op in reply.get("library_ops") or []]
     return records
-
-
-def _device_activities(prof) -> List[Activity]:
-    out = []
-    for e in prof.profiler.kineto_results.events():
-        if str(e.device_type()).split(".")[-1] != "CUDA":
-            continue
-        if getattr(e, "is_user_annotation", lambda: False)():
-            continue
-        if hasattr(e, "start_ns"):
-            start, duration = e.start_ns() / 1000.0, e.duration_ns() / 1000.0
-        else:
-            start, duration = float(e.start_us()), float(e.duration_us())
-        out.append(Activity(e.name(), int(e.device_resource_id()), start, start + duration))
-    return out

@@ -1,23 +1,34 @@
-"""The `time_reference` method: the task's Model timed eagerly or under torch.compile by the same
-code that times candidates (input variation, cache flush, events, budgets). A noisy measurement
-(the machine was busy) is taken again once, and reported as `noisy` if it stays noisy, so the
-caller neither caches it nor divides by it silently."""
+"""The `time_reference` method: the task's Model timed eagerly or under torch.compile in a clean
+python-runner process (the `reference` form; compile: warmed there until torch._dynamo's counters
+show no recompilation), by the same `time` ops that time candidates (input variation, cache flush,
+call time and device time). The judge checks a sample of the timed outputs against its own
+reference. A noisy measurement (the machine was busy) is measured again within a budget and
+reported as `noisy` if it stays noisy, so the caller neither caches it nor divides by it silently."""
 import torch
 
+from .candidate_session import CandidateSession, Deadline
 from .channel import Request
-from .errors import BadRequest, TaskError, Unsupported, task_error_from
-from .instance import build_instance
-from .results import Policy
-from .task import load_task
+from .compare import tolerance_for
 from .devices import parse_device
-from .timing import NOISY_SPREAD, Budget, make_clock, time_calls
-from .variation import InputVariation, pool_size
+from .errors import BadRequest, KernelError, TaskError, Unsupported
+from .exchange import SharedMemory
+from .faults import CandidateFailure
+from .instance import build_instance, run_reference
+from .results import Policy
+from .sessions import open_session, prepare
+from .task import load_task
+from .timed_checks import SlotChecker
+from .timed_runs import TimedRun
+from .timing import NOISY_SPREAD
+from .variation import InputSets, pool_size
 
 REFERENCE_SEED = 1
+VERIFY_MS = 50.0  # the reference process is clean: a few timed calls are checked, not all
 
 
 def handle_time_reference(params: dict, request: Request) -> dict:
     """`time_reference`: called by the request loop on the main thread; the reference's timing."""
+    deadline = Deadline(params.get("deadline_s"))
     device = parse_device(params.get("device", "cpu"))
     if device.kind == "meta":
         raise BadRequest("time_reference needs a real device (cpu or cuda)")
@@ -27,30 +38,41 @@ def handle_time_reference(params: dict, request: Request) -> dict:
     if mode == "compile" and not hasattr(torch, "compile"):
         raise Unsupported(f"torch.compile needs torch >= 2.0; this worker runs torch {torch.__version__}")
     policy = Policy.from_params(params.get("policy"))
+    prepare("reference", device)
     task = load_task(params.get("task"))
+    what = "torch.compile(Model)" if mode == "compile" else "Model.forward"
     instance = build_instance(task, device, REFERENCE_SEED)
-    model = torch.compile(instance.model) if mode == "compile" else instance.model
-    inputs = instance.inputs
-
-    def call():
-        return model(*inputs)
-
-    request.progress("timing", f"{task.name} ({mode}): first call")
+    expected = run_reference(instance)
+    memory = SharedMemory(device)
+    session = None
     try:
+        session = open_session("reference", device, memory, deadline)
+        request.progress("timing", f"{task.name} ({mode}): loading the reference in a clean process")
+        _load(session, task.path, mode)
+        tolerances = [tolerance_for(o.dtype, task.atol, task.rtol) for o in expected]
+        checker = SlotChecker(lambda inputs: run_reference(instance, inputs), tolerances, raw=False,
+                              budget_ms=VERIFY_MS, spot_checks=policy.spot_checks)
+        sets = InputSets(task, device, instance.inputs, pool_size(instance.inputs, device), REFERENCE_SEED)
+        run = TimedRun(session, memory, device, sets, list(instance.inputs), len(instance.inputs),
+                       [(o.dtype, list(o.shape)) for o in expected], policy, checker,
+                       lambda m: request.progress("timing", f"{task.name} ({mode}): {m}"))
         with torch.no_grad():
-            call()
-            device.synchronize()
-            variation = InputVariation(task, device, inputs, pool_size(inputs, device), REFERENCE_SEED)
-            request.progress("timing", f"{task.name} ({mode}): timing with {variation.sets} input sets")
-            budget = Budget(policy.warmup_ms, policy.rep_ms, policy.min_reps, policy.max_reps, 0)
-            timing = time_calls(make_clock(device), call, budget, variation.apply, variation.sets)
-            if timing.spread > NOISY_SPREAD:
-                request.progress("timing", f"{task.name} ({mode}): noisy ({100 * timing.spread:.0f}% spread), again")
-                again = time_calls(make_clock(device), call, budget, variation.apply, variation.sets)
-                timing = min(timing, again, key=lambda t: t.spread)
-    except TaskError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - the reference (or its compilation) failed
-        raise task_error_from("torch.compile(Model)" if mode == "compile" else "Model.forward", exc) from None
-    return {"mode": mode, "timing": timing.to_json(), "torch": torch.__version__, "device": str(device),
-            "noisy": timing.spread > NOISY_SPREAD, "spread": timing.spread}
+            outcome = run.run(lambda mode_: None)
+        torch_version = (session.process.ready or {}).get("torch") or torch.__version__
+    except CandidateFailure as failure:
+        raise TaskError(f"{what} failed in a clean process: {failure.reason}",
+                        failure.evidence.get("traceback", "")) from None
+    except KernelError as exc:
+        raise TaskError(f"the reference could not be loaded in a clean process: {exc.message}", exc.traceback) from None
+    finally:
+        if session is not None:
+            session.end()
+        memory.close()
+    spread = max(outcome.call.spread, outcome.device.spread if outcome.device is not None else 0.0)
+    return {"mode": mode, "timing": outcome.to_json(), "torch": torch_version, "device": str(device),
+            "noisy": spread > NOISY_SPREAD, "spread": spread}
+
+
+def _load(session: CandidateSession, path: str, mode: str) -> None:
+    staged = session.stage_file(path, "task.py")
+    session.load({"form": "reference", "source": staged, "seed": REFERENCE_SEED, "compile": mode == "compile"})

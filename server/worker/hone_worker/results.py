@@ -21,6 +21,8 @@ class Policy:
     max_reps: int = 1000
     spot_checks: int = 3
     records: bool = True  # profile one call: library ops, kernel records, work escaping the timer
+    settle_ms: Optional[float] = None  # the most the clocks' settling may take; None: by device
+    verify_ms: float = 300.0  # how long recomputing the reference on timed calls' inputs may take
 
     @staticmethod
     def from_params(params) -> "Policy":
@@ -31,7 +33,7 @@ class Policy:
         unknown = sorted(set(params) - set(known))
         if unknown:
             raise BadRequest(f"unknown policy field(s): {', '.join(unknown)}")
-        values = {k: v for k, v in params.items() if v is not None or k in ("atol", "rtol")}
+        values = {k: v for k, v in params.items() if v is not None or k in ("atol", "rtol", "settle_ms")}
         policy = Policy(**values)
         if not isinstance(policy.seeds, list) or not policy.seeds or not all(isinstance(s, int) for s in policy.seeds):
             raise BadRequest("policy.seeds must be a non-empty list of integers")
@@ -41,7 +43,9 @@ class Policy:
             value = getattr(policy, name)
             if value is not None and (not isinstance(value, (int, float)) or value < 0):
                 raise BadRequest(f"policy.{name} must be a non-negative number or null")
-        for name in ("warmup_ms", "rep_ms"):
+        if policy.settle_ms is not None and (not isinstance(policy.settle_ms, (int, float)) or policy.settle_ms < 0):
+            raise BadRequest("policy.settle_ms must be a non-negative number or null")
+        for name in ("warmup_ms", "rep_ms", "verify_ms"):
             if not isinstance(getattr(policy, name), (int, float)) or getattr(policy, name) < 0:
                 raise BadRequest(f"policy.{name} must be a non-negative number")
         for name in ("min_reps", "max_reps", "spot_checks"):

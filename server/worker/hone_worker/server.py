@@ -1,5 +1,6 @@
-"""The worker's request loop: one JSON request at a time from stdin, one reply each, until
-`shutdown`, end of input, or a result that leaves the CUDA context unusable."""
+"""The judge's request loop: one JSON request at a time from stdin, one reply each, until
+`shutdown`, end of input, or an error that leaves the judge's own CUDA context unusable. The
+candidate pool is made at start (its launch file read) and closed at exit."""
 import os
 import traceback
 
@@ -17,10 +18,36 @@ def serve() -> int:
 
     from .methods import METHODS
     from .poison import stop_malloc_perturbation
+    from .pool import close_shared_pool
 
     stop_malloc_perturbation()
-
+    _prestart(torch)
     log(f"ready (pid {os.getpid()}, torch {torch.__version__})")
+    try:
+        return _serve(channel, METHODS)
+    finally:
+        close_shared_pool()
+
+
+def _prestart(torch) -> None:
+    """Starts the candidate pools of this judge's device ($HONE_JUDGE_DEVICE; the CPU when it
+    names a GPU that torch does not see) in the background, so the first check finds a process."""
+    from .devices import Device
+    from .pool import shared_pool
+    from .sessions import prepare
+
+    shared_pool()  # a broken launch file is an error at start, with its message
+    wanted = os.environ.get("HONE_JUDGE_DEVICE", "")
+    if not wanted:
+        return
+    device = Device("cpu")
+    if wanted.startswith("cuda") and torch.cuda.is_available():
+        index = int(wanted.partition(":")[2] or 0)
+        device = Device("cuda", index) if index < torch.cuda.device_count() else device
+    prepare("raw", device)
+
+
+def _serve(channel: Channel, methods: dict) -> int:
     while True:
         try:
             message = channel.read()
@@ -32,7 +59,7 @@ def serve() -> int:
         request_id = message.get("id")
         method = message.get("method")
         params = message.get("params") or {}
-        reply, restart = _dispatch(channel, METHODS, request_id, method, params)
+        reply, restart = _dispatch(channel, methods, request_id, method, params)
         channel.send(reply)
         if method == "shutdown" and "result" in reply:
             return EXIT_OK

@@ -1,0 +1,100 @@
+"""The judge's bounds on a candidate process's timing claims. The judge reads its own clock around
+every `time` op (mode call: from sending it to the reply; mode device: from writing the release
+word to the reply) and subtracts what the same loop costs with nothing in it (the `null` form,
+measured in a clean process of the same runner kind on the same buffers: a fixed cost per op and
+a cost per call). Claims far below what its clock allows are rejected with both numbers; so is a
+device time above the call time."""
+import time
+from dataclasses import dataclass
+from typing import Dict, Optional, Sequence, Tuple
+
+RATIO = 3.0  # a claim this many times below the judge's estimate ...
+MARGIN_US = 20.0  # ... and more than this many microseconds per call below it is rejected
+# Of the null loop's cost per call: how much the loop's own cost may vary between the null
+# measurement and a pass (CUDA: a read kernel's steady time; CPU: a pass over twice the
+# last-level cache, memory-bound and shared with whatever else the machine runs: seen 40-55% off
+# on a busy 2-core machine).
+NOISE_SHARE = {True: 0.2, False: 0.6}
+DEVICE_OVER_CALL = 1.1  # device time may exceed call time by this factor (plus 1 us) before it is rejected
+CACHE_S = 120.0  # how long one measurement of the null loop is reused for the same buffers
+
+
+@dataclass(frozen=True)
+class LoopCost:
+    """The null form's loop on the judge's clock: `fixed_us` per op, `per_call_us` per call."""
+
+    fixed_us: float
+    per_call_us: float
+
+    @staticmethod
+    def from_two(calls_a: int, elapsed_a_us: float, calls_b: int, elapsed_b_us: float) -> "LoopCost":
+        """From two null ops of different lengths (the difference is the per-call cost)."""
+        per_call = max(0.0, (elapsed_b_us - elapsed_a_us) / max(1, calls_b - calls_a))
+        return LoopCost(max(0.0, elapsed_a_us - calls_a * per_call), per_call)
+
+
+@dataclass(frozen=True)
+class Bound:
+    """One `time` op's claims against the judge's clock (microseconds per call)."""
+
+    mode: str
+    calls: int
+    claimed_us: float  # the mean of the claimed times
+    judge_us: float  # the judge's clock per call, less the null loop's cost
+    null_us: Optional[float]  # the null loop's cost per call (None: not measured)
+    allowed_us: float  # how far below judge_us a claim may be without a reason
+
+    def violation(self) -> Optional[str]:
+        """Why the claims cannot be true, or None."""
+        if self.judge_us > RATIO * self.claimed_us and self.judge_us - self.claimed_us > self.allowed_us:
+            null = f", after subtracting the loop's own cost of {self.null_us:.1f} us per call" if self.null_us else ""
+            return (f"timing claims are not what the judge's clock saw: the candidate process reported "
+                    f"{self.claimed_us:.1f} us per call ({self.mode} time, mean of {self.calls} calls), but the "
+                    f"judge's own clock measured {self.judge_us:.1f} us per call{null}; a candidate that slows "
+                    "the clocks of its process (or hides work outside the timed calls) cannot be timed")
+        return None
+
+    def to_json(self) -> dict:
+        return {"mode": self.mode, "calls": self.calls, "claimed_us_per_call": self.claimed_us,
+                "judge_us_per_call": self.judge_us, "null_us_per_call": self.null_us, "allowed_us": self.allowed_us}
+
+
+def bound(mode: str, claimed_us: Sequence[float], elapsed_us: float, null: Optional[LoopCost], cuda: bool,
+          extra_us: float = 0.0) -> Bound:
+    """The bound of one op: `elapsed_us` on the judge's clock for len(claimed_us) calls; `extra_us`
+    per call is loop work the null form does not do (touching the output slot, copying a
+    torch-form result into it)."""
+    calls = max(1, len(claimed_us))
+    fixed = null.fixed_us if null else 0.0
+    per_call = null.per_call_us if null else 0.0
+    judge = max(0.0, (elapsed_us - fixed) / calls - per_call)
+    allowed = MARGIN_US + NOISE_SHARE[cuda] * per_call + extra_us
+    return Bound(mode, calls, sum(claimed_us) / calls, judge, null.per_call_us if null else None, allowed)
+
+
+def device_over_call(device_p50_us: float, call_p50_us: float) -> Optional[str]:
+    """Why a device time above the call time cannot be true, or None."""
+    if device_p50_us > DEVICE_OVER_CALL * call_p50_us + 1.0:
+        return (f"timing claims contradict each other: the device time (p50 {device_p50_us:.2f} us) is above the "
+                f"call time (p50 {call_p50_us:.2f} us), but a call's GPU work lies inside the call")
+    return None
+
+
+class LoopCostCache:
+    """Null-loop measurements by (runner kind, device, mode, buffer sizes), reused for CACHE_S.
+    Owned by the judge's main thread."""
+
+    def __init__(self) -> None:
+        self._entries: Dict[Tuple, Tuple[float, LoopCost]] = {}
+
+    def get(self, key: Tuple) -> Optional[LoopCost]:
+        found = self._entries.get(key)
+        if found and time.monotonic() - found[0] < CACHE_S:
+            return found[1]
+        return None
+
+    def put(self, key: Tuple, cost: LoopCost) -> None:
+        self._entries[key] = (time.monotonic(), cost)
+
+
+LOOP_COSTS = LoopCostCache()

@@ -1,0 +1,310 @@
+"""The judge's client of one candidate process (protocol/WORKER.md, "The candidate protocol"): it
+starts the runner with one end of an AF_UNIX/SOCK_SEQPACKET socket pair as its fd 0 and 1 and a
+pipe as its stderr, waits for `ready`, sends ops with a deadline each, and kills the process group
+at the deadline. A thread reads the candidate's stderr: it keeps the last lines (with the judge's
+own notes about this candidate, in order) as evidence and copies each line to the judge's stderr."""
+import array
+import collections
+import json
+import os
+import resource
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable, List, Optional, Sequence
+
+from .channel import write_line
+from .launch import LaunchSpec
+
+MAX_MESSAGE = 8 << 20  # bytes in one datagram
+EVIDENCE_LINES = 200
+POLL_SLICE_S = 0.05  # how often a wait also looks at the process itself
+STDERR_DRAIN_S = 1.0  # after an exit: how long the last stderr lines may take to arrive
+EXIT_GRACE_S = 2.0  # after `exit`: how long before the process group is killed
+
+
+class CandidateGone(Exception):
+    """The candidate process died, or passed its deadline and was killed. `evidence` is the
+    verdict's evidence object (signal or exit code, the last stderr lines)."""
+
+    def __init__(self, timed_out: bool, evidence: dict, what: str) -> None:
+        super().__init__(what)
+        self.timed_out = timed_out
+        self.evidence = evidence
+        self.what = what
+
+
+@dataclass
+class Reply:
+    """One op's reply and the judge's own clock around it (time.perf_counter_ns)."""
+
+    message: dict
+    sent_ns: int
+    replied_ns: int
+    events: List[tuple] = field(default_factory=list)  # (event name, perf_counter_ns when it arrived)
+
+    @property
+    def ok(self) -> bool:
+        return self.message.get("ok") is True
+
+    @property
+    def error(self) -> dict:
+        error = self.message.get("error")
+        return error if isinstance(error, dict) else {"kind": "internal", "message": f"malformed reply: {self.message}"}
+
+
+class CandidateProcess:
+    """One runner process, used for one candidate. Created by the pool's slot threads; after it
+    is taken, only the judge's main thread sends ops (one at a time)."""
+
+    def __init__(self, spec: LaunchSpec, device: str) -> None:
+        self.spec = spec
+        self.device = device
+        self.ready: Optional[dict] = None
+        self._lines = collections.deque(maxlen=EVIDENCE_LINES)
+        self._lines_lock = threading.Lock()
+        self._next_id = 1
+        self._dead_evidence: Optional[dict] = None
+        self._runner_pid: Optional[int] = None
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            self.popen = subprocess.Popen(dies_with_judge(spec.command(device)), stdin=theirs.fileno(),
+                                          stdout=theirs.fileno(),
+                                          stderr=subprocess.PIPE, env=spec.env, cwd=spec.cwd or spec.scratch,
+                                          start_new_session=True, close_fds=True)
+        finally:
+            theirs.close()
+        self._socket = ours
+        if spec.address_space_bytes and device == "cpu":
+            _limit_address_space(self.popen.pid, spec.address_space_bytes)
+        self._stderr_thread = threading.Thread(target=self._read_stderr, name=f"candidate-{self.popen.pid}-stderr",
+                                               daemon=True)
+        self._stderr_thread.start()
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    @property
+    def kind(self) -> str:
+        return self.spec.kind
+
+    def note(self, text: str) -> None:
+        """A judge line about this candidate: in the evidence (in order with the candidate's own
+        lines) and on the judge's stderr."""
+        line = f"hone-judge: {text}"
+        with self._lines_lock:
+            self._lines.append(line)
+        write_line(line)
+
+    def wait_ready(self, timeout_s: float) -> dict:
+        """Waits for the runner's `ready` event; raises CandidateGone when it dies or is late."""
+        message, _ = self._receive(time.perf_counter() + timeout_s, f"start (--device {self.device})")
+        if message.get("event") != "ready":
+            self.kill()
+            raise CandidateGone(False, self.evidence(), f"the runner sent {message!r} instead of its ready event")
+        self.ready = message
+        return message
+
+    def request(self, op: str, fields: dict, timeout_s: float, fds: Sequence[int] = (),
+                on_event: Optional[Callable[[dict], None]] = None) -> Reply:
+        """Sends one op and waits for its reply, at most `timeout_s`; `on_event` gets the events
+        of this op (`enqueued`) as they arrive. Raises CandidateGone (the process is then dead)."""
+        if self._dead_evidence is not None:
+            raise CandidateGone(False, self._dead_evidence, f"{op}: the candidate process had already ended")
+        request_id = self._next_id
+        self._next_id += 1
+        data = json.dumps(dict(fields, id=request_id, op=op), allow_nan=False, separators=(",", ":")).encode()
+        deadline = time.perf_counter() + timeout_s
+        sent_ns = time.perf_counter_ns()
+        try:
+            if fds:
+                socket.send_fds(self._socket, [data], list(fds))
+            else:
+                self._socket.send(data)
+        except OSError as exc:
+            raise self._gone(False, f"{op}: the candidate process does not take requests ({exc})") from None
+        events = []
+        while True:
+            message, arrived = self._receive(deadline, op)
+            if message.get("id") != request_id:
+                self.kill()
+                raise CandidateGone(False, self.evidence(), f"{op}: the runner answered {message!r} to request "
+                                    f"{request_id}")
+            if "event" in message:
+                events.append((message["event"], arrived))
+                if on_event is not None:
+                    on_event(message)
+                continue
+            return Reply(message, sent_ns, arrived, events)
+
+    def run_delay_ns(self) -> Optional[int]:
+        """How long the runner's main thread has waited for a CPU so far (the kernel's schedstat
+        run delay): time on the judge's clock during which the candidate did not run at all, which
+        the candidate cannot fake. None where it cannot be read."""
+        pid = self._find_runner()
+        if pid is None:
+            return None
+        try:
+            with open(f"/proc/{pid}/schedstat") as f:
+                return int(f.read().split()[1])
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def _find_runner(self) -> Optional[int]:
+        """The runner's pid as the judge sees it: the process itself, or (confined, in its own pid
+        namespace) the descendant whose innermost pid is the one its ready event named."""
+        if self._runner_pid is None and self.ready and isinstance(self.ready.get("pid"), int):
+            for pid in [self.popen.pid] + descendants(self.popen.pid):
+                if _innermost_pid(pid) == self.ready["pid"]:
+                    self._runner_pid = pid
+                    break
+        return self._runner_pid
+
+    def end(self) -> None:
+        """Asks the runner to exit, then kills its process group (whatever is left of it)."""
+        if self._dead_evidence is None and self.popen.poll() is None:
+            try:
+                self._socket.send(json.dumps({"id": self._next_id, "op": "exit"}).encode())
+                self.popen.wait(timeout=EXIT_GRACE_S)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+
+    def kill(self) -> None:
+        """Kills the process group and reaps the process (any thread; idempotent)."""
+        try:
+            os.killpg(self.popen.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.popen.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        self._socket.close()
+
+    def evidence(self, timed_out: bool = False) -> dict:
+        """{"signal": "SIGSEGV"} or {"exit_code": n}, and "stderr_tail": the last lines."""
+        out = {}
+        code = self.popen.returncode
+        if code is not None and not timed_out:
+            if code < 0:
+                out["signal"] = _signal_name(-code)
+            elif self.spec.exit_code_carries_signal and 128 < code < 128 + 65:
+                out["signal"] = _signal_name(code - 128)
+            else:
+                out["exit_code"] = code
+        with self._lines_lock:
+            out["stderr_tail"] = list(self._lines)
+        return out
+
+    def _receive(self, deadline: float, what: str):
+        """The next message (a dict) and its arrival time; raises CandidateGone."""
+        poller = select.poll()
+        poller.register(self._socket.fileno(), select.POLLIN | select.POLLHUP | select.POLLERR)
+        while True:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                raise self._gone(True, f"{what}: no answer by the deadline")
+            if poller.poll(min(left, POLL_SLICE_S) * 1000):
+                try:
+                    data, _, _, _ = self._socket.recvmsg(MAX_MESSAGE, socket.CMSG_SPACE(16 * array.array("i").itemsize))
+                except OSError as exc:
+                    raise self._gone(False, f"{what}: the connection broke ({exc})") from None
+                arrived = time.perf_counter_ns()
+                if not data:
+                    raise self._gone(False, f"{what}: the candidate process closed its connection")
+                try:
+                    message = json.loads(data)
+                except ValueError:
+                    self.kill()
+                    raise CandidateGone(False, self.evidence(), f"{what}: the runner sent a message that is not "
+                                        f"JSON: {data[:200]!r}") from None
+                if not isinstance(message, dict):
+                    self.kill()
+                    raise CandidateGone(False, self.evidence(), f"{what}: the runner sent {message!r}")
+                return message, arrived
+            if self.popen.poll() is not None:
+                raise self._gone(False, f"{what}: the candidate process exited")
+
+    def _gone(self, timed_out: bool, what: str) -> CandidateGone:
+        if timed_out:
+            self.note(f"{what}: killing the candidate process (pid {self.popen.pid})")
+        elif self.popen.poll() is None:
+            try:
+                self.popen.wait(timeout=1.0)  # it closed its socket and is on its way out
+            except subprocess.TimeoutExpired:
+                pass
+        self.kill()
+        self._stderr_thread.join(STDERR_DRAIN_S)
+        self._dead_evidence = self.evidence(timed_out)
+        return CandidateGone(timed_out, self._dead_evidence, what)
+
+    def _read_stderr(self) -> None:
+        for raw in self.popen.stderr:
+            line = raw.decode(errors="replace").rstrip("\n")
+            with self._lines_lock:
+                self._lines.append(line)
+            write_line(line)
+        self.popen.stderr.close()
+
+
+def descendants(pid: int) -> List[int]:
+    """The live descendants of a process (/proc/<pid>/task/<tid>/children), nearest first."""
+    found, queue = [], [pid]
+    while queue:
+        current = queue.pop(0)
+        try:
+            tasks = os.listdir(f"/proc/{current}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                with open(f"/proc/{current}/task/{tid}/children") as f:
+                    children = [int(c) for c in f.read().split()]
+            except (OSError, ValueError):
+                continue
+            found += children
+            queue += children
+    return found
+
+
+def _innermost_pid(pid: int) -> Optional[int]:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("NSpid:"):
+                    return int(line.split()[-1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def dies_with_judge(argv: List[str]) -> List[str]:
+    """The command under `setpriv --pdeathsig KILL`, so that a candidate process (a confined one:
+    its wrapper) is killed when the judge dies, even one stuck in a loop that never reads its
+    socket again; as is where setpriv is missing."""
+    return [_SETPRIV, "--pdeathsig", "KILL", "--"] + list(argv) if _SETPRIV else list(argv)
+
+
+_SETPRIV = shutil.which("setpriv")
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _limit_address_space(pid: int, limit: int) -> None:
+    """RLIMIT_AS on a just-started unwrapped CPU candidate (no preexec_fn: the judge has threads)."""
+    try:
+        resource.prlimit(pid, resource.RLIMIT_AS, (limit, limit))
+    except (OSError, ValueError):
+        pass

@@ -1,0 +1,367 @@
+"""Timing a loaded candidate (or the reference) in its process with `time` ops: the judge puts
+its input sets and one output slot per timed call in shared memory, the runner settles the
+device's clocks, warms up, then copies each call's scheduled input into the timed buffers, flushes
+the cache and times the call (mode call: call time; mode device, CUDA: device time, the stream held
+until the judge writes the release word). After every op the judge copies the slots out, checks
+them (hone_worker/timed_checks.py), checks the inputs, and bounds the claimed times with its own
+clock (hone_worker/bounds.py). A spread over 20% is measured again within a budget."""
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Callable, List, Optional, Sequence
+
+import torch
+
+from . import bounds as bounding
+from .candidate_session import CandidateSession
+from .devices import Device
+from .exchange import ArgBuffers, Region, SharedMemory, arg_specs, args_json
+from .faults import CandidateFailure
+from .poison import poison_outputs
+from .results import Policy
+from .timed_checks import SlotChecker
+from .timing import NOISY_SPREAD, Timing, clamp, last_level_cache_bytes
+from .variation import Entry, InputSets
+
+SETTLE_MS = {True: 2000.0, False: 25.0}  # the most settling may take (CUDA, CPU) when the policy says nothing
+ESTIMATE_CALLS, ESTIMATE_WARMUP = 3, 2
+NULL_CALLS = (2, 12)  # the two lengths of null ops that give the loop's fixed and per-call cost
+NULL_ROUNDS = 2  # after one op that pays the process's one-time costs
+SLOT_BYTES = {True: 8 << 30, False: 512 << 20}  # output slots of one op at most (CUDA, CPU)
+OPS_PER_PASS, MIN_CALLS_PER_OP = 3, 3  # a pass's calls are split over ops, each bounded on its own
+MAX_HELD_CALLS = 200  # calls queued behind one held stream (its launch queue holds about a thousand launches)
+REMEASURE_S = 2.0  # at most this long re-measuring a noisy time, beyond the first pass ...
+REMEASURES = 2  # ... and at most this many passes more
+SPIN_TIMEOUT_MS = 20_000.0
+
+
+@dataclass
+class Pass:
+    """One measured time: the claimed samples of its ops and their bounds."""
+
+    mode: str
+    samples_us: List[float] = field(default_factory=list)
+    bounds: List[bounding.Bound] = field(default_factory=list)
+    method: str = ""
+    spin_timed_out: bool = False
+
+    def timing(self, warmup: int, spot_checks: int, input_sets: int) -> Timing:
+        return Timing(self.samples_us, warmup, self.method, spot_checks, input_sets)
+
+
+@dataclass
+class Outcome:
+    """The timing stage's result: call time, device time (None where not measured), settling."""
+
+    call: Timing
+    device: Optional[Timing]
+    settle: dict
+    verified_calls: int
+    timed_calls: int
+    bounds: dict
+    extra: dict
+
+    def to_json(self) -> dict:
+        out = self.call.to_json()
+        out["method"] = "cuda_events_l2_flush" if self.call.method == "cuda_events" else self.call.method
+        out["spot_checks"] = self.verified_calls
+        out["call"] = self.call.summary()
+        out["device"] = self.device.summary() if self.device is not None else None
+        out["settle_ms"] = self.settle.get("ms")
+        out["settle"] = self.settle
+        out["verified_calls"] = self.verified_calls
+        out["timed_calls"] = self.timed_calls
+        out["bounds"] = self.bounds
+        out.update(self.extra)
+        return out
+
+
+class TimedRun:
+    """One timing run in one session. `values`: forward's arguments (the judge's private copies;
+    the first `n_inputs` vary between calls); `outputs`: (dtype, shape) of each output."""
+
+    def __init__(self, session: CandidateSession, memory: SharedMemory, device: Device, sets: InputSets,
+                 values: list, n_inputs: int, outputs: Sequence[tuple], policy: Policy, checker: SlotChecker,
+                 progress: Callable[[str], None]) -> None:
+        self.session, self.memory, self.device, self.sets = session, memory, device, sets
+        self.policy, self.checker, self.progress = policy, checker, progress
+        self.n_inputs = n_inputs
+        self.values = list(values)
+        self.targets = ArgBuffers(memory, values)
+        self.targets.write(values)
+        self._set_regions = [memory.region(arg_specs(s)) for s in sets.sets]
+        for region, values_k in zip(self._set_regions, sets.sets):
+            _write([v for v in values_k if isinstance(v, torch.Tensor)], region.views)
+        self.output_specs = [(dtype, list(shape), None) for dtype, shape in outputs]
+        out_bytes = max(1, sum(torch.empty((), dtype=d).element_size() * _numel(s) for d, s, _ in self.output_specs))
+        self.slot_count = int(clamp(SLOT_BYTES[device.is_cuda] / out_bytes, 2, policy.max_reps + 1))
+        self.slot_region = memory.region(self.output_specs * self.slot_count)
+        self.release = memory.release_word() if device.is_cuda else None
+        regions = [self.targets.region, self.slot_region] + self._set_regions + ([self.release] if self.release else [])
+        self.regions: List[Region] = regions
+        session.map(regions)
+        self.flush_bytes = 2 * (_l2_bytes(device) if device.is_cuda else last_level_cache_bytes())
+        self.sets_json = [self._set_json(k) for k in range(len(sets.sets))]
+        self.settle = {}
+        self.extra: dict = {}
+        self.timed_calls = 0
+        self._copy_us = 0.0  # the judge's copy of one slot out of shared memory (a torch-form loop copies it in)
+        self._wall_us = 0.0  # the judge's clock around the last op, waits for a CPU included
+
+    def _set_json(self, k: int) -> List[dict]:
+        """Set k shaped like forward's arguments: its inputs in its own buffers, then the
+        parameters' own timed buffers (the runner copies nothing onto itself)."""
+        region = self._set_regions[k]
+        buffers, t = [], 0
+        for v in self.sets.sets[k]:
+            buffers.append(region.buffers[t] if isinstance(v, torch.Tensor) else None)
+            t += isinstance(v, torch.Tensor)
+        inputs = args_json(buffers, self.sets.sets[k])
+        return inputs + self.targets.json()[self.n_inputs:]
+
+    def _slot_bufs(self, j: int) -> List[dict]:
+        n = len(self.output_specs)
+        return [b.to_json() for b in self.slot_region.buffers[j * n:(j + 1) * n]]
+
+    def _slot_views(self, j: int) -> List[torch.Tensor]:
+        n = len(self.output_specs)
+        return self.slot_region.views[j * n:(j + 1) * n]
+
+    def fields(self, mode: str, entries: Sequence[Entry], warmup: int, settle_ms: float) -> dict:
+        """A `time` op: entry i writes slot i + 1 (slot 0 takes the warm-up calls)."""
+        out = {"mode": mode, "args": self.targets.json(), "sets": self.sets_json,
+               "outputs": [self._slot_bufs(j) for j in range(len(entries) + 1)],
+               "schedule": [e.to_json(i + 1) for i, e in enumerate(entries)], "warmup": warmup,
+               "settle_ms": settle_ms, "flush_bytes": self.flush_bytes, "release": None,
+               "spin_timeout_ms": SPIN_TIMEOUT_MS}
+        if mode == "device":
+            out["release"] = self.release.buffers[0].to_json()
+        return out
+
+    def run(self, loop_cost: Callable[[str], Optional[bounding.LoopCost]]) -> Outcome:
+        """Settles, estimates, warms, measures (call time; device time on CUDA) and re-measures
+        noisy times. `loop_cost(mode)` is the null loop's cost (None: no bounds). Raises
+        CandidateFailure."""
+        settle_ms = self.policy.settle_ms if self.policy.settle_ms is not None else SETTLE_MS[self.device.is_cuda]
+        self.progress(f"settling the clocks (up to {settle_ms:.0f} ms), then timing with {len(self.sets.sets)} "
+                      "input sets")
+        reply, elapsed_us = self._op("call", [self.sets.draw()], ESTIMATE_WARMUP, settle_ms, None, "settling")
+        self.settle = {"ms": reply.get("settle_ms"), "calls": reply.get("settle_calls"),
+                       "settled": reply.get("settled"), "judge_ms": elapsed_us / 1000.0}
+        # What one iteration (input copy, flush, call) costs on the judge's clock, settling done.
+        reply, _ = self._op("call", [self.sets.draw() for _ in range(ESTIMATE_CALLS)], 0, 0.0, None, "estimate")
+        claimed = _times(reply, ESTIMATE_CALLS)
+        # Budgets are wall time (what the user waits), waits for a CPU included.
+        iteration_ms = max(sorted(claimed)[len(claimed) // 2], self._wall_us / ESTIMATE_CALLS, 1.0) / 1000.0
+        warmup = int(clamp(self.policy.warmup_ms / iteration_ms, 1, self.policy.max_reps))
+        reps = int(clamp(self.policy.rep_ms / iteration_ms, self.policy.min_reps, self.policy.max_reps))
+        self._op("call", [self.sets.draw()], warmup, 0.0, None, "warm-up")
+        call = self._measured("call", reps, loop_cost("call"))
+        device = self._measured("device", reps, loop_cost("device")) if self.device.is_cuda else None
+        if device is not None and not device.samples_us:
+            device = None
+        timing_call = call.timing(warmup, self.policy.spot_checks, len(self.sets.sets))
+        timing_device = device.timing(warmup, self.policy.spot_checks, len(self.sets.sets)) if device else None
+        if timing_device is not None:
+            why = bounding.device_over_call(timing_device.percentile(0.5), timing_call.percentile(0.5))
+            if why:
+                raise CandidateFailure("rejected", why, check="timing_bounded")
+        return Outcome(timing_call, timing_device if self.device.is_cuda else _host_device_time(timing_call),
+                       self.settle, self.checker.verified, self.timed_calls, self._bounds_json(call, device), self.extra)
+
+    def _measured(self, mode: str, reps: int, cost: Optional[bounding.LoopCost]) -> Pass:
+        """A pass of `reps` calls; measured again (within REMEASURE_S) while its spread is over
+        the threshold; the quietest pass is kept."""
+        best = self._pass(mode, reps, cost)
+        started, again_count = time.perf_counter(), 0
+        while (_spread(best.samples_us) > NOISY_SPREAD and again_count < REMEASURES
+               and time.perf_counter() - started < REMEASURE_S):
+            again_count += 1
+            self.progress(f"{mode} time noisy ({100 * _spread(best.samples_us):.0f}% spread): measuring again")
+            again = self._pass(mode, reps, cost)
+            best = min(best, again, key=lambda p: _spread(p.samples_us))
+        return best
+
+    def _pass(self, mode: str, reps: int, cost: Optional[bounding.LoopCost]) -> Pass:
+        """`reps` calls in OPS_PER_PASS ops at least (more when the slots are short), each op
+        bounded by the judge's clock; the pass is rejected when every op's claims are below
+        what the clock allows (preemption only ever slows an op: the least disturbed one counts)."""
+        result = Pass(mode)
+        per_op = min(self.slot_count - 1, MAX_HELD_CALLS) if mode == "device" else self.slot_count - 1
+        ops = max(min(OPS_PER_PASS, reps // MIN_CALLS_PER_OP), -(-reps // per_op), 1)
+        done = 0
+        for k in range(ops):
+            count = (reps - done) // (ops - k)
+            entries = [self.sets.draw() for _ in range(count)]
+            reply, elapsed_us = self._op(mode, entries, 0, 0.0, (done, reps), f"{mode} time, calls {done + 1}-"
+                                         f"{done + count} of {reps}")
+            claimed = _times(reply, count)
+            result.method = str(reply.get("method", ""))
+            if reply.get("spin_timed_out"):
+                result.spin_timed_out = True
+            result.samples_us += claimed
+            if cost is not None:
+                extra = 2 * self._copy_us
+                result.bounds.append(bounding.bound(mode, claimed, elapsed_us, cost, self.device.is_cuda, extra))
+            done += count
+        reasons = [b.violation() for b in result.bounds]
+        if reasons and all(reasons):
+            least = min(range(len(reasons)), key=lambda i: result.bounds[i].judge_us - result.bounds[i].claimed_us)
+            raise CandidateFailure("rejected", reasons[least], check="timing_bounded")
+        if result.spin_timed_out:
+            self.session.note("the device-time hold timed out before every call was queued: no device time")
+            result.samples_us = []
+        return result
+
+    def _op(self, mode: str, entries: List[Entry], warmup: int, settle_ms: float, position, what: str):
+        """Sends one `time` op and checks what came back; returns (reply, judge's microseconds:
+        mode call from sending to the reply, mode device from the release to the reply)."""
+        for j in range(len(entries) + 1):
+            poison_outputs(self._slot_views(j))
+        released = []
+
+        def on_event(message: dict) -> None:
+            if message.get("event") == "enqueued" and self.release is not None and not released:
+                self.release.views[0].fill_(1)
+                released.append(time.perf_counter_ns())
+
+        if self.release is not None:
+            self.release.views[0].zero_()
+        waited = _RunDelay(self.session)
+        reply = self.session.time(self.fields(mode, entries, warmup, settle_ms), what, on_event)
+        started = reply.sent_ns
+        if mode == "device":
+            if not released:
+                raise CandidateFailure("rejected", "the candidate process answered a device-time op without saying "
+                                       "its calls were queued (no `enqueued` event)", check="timing_bounded")
+            started = released[0]
+        elapsed_us = (reply.replied_ns - started) / 1000.0
+        waited_us = waited.us() if mode == "call" else 0.0
+        self.session.note(f"{what}: {elapsed_us:.0f} us on the judge's clock, {waited_us:.0f} us of it waiting for a CPU")
+        self._wall_us = elapsed_us
+        elapsed_us -= waited_us
+        copy_started = time.perf_counter()
+        copies = [[v.clone() for v in self._slot_views(j + 1)] for j in range(len(entries))]
+        self.memory.synchronize()
+        self._copy_us = (time.perf_counter() - copy_started) * 1e6 / max(1, len(entries))
+        self._check_inputs(entries)
+        first, total = position if position else (self.timed_calls, self.timed_calls + len(entries))
+        self.checker.check(self.sets, entries, copies, first, total)
+        self.timed_calls += len(entries)
+        for key in ("recompilations", "compile_warmup_calls", "compile_warmup_s"):
+            if key in reply.message:
+                self.extra[key] = reply.message[key]
+        return reply.message, elapsed_us
+
+    def _check_inputs(self, entries: List[Entry]) -> None:
+        """After an op: the timed buffers hold the last call's input (the parameters their own
+        values), and no input set changed."""
+        if not entries:
+            return
+        last = self.sets.rebuild(entries[-1])
+        expected = last + self.values[self.n_inputs:]
+        for i, (view, value) in enumerate(zip(self.targets.views, expected)):
+            if view is not None and not torch.equal(_bits(view), _bits(value)):
+                raise CandidateFailure("incorrect", f"forward modified its arguments during the timed calls "
+                                       f"(argument {i + 1} differs from what the judge put there)",
+                                       check="inputs_unchanged")
+        for k, (region, values_k) in enumerate(zip(self._set_regions, self.sets.sets)):
+            tensors = [v for v in values_k if isinstance(v, torch.Tensor)]
+            if any(not torch.equal(_bits(view), _bits(v)) for view, v in zip(region.views, tensors)):
+                raise CandidateFailure("incorrect", f"the timed calls changed input set {k}, which forward never "
+                                       "receives (the candidate wrote memory it was not given)", check="inputs_unchanged")
+
+    def _bounds_json(self, call: Pass, device: Optional[Pass]) -> dict:
+        def one(p: Optional[Pass]):
+            if p is None or not p.bounds:
+                return None
+            closest = min(p.bounds, key=lambda b: b.judge_us - b.claimed_us)
+            return dict(closest.to_json(), ops=len(p.bounds))
+
+        return {"call": one(call), "device": one(device)}
+
+    def null_cost(self, null_session: CandidateSession, mode: str) -> bounding.LoopCost:
+        """The null form's loop on these buffers in a clean process (`null_session`, loaded with
+        the null form) on the judge's clock: ops of two lengths, each the median of a few."""
+        null_session.map(self.regions)
+        measured = {calls: [] for calls in NULL_CALLS}
+        for calls in (NULL_CALLS[0],) + NULL_CALLS * NULL_ROUNDS:
+            entries = [self.sets.draw() for _ in range(calls)]
+            released = []
+
+            def on_event(message: dict) -> None:
+                if message.get("event") == "enqueued" and not released:
+                    self.release.views[0].fill_(1)
+                    released.append(time.perf_counter_ns())
+
+            if self.release is not None:
+                self.release.views[0].zero_()
+            waited = _RunDelay(null_session)
+            reply = null_session.time(self.fields(mode, entries, 0, 0.0), f"null loop, {calls} calls", on_event)
+            started = released[0] if (mode == "device" and released) else reply.sent_ns
+            elapsed = (reply.replied_ns - started) / 1000.0 - (waited.us() if mode == "call" else 0.0)
+            measured[calls].append(elapsed)
+        short, long = NULL_CALLS
+        cost = bounding.LoopCost.from_two(short, statistics.median(measured[short]), long,
+                                          statistics.median(measured[long]))
+        null_session.note(f"null loop ({mode}): {cost.fixed_us:.0f} us per op + {cost.per_call_us:.1f} us per call")
+        return cost
+
+    def cost_key(self, kind: str, mode: str) -> tuple:
+        return (kind, str(self.device), mode, self.flush_bytes, tuple(b.span_bytes for b in self.targets.region.buffers),
+                tuple(_numel(s) for _, s, _ in self.output_specs))
+
+
+class _RunDelay:
+    """How long, from its creation to us(), the candidate process waited for a CPU (preempted by
+    other work on a busy machine): the judge's clock less that is what the candidate's loop took."""
+
+    def __init__(self, session: CandidateSession) -> None:
+        self.process = session.process
+        self.start = self.process.run_delay_ns()
+
+    def us(self) -> float:
+        end = self.process.run_delay_ns()
+        if self.start is None or end is None:
+            return 0.0
+        return max(0, end - self.start) / 1000.0
+
+
+def _times(reply: dict, count: int) -> List[float]:
+    times = reply.get("times_us")
+    if not isinstance(times, list) or len(times) != count or not all(
+            isinstance(t, (int, float)) and not isinstance(t, bool) and t >= 0 for t in times):
+        raise CandidateFailure("rejected", f"the candidate process sent malformed timing claims for {count} calls: "
+                               f"{str(times)[:200]}", check="timing_bounded")
+    return [float(t) for t in times]
+
+
+def _spread(samples: List[float]) -> float:
+    return Timing(samples, 0, "", 0, 0).spread if samples else 0.0
+
+
+def _host_device_time(call: Timing) -> Timing:
+    """CPU: the device time is the call time (the host clock)."""
+    return Timing(list(call.samples_us), call.warmup, call.method, call.spot_checks, call.input_sets)
+
+
+def _write(values: List[torch.Tensor], views: List[torch.Tensor]) -> None:
+    with torch.no_grad():
+        for view, v in zip(views, values):
+            view.copy_(v)
+
+
+def _bits(t: torch.Tensor) -> torch.Tensor:
+    flat = t.detach().contiguous().reshape(-1)
+    return flat.view(torch.uint8)
+
+
+def _numel(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= int(s)
+    return n
+
+
+def _l2_bytes(device: Device) -> int:
+    return getattr(torch.cuda.get_device_properties(device.index), "L2_cache_size", 0) or (64 << 20)
