@@ -132,7 +132,7 @@ class HostArena:
     @staticmethod
     def create(arena_id: int, size: int) -> "HostArena":
         """The judge's side: a new zero-filled arena of at least `size` bytes (rounded up to pages)."""
-        fd = os.memfd_create(f"hone-arena-{arena_id}", os.MFD_CLOEXEC)
+        fd = os.memfd_create(f"hone-arena-{arena_id}", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
         rounded = round_up(max(size, 1), mmap.PAGESIZE)
         try:
             os.ftruncate(fd, rounded)

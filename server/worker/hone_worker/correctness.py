@@ -219,6 +219,11 @@ def _bitwise_equal(a: torch.Tensor, b: torch.Tensor) -> bool:
 def _check_determinism(caller: CandidateCaller, args: ArgBuffers, first: CallResult, result: Correctness,
                        seed: int) -> None:
     again = caller.call(args, f"seed {seed}, second call on the same inputs")
+    if again.returned is not None and first.returned is not None:
+        before = {r.get("storage") for r in first.returned if r.get("storage")}
+        if any(r.get("storage") in before for r in again.returned):
+            _add_flag(result, Flag("reused_output", "forward returned the same memory on two calls: a caller that "
+                                   "keeps an earlier result sees it overwritten"))
     comparison = caller.compare(again.got, first.got, result.tolerances)
     if not comparison.passed:
         raise CandidateFailure("incorrect", f"non-deterministic: a second call on the same inputs differs from the "

@@ -31,6 +31,7 @@ class Session:
         self.transport, self.device = transport, device
         self.arenas = ArenaTable()
         self.candidate = None
+        self._previous_returned = None
         self._flush = (None, None)
         self._ops: Dict[str, Handler] = {"map": self._map, "load": self._load, "state": self._state,
                                          "call": self._call, "time": self._time, "records": self._records,
@@ -140,12 +141,16 @@ class Session:
         except BaseException as exc:  # noqa: BLE001 - loading runs the candidate's own code, SystemExit included
             raise load_error(f"loading the {spec.form}-form candidate raised {type(exc).__name__}: {exc}", exc) \
                 from None
-        self.candidate = candidate
+        if spec.form != "null":  # as hone-runner: a null load is not the one load
+            self.candidate = candidate
         return {"declared": candidate.declared, "params": candidate.params()}
 
     def _loaded(self):
+        """The loaded candidate; before any `load`, the null form (the judge's loop calibration)."""
         if self.candidate is None:
-            raise bad_request("nothing is loaded yet (send load first)")
+            from .null_form import NullCandidate  # noqa: PLC0415
+
+            return NullCandidate()
         return self.candidate
 
     def _state(self, request: dict, fds: List[int]) -> dict:
@@ -185,6 +190,9 @@ class Session:
             if returned is not None:
                 copy_into(returned, outputs)
                 self.device.synchronize()
+        # The previous call's result stays alive until this one returns, so memory forward hands out
+        # again while the caller still holds it (a cached output) shows as the same storage.
+        self._previous_returned = returned
         reply = {} if returned is None else {"returned": describe(returned, args)}
         if problems:
             reply["poison_problems"] = problems
