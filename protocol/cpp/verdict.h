@@ -80,6 +80,14 @@ struct Baselines {
   bool compile_measured = false;      // false: torch.compile unavailable or not run
 };
 
+// The reference's own timing in one mode ("eager" | "compile"), as the baselines of a verdict and
+// `hone task --time` report it.
+struct ReferenceTiming {
+  std::optional<Timing> timing;  // nullopt: the mode cannot be timed here (see unavailable)
+  std::string unavailable;       // why (torch.compile on torch < 2, a reference that failed to compile)
+  std::string noisy;             // set when the timing was noisy twice (a busy machine): shown, measured again later
+};
+
 struct Speedup {
   std::optional<double> eager;
   std::optional<double> compile;

@@ -72,7 +72,7 @@ std::optional<fs::path> kernel_for(Engine& engine, const fs::path& task, const s
     KernelSource k;
     k.path = cu;
     try {
-      return engine.resolve_device(k, DeviceKind::Auto) == DeviceKind::Cuda ? cu : cpp;
+      return engine.resolve_device(k, DeviceKind::Auto).is_cuda() ? cu : cpp;
     } catch (const EngineError&) {
       return cpp;
     }

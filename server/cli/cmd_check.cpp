@@ -69,7 +69,7 @@ int describe_task(Engine& engine, const std::string& task, DeviceKind device, co
                   bool as_json) {
   try {
     TaskInfo info = engine.task_info(task, device);
-    std::vector<std::pair<std::string, Engine::ReferenceTiming>> timings;
+    std::vector<std::pair<std::string, protocol::ReferenceTiming>> timings;
     for (const auto& mode : time_modes) timings.emplace_back(mode, engine.time_reference(task, device, mode));
     if (as_json) {
       json j{{"task", info.path.string()}, {"hash", info.hash}, {"name", info.name}, {"signature", info.signature},

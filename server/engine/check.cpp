@@ -1,6 +1,7 @@
-// engine/check.cpp: Engine::check, the whole pipeline for one kernel: pair it with its task,
-// pick the device, build (while the device's worker starts), verify and time on the worker,
-// then the eval client's stages (floor, baselines, re-check) -> one Verdict.
+// engine/check.cpp: Engine::check as a straight line: prepare (pair the kernel with its task,
+// build it while the device's worker starts, stage the task), judge (the eval client's check:
+// the worker's trials and timing, the floor, baselines, re-check), then one verdict with what the
+// kernel, task and device are. Each step runs once; Engine::profile reuses the prepared check.
 #include <chrono>
 #include <ctime>
 #include <future>
@@ -37,134 +38,147 @@ std::string first_error(const protocol::CompileReport& report) {
   return "the build failed without a diagnostic";
 }
 
-void check_stop(const CallContext& ctx) {
-  if (ctx.stop.stop_requested()) throw EngineError(EngineError::Kind::Cancelled, "cancelled");
+std::string read_or_usage(const std::filesystem::path& path, const char* what) {
+  try {
+    return read_file(path);
+  } catch (const std::exception& e) {
+    throw EngineError(EngineError::Kind::Usage, std::string(what) + ": " + e.what());
+  }
 }
 
-}  // namespace
-
-protocol::Verdict Engine::check(const CheckRequest& request, const CallContext& ctx) {
-  Impl& impl = *impl_;
-  const auto t0 = Clock::now();
-
-  KernelSource kernel{impl.absolute(request.kernel.path), request.kernel.contents};
-  if (!kernel.contents) {
-    try {
-      kernel.contents = read_file(kernel.path);
-    } catch (const std::exception& e) {
-      throw EngineError(EngineError::Kind::Usage, std::string("kernel: ") + e.what());
-    }
-  }
-  const std::filesystem::path task = request.task ? impl.absolute(*request.task) : find_task(kernel);
-  std::string task_text;
-  try {
-    task_text = read_file(task);
-  } catch (const std::exception& e) {
-    throw EngineError(EngineError::Kind::Usage, std::string("task: ") + e.what());
-  }
-  const std::string task_hash = sha256_hex(task_text);
-
-  // The device (and its worker's start-up) is settled while the kernel compiles.
-  std::future<DeviceKind> device_future = std::async(std::launch::async, [&] {
-    DeviceKind kind = resolve_device(kernel, request.device, ctx);
-    impl.hello(kind, ctx);
-    return kind;
-  });
-  protocol::BuildReport built;
-  try {
-    built = build(BuildRequest{kernel, request.extra_flags, true}, ctx);
-  } catch (...) {
-    device_future.wait();
-    throw;
-  }
-  const DeviceKind device = device_future.get();
-  check_stop(ctx);
-
-  protocol::Verdict v;
+// What the judge does not know: the kernel, the task, the build, the device, the toolchain and
+// the sandbox the candidate ran in.
+void describe_check(protocol::Verdict& v, const PreparedCheck& c, Engine::Impl& impl, const CallContext& ctx) {
   v.created_at = utc_now();
-  v.kernel = {kernel.path.string(), built.kernel_hash, built.form.empty() ? "unknown" : built.form, built.language};
-  v.task = {task.string(), task_hash, task.stem().string()};
-  v.compile = built.compile;
-  v.seconds["build"] = built.compile.seconds;
+  v.kernel = {c.kernel.path.string(), c.build.kernel_hash, c.build.form, c.build.language};
+  v.task = {c.task.string(), c.task_hash, c.task.stem().string()};
+  v.compile = c.build.compile;
+  v.seconds["build"] = c.build.compile.seconds;
   const sandbox::SandboxReport box = impl.sandbox().report();
   v.sandbox.mode = std::string(sandbox::to_string(box.mode));
   v.sandbox.explicitly_disabled = box.explicitly_disabled;
   if (!box.warning.empty()) v.sandbox.warning = box.warning;
+  // The sandbox's flag comes first: it qualifies all the others.
   if (box.explicitly_disabled)
-    v.flags.push_back({"no_sandbox", "the candidate ran unconfined (sandbox disabled by --no-sandbox or HONE_SANDBOX=none)"});
+    v.flags.insert(v.flags.begin(), {"no_sandbox", "the candidate ran unconfined (sandbox disabled by --no-sandbox or HONE_SANDBOX=none)"});
   else if (!box.warning.empty())
-    v.flags.push_back({"weak_sandbox", box.warning});
-
-  eval::DeviceContext dc = impl.device_context(device, ctx);
-  v.device.kind = device == DeviceKind::Cuda ? "cuda" : "cpu";
-  v.device.name = dc.name;
-  if (device == DeviceKind::Cuda) {
-    v.device.index = impl.options.gpu_index;
-    if (!built.compile.arch.empty()) v.device.arch = built.compile.arch;
+    v.flags.insert(v.flags.begin(), {"weak_sandbox", box.warning});
+  v.device.kind = std::string(c.device.kind_name());
+  v.device.name = c.device_context.name;
+  if (c.device.is_cuda()) {
+    v.device.index = c.device.index();
+    if (!c.build.compile.arch.empty()) v.device.arch = c.build.compile.arch;
   }
-  protocol::ToolchainVersions versions = impl.toolchain_versions(built.language);
-  versions.torch = dc.torch_version;
-  versions.python = impl.hello(device, ctx).value("python", std::string());
+  protocol::ToolchainVersions versions = impl.toolchain_versions(c.build.language);
+  versions.torch = c.device_context.torch_version;
+  versions.python = impl.hello(c.device, ctx).value("python", std::string());
   v.toolchain = versions;
+}
 
-  if (!built.ok()) {
-    v.status = protocol::Status::CompileError;
-    v.reason = first_error(built.compile);
-    v.seconds["total"] = since(t0);
-    return v;
+// A library the worker refused (signature or ABI): point at forward in the editor, and show the
+// signature it should have.
+void explain_mismatch(protocol::Verdict& v, const PreparedCheck& c, Engine& engine, const CallContext& ctx) {
+  protocol::Diagnostic d;
+  d.file = c.kernel.path.string();
+  d.severity = protocol::Severity::Error;
+  d.source = protocol::DiagnosticSource::Hone;
+  d.message = v.reason.value_or("forward does not fit the task");
+  try {
+    auto facts = toolchain::analyze_kernel_source(c.kernel.path, *c.kernel.contents);
+    if (facts.forward) d.line = facts.forward->line;
+  } catch (const std::exception&) {
+    d.line = 0;  // no forward line: the diagnostic covers the file
   }
+  v.compile.diagnostics.push_back(d);
+  if (v.signature) return;
+  try {
+    v.signature = engine.task_info(c.task, c.device.kind(), ctx).signature;
+  } catch (const EngineError& e) {
+    if (e.kind() == EngineError::Kind::Cancelled) throw;
+  }
+}
 
-  const std::filesystem::path staged = impl.stage_task(task, task_hash);
+eval::EvalRequest eval_request(const PreparedCheck& c, const CheckRequest& request, const EngineOptions& options) {
   eval::EvalRequest er;
-  er.task = staged;
-  er.task_hash = task_hash;
-  er.device = impl.device_string(device);
-  er.kernel = {built.compile.library, built.form, built.op_namespace, built.own_kernels};
-  er.seeds = request.seeds.value_or(impl.options.seeds);
+  er.task = c.staged_task;
+  er.task_hash = c.task_hash;
+  er.device = c.device;
+  er.kernel = {c.build.compile.library, c.build.form, c.build.op_namespace, c.build.own_kernels};
+  er.seeds = request.seeds.value_or(options.seeds);
   er.atol = request.atol;
   er.rtol = request.rtol;
   er.timing = request.timing;
   er.baselines = request.timing && request.baselines;
   er.compile_baseline = request.compile_baseline;
-  er.deadline = request.deadline.value_or(impl.options.check_timeout);
+  er.deadline = request.deadline.value_or(options.check_timeout);
+  return er;
+}
 
-  eval::EvalFacts facts;
+}  // namespace
+
+PreparedCheck prepare_check(Engine& engine, Engine::Impl& impl, const CheckRequest& request, const CallContext& ctx) {
+  const auto t0 = Clock::now();
+  PreparedCheck c;
+  c.kernel = {impl.absolute(request.kernel.path), request.kernel.contents};
+  if (!c.kernel.contents) c.kernel.contents = read_or_usage(c.kernel.path, "kernel");
+  c.task = request.task ? impl.absolute(*request.task) : engine.find_task(c.kernel);
+  const std::string task_text = read_or_usage(c.task, "task");
+  c.task_hash = sha256_hex(task_text);
+
+  // The device (and its worker's start-up) is settled while the kernel compiles.
+  std::future<Device> device = std::async(std::launch::async, [&] {
+    Device d = engine.resolve_device(c.kernel, request.device, ctx);
+    impl.hello(d, ctx);
+    return d;
+  });
   try {
-    facts = eval::run_check(impl.slot(device), impl.baselines, er, dc, v, ctx.stop, impl.progress_sink(ctx));
-  } catch (const eval::TaskError& e) {
-    throw EngineError(EngineError::Kind::Task, unstage(e.what(), staged.string(), task.string()),
-                      unstage(e.traceback(), staged.string(), task.string()));
+    c.build = engine.build(BuildRequest{c.kernel, request.extra_flags, true}, ctx);
   } catch (...) {
-    rethrow_as_engine_error();
+    device.wait();
+    throw;
   }
-  if (v.reason) v.reason = unstage(*v.reason, staged.string(), task.string());
-  if (v.evidence)
-    for (auto& line : v.evidence->stderr_tail) line = unstage(line, staged.string(), task.string());
+  c.device = device.get();
+  if (ctx.stop.stop_requested()) throw EngineError(EngineError::Kind::Cancelled, "cancelled");
+  c.device_context = impl.device_context(c.device, ctx);
+  if (c.build.ok()) c.staged_task = impl.stage_task(c.task, c.task_hash);
+  c.prepare_seconds = since(t0);
+  return c;
+}
 
-  if (facts.kernel_mismatch) {
-    // Point at forward in the editor, and show what it should be.
-    protocol::Diagnostic d;
-    d.file = kernel.path.string();
-    d.severity = protocol::Severity::Error;
-    d.source = protocol::DiagnosticSource::Hone;
-    d.message = v.reason.value_or("forward does not fit the task");
+protocol::Verdict judge_check(Engine& engine, Engine::Impl& impl, const PreparedCheck& c, const CheckRequest& request,
+                              const CallContext& ctx) {
+  protocol::Verdict v;
+  bool kernel_mismatch = false;
+  if (!c.build.ok()) {
+    v.status = protocol::Status::CompileError;
+    v.reason = first_error(c.build.compile);
+  } else {
+    const std::string staged = c.staged_task.string(), task = c.task.string();
     try {
-      auto facts_src = toolchain::analyze_kernel_source(kernel.path, *kernel.contents);
-      if (facts_src.forward) d.line = facts_src.forward->line;
-    } catch (const std::exception&) {
-      d.line = 0;  // no forward line: the diagnostic covers the file
+      eval::EvalResult judged = eval::run_check(impl.slot(c.device), impl.baselines, eval_request(c, request, impl.options),
+                                                c.device_context, ctx.stop, impl.progress_sink(ctx));
+      v = std::move(judged.verdict);
+      kernel_mismatch = judged.kernel_mismatch;
+    } catch (const eval::TaskError& e) {
+      throw EngineError(EngineError::Kind::Task, unstage(e.what(), staged, task), unstage(e.traceback(), staged, task));
+    } catch (...) {
+      rethrow_as_engine_error();
     }
-    v.compile.diagnostics.push_back(d);
-    if (!v.signature) {
-      try {
-        v.signature = task_info(task, device, ctx).signature;
-      } catch (const EngineError& e) {
-        if (e.kind() == EngineError::Kind::Cancelled) throw;
-      }
-    }
+    if (v.reason) v.reason = unstage(*v.reason, staged, task);
+    if (v.evidence)
+      for (auto& line : v.evidence->stderr_tail) line = unstage(line, staged, task);
   }
-  v.seconds["total"] = since(t0);
+  describe_check(v, c, impl, ctx);
+  if (kernel_mismatch) explain_mismatch(v, c, engine, ctx);
   return v;
+}
+
+protocol::Verdict Engine::check(const CheckRequest& request, const CallContext& ctx) {
+  const auto t0 = Clock::now();
+  const PreparedCheck prepared = prepare_check(*this, *impl_, request, ctx);
+  protocol::Verdict verdict = judge_check(*this, *impl_, prepared, request, ctx);
+  verdict.seconds["total"] = since(t0);
+  return verdict;
 }
 
 }  // namespace hone

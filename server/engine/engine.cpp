@@ -91,22 +91,6 @@ eval::CandidateLaunch candidate_launch(const std::filesystem::path& py, const sa
 
 }  // namespace
 
-std::optional<DeviceKind> parse_device_kind(std::string_view text) {
-  if (text == "auto") return DeviceKind::Auto;
-  if (text == "cpu") return DeviceKind::Cpu;
-  if (text == "cuda" || text == "gpu") return DeviceKind::Cuda;
-  return std::nullopt;
-}
-
-std::string_view to_string(DeviceKind kind) {
-  switch (kind) {
-    case DeviceKind::Auto: return "auto";
-    case DeviceKind::Cpu: return "cpu";
-    case DeviceKind::Cuda: return "cuda";
-  }
-  return "auto";
-}
-
 std::string unstage(std::string text, const std::string& staged, const std::string& original) {
   for (std::size_t at = text.find(staged); at != std::string::npos; at = text.find(staged, at + original.size()))
     text.replace(at, staged.size(), original);
@@ -124,6 +108,8 @@ void rethrow_as_engine_error() {
     throw EngineError(EngineError::Kind::Task, e.what(), e.traceback());
   } catch (const eval::WorkerStartError& e) {
     throw EngineError(EngineError::Kind::Environment, e.what(), e.detail());
+  } catch (const eval::RequestRefused& e) {
+    throw EngineError(EngineError::Kind::Usage, e.what(), e.traceback());
   } catch (const eval::WorkerFailure& e) {
     throw EngineError(EngineError::Kind::Internal, e.what(), e.detail());
   }
@@ -146,18 +132,28 @@ bool Engine::Impl::gpu_visible(const CallContext& ctx) {
     for (const auto& [name, s] : slots_)
       if (auto h = s->known_hello()) return !h->value("devices", json::array()).empty();
   }
-  json h = hello(DeviceKind::Cuda, ctx);
+  json h = hello(gpu(), ctx);
   if (!h.value("devices", json::array()).empty()) return true;
   // No GPU: the worker just started serves the CPU too.
   std::lock_guard lock(mutex_);
-  auto cuda = slots_.find(device_string(DeviceKind::Cuda));
-  if (cuda != slots_.end() && !slots_.count("cpu")) slots_["cpu"] = cuda->second;
+  auto cuda = slots_.find(gpu().name());
+  const std::string cpu = Device::cpu().name();
+  if (cuda != slots_.end() && !slots_.count(cpu)) slots_[cpu] = cuda->second;
   return false;
 }
 
-DeviceKind Engine::Impl::default_device(const CallContext& ctx) {
-  if (options.device != DeviceKind::Auto) return options.device;
-  return gpu_visible(ctx) ? DeviceKind::Cuda : DeviceKind::Cpu;
+Device Engine::Impl::default_device(const CallContext& ctx) {
+  if (options.device != DeviceKind::Auto) return device_for(options.device, ctx);
+  return gpu_visible(ctx) ? gpu() : Device::cpu();
+}
+
+Device Engine::Impl::device_for(DeviceKind kind, const CallContext& ctx) {
+  switch (kind) {
+    case DeviceKind::Cpu: return Device::cpu();
+    case DeviceKind::Cuda: return gpu();
+    case DeviceKind::Auto: break;
+  }
+  return default_device(ctx);
 }
 
 std::filesystem::path Engine::Impl::absolute(const std::filesystem::path& p) const {
@@ -185,12 +181,8 @@ const sandbox::Sandbox& Engine::Impl::sandbox() {
   return *sandbox_;
 }
 
-std::string Engine::Impl::device_string(DeviceKind kind) const {
-  return kind == DeviceKind::Cuda ? "cuda:" + std::to_string(options.gpu_index) : "cpu";
-}
-
-eval::WorkerSlot& Engine::Impl::slot(DeviceKind kind) {
-  const std::string device = device_string(kind);
+eval::WorkerSlot& Engine::Impl::slot(Device target) {
+  const std::string device = target.name();
   // Found before the lock: both may throw and both lock.
   const std::filesystem::path py = python();
   const sandbox::Sandbox& box = sandbox();
@@ -198,9 +190,9 @@ eval::WorkerSlot& Engine::Impl::slot(DeviceKind kind) {
   auto& slot = slots_[device];
   if (slot) return *slot;
   eval::WorkerSlotOptions so;
-  so.device = device;
+  so.device = target;
   so.start_timeout = options.worker_start_timeout;
-  const bool gpu = kind == DeviceKind::Cuda;
+  const bool gpu = target.is_cuda();
   // The judge runs unconfined (it never loads candidate code; its environment is scrubbed); every
   // candidate process it starts is confined by its launch spec.
   so.make_spec = [py, &box, gpu, device] {
@@ -235,36 +227,40 @@ eval::ProgressSink Engine::Impl::progress_sink(const CallContext& ctx) const {
   };
 }
 
-json Engine::Impl::hello(DeviceKind kind, const CallContext& ctx) {
+json Engine::Impl::hello(Device device, const CallContext& ctx) {
   try {
-    return slot(kind).hello(ctx.stop, progress_sink(ctx));
+    return slot(device).hello(ctx.stop, progress_sink(ctx));
   } catch (...) {
     rethrow_as_engine_error();
   }
 }
 
-eval::DeviceContext Engine::Impl::device_context(DeviceKind kind, const CallContext& ctx) {
-  json h = hello(kind, ctx);
+protocol::DeviceFacts Engine::Impl::gpu_facts(Device device, const CallContext& ctx) {
+  const json devices = hello(device, ctx).value("devices", json::array());
+  for (const json& d : devices) {
+    if (d.value("index", -1) != device.index()) continue;
+    try {
+      return d.get<protocol::DeviceFacts>();
+    } catch (const std::exception& e) {
+      throw EngineError(EngineError::Kind::Internal, std::string("the eval worker described GPU ") +
+                                                         std::to_string(device.index()) + " badly: " + e.what(), d.dump());
+    }
+  }
+  throw EngineError(EngineError::Kind::Environment, "the eval worker sees no GPU " + std::to_string(device.index()) + " (" +
+                                                        std::to_string(devices.size()) + " visible)");
+}
+
+eval::DeviceContext Engine::Impl::device_context(Device device, const CallContext& ctx) {
   eval::DeviceContext dc;
-  dc.torch_version = h.value("torch", std::string());
-  if (kind == DeviceKind::Cpu) {
+  dc.torch_version = hello(device, ctx).value("torch", std::string());
+  if (!device.is_cuda()) {
     dc.name = cpu_model_name();
     return dc;
   }
-  const json devices = h.value("devices", json::array());
-  for (const auto& d : devices) {
-    if (d.value("index", -1) != options.gpu_index) continue;
-    dc.name = d.value("name", std::string("unknown GPU"));
-    try {
-      dc.peak_dram_bytes_per_s = profile::peak_dram_bytes_per_s(d.get<protocol::DeviceFacts>());
-    } catch (const std::exception&) {
-      dc.peak_dram_bytes_per_s = std::nullopt;  // a device without the facts gets no floor
-    }
-    return dc;
-  }
-  throw EngineError(EngineError::Kind::Environment,
-                    "the eval worker sees no GPU " + std::to_string(options.gpu_index) + " (" +
-                        std::to_string(devices.size()) + " visible)");
+  protocol::DeviceFacts facts = gpu_facts(device, ctx);
+  dc.name = facts.name;
+  dc.peak_dram_bytes_per_s = profile::peak_dram_bytes_per_s(facts);  // nullopt: no floor
+  return dc;
 }
 
 std::filesystem::path Engine::Impl::stage_task(const std::filesystem::path& task, const std::string& hash) {
@@ -316,7 +312,7 @@ std::filesystem::path Engine::find_task(const KernelSource& kernel) const {
   return *pairing.task;
 }
 
-DeviceKind Engine::resolve_device(const KernelSource& kernel, DeviceKind requested, const CallContext& ctx) {
+Device Engine::resolve_device(const KernelSource& kernel, DeviceKind requested, const CallContext& ctx) {
   auto path = impl_->absolute(kernel.path);
   auto language = toolchain::language_for_path(path);
   if (!language) throw EngineError(EngineError::Kind::Usage, toolchain::unknown_extension_message(path));
@@ -328,17 +324,17 @@ DeviceKind Engine::resolve_device(const KernelSource& kernel, DeviceKind request
   if (kind == DeviceKind::Cuda && !cuda_kernel)
     throw EngineError(EngineError::Kind::Usage, path.string() + " is a C++ kernel (.cpp): it runs on the CPU device; "
                                                 "write a .cu kernel for the GPU");
-  if (!cuda_kernel) return DeviceKind::Cpu;
+  if (!cuda_kernel) return Device::cpu();
   // A .cu kernel needs a GPU that the worker can see.
   if (!impl_->gpu_visible(ctx)) {
-    json h = impl_->hello(DeviceKind::Cpu, ctx);
+    json h = impl_->hello(Device::cpu(), ctx);
     throw EngineError(EngineError::Kind::Environment,
                       path.string() + " is a CUDA kernel, but the eval worker sees no GPU here (torch " +
                           h.value("torch", std::string("?")) + ", CUDA " +
                           (h.contains("torch_cuda") && h["torch_cuda"].is_string() ? h["torch_cuda"].get<std::string>() : std::string("none")) +
                           "); check a .cpp kernel on the CPU instead");
   }
-  return DeviceKind::Cuda;
+  return impl_->gpu();
 }
 
 TaskInfo Engine::task_info(const std::filesystem::path& task, DeviceKind device, const CallContext& ctx) {
@@ -350,12 +346,12 @@ TaskInfo Engine::task_info(const std::filesystem::path& task, DeviceKind device,
     throw EngineError(EngineError::Kind::Usage, e.what());
   }
   const std::string hash = sha256_hex(text);
-  if (device == DeviceKind::Auto) device = impl_->default_device(ctx);
+  const Device on = impl_->device_for(device, ctx);
   const std::string staged = impl_->stage_task(path, hash).string();
-  json params{{"task", staged}, {"device", impl_->device_string(device)}};
+  json params{{"task", staged}, {"device", on.name()}};
   json result;
   try {
-    result = impl_->call_worker(device, "task_info", params, impl_->options.check_timeout, ctx);
+    result = impl_->call_worker(on, "task_info", params, impl_->options.check_timeout, ctx);
   } catch (const EngineError& e) {
     throw EngineError(e.kind(), unstage(e.what(), staged, path.string()), unstage(e.detail(), staged, path.string()));
   }
@@ -377,8 +373,8 @@ TaskInfo Engine::task_info(const std::filesystem::path& task, DeviceKind device,
   return info;
 }
 
-Engine::ReferenceTiming Engine::time_reference(const std::filesystem::path& task, DeviceKind device,
-                                               const std::string& mode, const CallContext& ctx) {
+protocol::ReferenceTiming Engine::time_reference(const std::filesystem::path& task, DeviceKind device,
+                                                 const std::string& mode, const CallContext& ctx) {
   if (mode != "eager" && mode != "compile")
     throw EngineError(EngineError::Kind::Usage, "unknown timing mode '" + mode + "' (eager or compile)");
   auto path = impl_->absolute(task);
@@ -388,29 +384,25 @@ Engine::ReferenceTiming Engine::time_reference(const std::filesystem::path& task
   } catch (const std::exception& e) {
     throw EngineError(EngineError::Kind::Usage, e.what());
   }
-  if (device == DeviceKind::Auto) device = impl_->default_device(ctx);
   eval::EvalRequest er;
   er.task_hash = sha256_hex(text);
   er.task = impl_->stage_task(path, er.task_hash);
-  er.device = impl_->device_string(device);
+  er.device = impl_->device_for(device, ctx);
   er.deadline = impl_->options.check_timeout;
-  ReferenceTiming out;
   try {
-    eval::DeviceContext dc = impl_->device_context(device, ctx);
-    out.timing = eval::reference_timing(impl_->slot(device), impl_->baselines, er, dc, mode, out.unavailable, out.noisy,
-                                        /*quiet_now=*/true, ctx.stop, impl_->progress_sink(ctx));
+    eval::DeviceContext dc = impl_->device_context(er.device, ctx);
+    return eval::reference_timing(impl_->slot(er.device), impl_->baselines, er, dc, mode, /*quiet_now=*/true, ctx.stop,
+                                  impl_->progress_sink(ctx));
   } catch (const eval::TaskError& e) {
     throw EngineError(EngineError::Kind::Task, unstage(e.what(), er.task.string(), path.string()),
                       unstage(e.traceback(), er.task.string(), path.string()));
   } catch (...) {
     rethrow_as_engine_error();
   }
-  return out;
 }
 
 WorkerEnvironment Engine::environment(DeviceKind device, const CallContext& ctx) {
-  if (device == DeviceKind::Auto) device = impl_->default_device(ctx);
-  json h = impl_->hello(device, ctx);
+  json h = impl_->hello(impl_->device_for(device, ctx), ctx);
   WorkerEnvironment env;
   env.python = h.value("python", std::string());
   env.executable = h.value("executable", std::string());
@@ -426,12 +418,12 @@ WorkerEnvironment Engine::environment(DeviceKind device, const CallContext& ctx)
   return env;
 }
 
-json Engine::Impl::call_worker(DeviceKind device, const std::string& method, const json& params,
+json Engine::Impl::call_worker(Device device, const std::string& method, const json& params,
                                std::chrono::seconds deadline, const CallContext& ctx) {
-  if (device == DeviceKind::Auto) device = default_device(ctx);
   eval::WorkerReply reply;
   try {
     reply = slot(device).call(method, params, deadline, ctx.stop, progress_sink(ctx));
+    if (reply.kind == eval::WorkerReply::Kind::Error) eval::throw_worker_error(reply);
   } catch (...) {
     rethrow_as_engine_error();
   }
@@ -439,12 +431,7 @@ json Engine::Impl::call_worker(DeviceKind device, const std::string& method, con
   for (const auto& l : reply.evidence.stderr_tail) tail += l + "\n";
   switch (reply.kind) {
     case eval::WorkerReply::Kind::Result: return reply.result;
-    case eval::WorkerReply::Kind::Error:
-      if (reply.error_code == "task_error") throw EngineError(EngineError::Kind::Task, reply.error_message, reply.traceback);
-      if (reply.error_code == "kernel_error" || reply.error_code == "unsupported")
-        throw EngineError(EngineError::Kind::Usage, reply.error_message, reply.traceback);
-      throw EngineError(EngineError::Kind::Internal, "eval worker " + reply.error_code + ": " + reply.error_message,
-                        reply.traceback);
+    case eval::WorkerReply::Kind::Error: break;  // thrown above
     case eval::WorkerReply::Kind::Cancelled: throw EngineError(EngineError::Kind::Cancelled, "cancelled");
     case eval::WorkerReply::Kind::TimedOut:
       throw EngineError(EngineError::Kind::Environment,

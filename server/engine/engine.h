@@ -22,18 +22,17 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/optimize_request.h"
+#include "protocol/device.h"
 #include "protocol/optimize_result.h"
 #include "protocol/verdict.h"
 
 namespace hone {
 
-// Where a kernel runs. Auto: the GPU for a .cu kernel when the worker sees one (a .cu kernel on a
-// machine without a GPU is an environment error), the CPU for a .cpp kernel.
-enum class DeviceKind { Auto, Cpu, Cuda };
-
-// "auto" | "cpu" | "cuda" -> DeviceKind; nullopt for anything else.
-std::optional<DeviceKind> parse_device_kind(std::string_view text);
-std::string_view to_string(DeviceKind kind);
+// Where a kernel runs (protocol/device.h). Auto: the GPU for a .cu kernel when the worker sees
+// one (a .cu kernel on a machine without a GPU is an environment error), the CPU for a .cpp kernel.
+using protocol::Device;
+using protocol::DeviceKind;
+using protocol::parse_device_kind;
 
 // Fixed for the life of an Engine.
 struct EngineOptions {
@@ -168,7 +167,9 @@ class Engine {
   std::filesystem::path find_task(const KernelSource& kernel) const;
 
   // The device a check of this kernel would use (starts a worker when it must ask about GPUs).
-  DeviceKind resolve_device(const KernelSource& kernel, DeviceKind requested, const CallContext& ctx = {});
+  // Throws EngineError(Usage) for a kernel that cannot run on the requested kind of device, and
+  // EngineError(Environment) for a .cu kernel on a machine whose worker sees no GPU.
+  Device resolve_device(const KernelSource& kernel, DeviceKind requested, const CallContext& ctx = {});
 
   // The task's expected forward signature, derived by the worker. Any thread.
   // Throws EngineError(Task) when the task cannot be loaded or run.
@@ -183,21 +184,17 @@ class Engine {
   // candidates' timing code and cached on disk per (task, device, torch version). `timing` is
   // absent and `unavailable` says why when the mode cannot run here (torch.compile on torch < 2).
   // Throws EngineError(Task) when the task cannot run. Any thread.
-  struct ReferenceTiming {
-    std::optional<protocol::Timing> timing;
-    std::string unavailable;
-    std::string noisy;  // set when the timing was noisy twice (a busy machine): shown, measured again next time
-  };
-  ReferenceTiming time_reference(const std::filesystem::path& task, DeviceKind device, const std::string& mode,
-                                 const CallContext& ctx = {});
+  protocol::ReferenceTiming time_reference(const std::filesystem::path& task, DeviceKind device,
+                                           const std::string& mode, const CallContext& ctx = {});
 
   // The worker's hello for a device (starts the worker if needed). Any thread.
   WorkerEnvironment environment(DeviceKind device, const CallContext& ctx = {});
 
   // Checks the kernel (a verdict as `check` gives), then, when it ran to completion on the GPU,
   // profiles one candidate call and one reference call in a replay pass separate from timing and
-  // fills verdict.profile (protocol/schema/profile.schema.json), writing the SVG roofline plot.
-  // Measures the GPU's ceilings first when none are cached. Throws EngineError(Usage) for a
+  // fills verdict.profile (protocol/profile_report.h), writing the SVG roofline plot. The check's
+  // build, staged task and device serve the profile too. Measures the GPU's ceilings first when
+  // none are cached. Throws EngineError(Usage) for a
   // kernel that does not run on a GPU. Any thread; serialised with the checks on the GPU worker.
   ProfileResult profile(const ProfileRequest& request, const CallContext& ctx = {});
   // The ceilings of the configured GPU: cached ones, else measured now by the worker and cached.

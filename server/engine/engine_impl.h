@@ -1,6 +1,8 @@
-// engine/engine_impl.h: the engine's private state, shared by its source files (engine.cpp,
-// check.cpp and the profile/optimize files): options, the sandbox, the interpreter, one worker
-// slot per device, the baseline cache. Not for front ends: they include engine/engine.h only.
+// engine/engine_impl.h: the engine's private state and steps, shared by its source files
+// (engine.cpp, check.cpp, check_build.cpp, profile.cpp, optimize.cpp, runs.cpp, specs.cpp):
+// options, the sandbox, the interpreter, one worker slot per device, the baseline cache, and a
+// check's prepared kernel. Front ends cannot include it (its lower layers are private to the
+// engine); they include engine/engine.h.
 #pragma once
 
 #include <filesystem>
@@ -34,20 +36,25 @@ struct Engine::Impl {
   // The sandbox (detected once). Throws EngineError(Environment) when a forced mode is unusable.
   const sandbox::Sandbox& sandbox();
 
-  // "cpu" or "cuda:N" for a resolved device.
-  std::string device_string(DeviceKind kind) const;
+  // The GPU the options name: what "cuda" means.
+  protocol::Device gpu() const { return protocol::Device::cuda(options.gpu_index); }
+  // A request's kind of device as a device: the configured GPU, the CPU, or (Auto) the default.
+  protocol::Device device_for(DeviceKind kind, const CallContext& ctx);
   // The worker slot of a device (created on first use; the worker starts on first call).
-  eval::WorkerSlot& slot(DeviceKind kind);
+  eval::WorkerSlot& slot(protocol::Device device);
   // The device for work that names none (task signatures, raw calls): the options' device, else
   // the GPU when the worker sees one, else the CPU (served by the same worker, which was asked).
-  DeviceKind default_device(const CallContext& ctx);
+  protocol::Device default_device(const CallContext& ctx);
   // Whether the eval worker sees a GPU: asks a worker already running when there is one, else
   // starts the GPU slot's worker (which then serves the CPU too when there is no GPU).
   bool gpu_visible(const CallContext& ctx);
   // The hello of the device's worker (starts it). Throws EngineError(Environment).
-  nlohmann::json hello(DeviceKind kind, const CallContext& ctx);
+  nlohmann::json hello(protocol::Device device, const CallContext& ctx);
+  // What a GPU reports about itself, from its worker's hello. Throws EngineError(Environment)
+  // when the worker sees no GPU of that index.
+  protocol::DeviceFacts gpu_facts(protocol::Device device, const CallContext& ctx);
   // Name, torch version and peak DRAM bandwidth of a device, from its worker's hello.
-  eval::DeviceContext device_context(DeviceKind kind, const CallContext& ctx);
+  eval::DeviceContext device_context(protocol::Device device, const CallContext& ctx);
   // A read-only copy of the task under the cache, named by its hash (the sandboxed worker sees
   // only that folder, and a candidate cannot change it).
   std::filesystem::path stage_task(const std::filesystem::path& task, const std::string& hash);
@@ -58,7 +65,7 @@ struct Engine::Impl {
   // One raw request to the device's worker, serialised with the checks (task signatures, the
   // profile and ceiling requests). Returns the reply's `result`; a worker-side error, death or
   // deadline throws EngineError with the evidence in detail().
-  nlohmann::json call_worker(DeviceKind device, const std::string& method, const nlohmann::json& params,
+  nlohmann::json call_worker(protocol::Device device, const std::string& method, const nlohmann::json& params,
                              std::chrono::seconds deadline, const CallContext& ctx);
 
  private:
@@ -67,6 +74,27 @@ struct Engine::Impl {
   std::optional<sandbox::Sandbox> sandbox_;
   std::map<std::string, std::shared_ptr<eval::WorkerSlot>> slots_;
 };
+
+// A kernel made ready for the judge (check.cpp): paired with its task, built, the task staged,
+// the device resolved and its worker started. Every step of a check runs once, here; profile.cpp
+// reuses it whole.
+struct PreparedCheck {
+  KernelSource kernel;                // absolute path, contents read
+  std::filesystem::path task;         // the user's task file
+  std::string task_hash;
+  std::filesystem::path staged_task;  // the read-only copy the worker loads
+  protocol::Device device = protocol::Device::cpu();
+  eval::DeviceContext device_context;
+  protocol::BuildReport build;
+  double prepare_seconds = 0;
+};
+
+// check.cpp: the steps of a check. prepare_check pairs, builds (while the device's worker
+// starts) and stages; judge_check runs the judge on a good build and assembles the verdict (a
+// failed build is a compile_error verdict without a worker request).
+PreparedCheck prepare_check(Engine& engine, Engine::Impl& impl, const CheckRequest& request, const CallContext& ctx);
+protocol::Verdict judge_check(Engine& engine, Engine::Impl& impl, const PreparedCheck& check, const CheckRequest& request,
+                              const CallContext& ctx);
 
 // `text` with the staged copy's path replaced by the user's task path (messages, tracebacks and
 // stderr lines name the file the user knows).

@@ -23,7 +23,7 @@ using nlohmann::json;
 // task pairing stay as they are; compiles of several samples overlap, the device's checks queue.
 class EngineVerifier : public CandidateVerifier {
  public:
-  EngineVerifier(Engine& engine, std::filesystem::path kernel, std::filesystem::path task, DeviceKind device,
+  EngineVerifier(Engine& engine, std::filesystem::path kernel, std::filesystem::path task, Device device,
                  int recheck_seeds)
       : engine_(engine), kernel_(std::move(kernel)), task_(std::move(task)), device_(device),
         recheck_seeds_(recheck_seeds) {}
@@ -32,7 +32,7 @@ class EngineVerifier : public CandidateVerifier {
     CheckRequest req;
     req.kernel = {kernel_, r.source};
     req.task = task_;
-    req.device = device_;
+    req.device = device_.kind();
     req.extra_flags = r.extra_flags;
     if (r.recheck) req.seeds = recheck_seeds_;
     CallContext ctx;
@@ -46,7 +46,7 @@ class EngineVerifier : public CandidateVerifier {
   }
 
   std::optional<protocol::ProfileReport> profile(const VerifyRequest& r, std::stop_token stop) override {
-    if (device_ != DeviceKind::Cuda) return std::nullopt;
+    if (!device_.is_cuda()) return std::nullopt;
     ProfileRequest req;
     req.kernel = {kernel_, r.source};
     req.task = task_;
@@ -66,7 +66,7 @@ class EngineVerifier : public CandidateVerifier {
  private:
   Engine& engine_;
   std::filesystem::path kernel_, task_;
-  DeviceKind device_;
+  Device device_;
   int recheck_seeds_;
 };
 
@@ -109,13 +109,13 @@ RunPlan plan_from_request(const OptimizeRequest& request) {
 }
 
 // A stored run's plan: its kernel, task, device and settings, this session's budget and rounds.
-RunPlan plan_resumed(const OptimizeRequest& request, RunRecord run) {
+RunPlan plan_resumed(const OptimizeRequest& request, RunRecord run, Device gpu) {
   RunPlan plan = plan_from_request(request);
   const json& cfg = run.config;
   plan.target.kernel_path = run.kernel_path;
   plan.target.base_source = run.base_source;
   plan.target.task_path = run.task_path;
-  plan.target.device = run.device;
+  plan.target.device = parse_device_kind(run.device) == DeviceKind::Cuda ? gpu : Device::cpu();
   cfg.value("options", json::object()).get_to(plan.options);
   if (request.resume_rounds) plan.options.rounds = *request.resume_rounds;
   const double budget_s = cfg.value("options", json::object()).value("budget_s", 900.0);
@@ -170,27 +170,26 @@ OptimizeTarget new_target(Engine& engine, const Engine::Impl& impl, const Optimi
   target.task_path = request.task ? impl.absolute(*request.task) : engine.find_task(kernel);
   auto requested = parse_device_kind(request.device);
   if (!requested) throw EngineError(EngineError::Kind::Usage, "unknown device " + request.device + " (auto, cpu or cuda)");
-  target.device = engine.resolve_device(kernel, *requested, ctx) == DeviceKind::Cuda ? "cuda" : "cpu";
+  target.device = engine.resolve_device(kernel, *requested, ctx);
   target.hint = request.hint;
   return target;
 }
 
 // What every run's target needs besides its kernel, task and device: the language, the task's
 // source, name and signature, and the GPU's facts for the prompts.
-void complete_target(Engine& engine, int gpu_index, OptimizeTarget& target, const CallContext& ctx) {
+void complete_target(Engine& engine, OptimizeTarget& target, const CallContext& ctx) {
   auto language = toolchain::language_for_path(target.kernel_path);
   target.language = language ? std::string(toolchain::to_string(*language)) : "cpp";
-  const DeviceKind device = target.device == "cuda" ? DeviceKind::Cuda : DeviceKind::Cpu;
   try {
     target.task_source = read_file(target.task_path);
   } catch (const std::exception& e) {
     throw EngineError(EngineError::Kind::Usage, std::string("task: ") + e.what());
   }
-  TaskInfo info = engine.task_info(target.task_path, device, ctx);
+  TaskInfo info = engine.task_info(target.task_path, target.device.kind(), ctx);
   target.task_name = info.name;
   target.signature = info.signature;
-  if (device == DeviceKind::Cuda) {
-    target.gpu = target_gpu(engine.environment(device, ctx), gpu_index);
+  if (target.device.is_cuda()) {
+    target.gpu = target_gpu(engine.environment(target.device.kind(), ctx), target.device.index());
     if (target.gpu) target.gpu_spec = profile::find_gpu_spec(target.gpu->name);
   }
 }
@@ -242,14 +241,14 @@ OptimizeResult Engine::optimize(const OptimizeRequest& request, const CallContex
     if (!run)
       throw EngineError(EngineError::Kind::Usage, "no run " + std::to_string(*request.resume_run) + " in " +
                                                       store_path().string() + " (`hone runs` lists them)");
-    plan = plan_resumed(request, std::move(*run));
+    plan = plan_resumed(request, std::move(*run), impl.gpu());
   } else {
     plan = plan_from_request(request);
     plan.target = new_target(*this, impl, request, ctx);
   }
   if (plan.prompts_dir) plan.prompts_dir = impl.absolute(*plan.prompts_dir);
-  complete_target(*this, impl.options.gpu_index, plan.target, ctx);
-  const DeviceKind device = plan.target.device == "cuda" ? DeviceKind::Cuda : DeviceKind::Cpu;
+  complete_target(*this, plan.target, ctx);
+  const Device device = plan.target.device;
 
   auto notify = [&on_event](const std::string& message) {
     if (!on_event) return;
@@ -264,7 +263,7 @@ OptimizeResult Engine::optimize(const OptimizeRequest& request, const CallContex
   if (!store) open_store();
   EngineVerifier verifier(*this, plan.target.kernel_path, plan.target.task_path, device, std::max(2 * impl.options.seeds, 6));
   // The model gets counters, roofline and suggestions for the kernels it refines (GPU only).
-  if (plan.llm && device == DeviceKind::Cuda) plan.options.profile_parents = plan.parents;
+  if (plan.llm && device.is_cuda()) plan.options.profile_parents = plan.parents;
   Optimizer optimizer(*store, verifier, *proposer, plan.target, plan.options);
   try {
     if (plan.resumed) return optimizer.resume(plan.resumed->id, ctx.stop, on_event);

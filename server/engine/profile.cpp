@@ -1,14 +1,14 @@
-// engine/profile.cpp: Engine::profile and Engine::ceilings: a check, the GPU's ceilings (cached
-// per GPU), the worker's `profile` request (kernel records and counters of one candidate call and
-// one reference call), and the report (roofline, suggestions, SVG) in the verdict's `profile`.
+// engine/profile.cpp: Engine::profile and Engine::ceilings: a check (whose build, staged task and
+// GPU the profile reuses), the GPU's ceilings (cached per GPU), the worker's `profile` request
+// (kernel records and counters of one candidate call and one reference call), and the report
+// (roofline, suggestions, SVG) in the verdict's `profile`.
 #include <cstdlib>
 
 #include "engine/engine_impl.h"
+#include "support/hash.h"
 #include "profile/ceilings.h"
 #include "profile/report.h"
-#include "support/hash.h"
 #include "support/paths.h"
-#include "toolchain/kernel_source.h"
 
 namespace hone {
 namespace {
@@ -24,27 +24,55 @@ std::filesystem::path cupti_library() {
   return share_dir() / "lib" / "libhone_cupti.so";
 }
 
-json hello_device(const json& hello, int index) {
-  for (const json& d : hello.value("devices", json::array()))
-    if (d.value("index", -1) == index) return d;
-  throw EngineError(EngineError::Kind::Environment, "the eval worker sees no GPU " + std::to_string(index));
-}
-
 std::filesystem::path default_plot(const std::filesystem::path& workspace, const std::filesystem::path& kernel,
                                    const std::string& kernel_hash) {
   return workspace / ".hone" / "profiles" / (kernel.stem().string() + "-" + kernel_hash.substr(0, 8) + ".roofline.svg");
 }
 
+// The worker's `profile` request for a prepared check's build, staged task and GPU.
+json profile_params(const PreparedCheck& c, const ProfileRequest& request) {
+  json kernel{{"library", c.build.compile.library},
+              {"form", c.build.form},
+              {"language", c.build.language},
+              {"own_kernels", c.build.own_kernels}};
+  if (!c.build.op_namespace.empty()) kernel["namespace"] = c.build.op_namespace;
+  return json{{"task", c.staged_task.string()},   {"device", c.device.name()},    {"kernel", kernel},
+              {"metrics", request.metrics},       {"reference", request.baseline}, {"cupti_library", cupti_library().string()}};
+}
+
+// The report of the worker's profile result: counters and roofline against the ceilings,
+// suggestions located in the kernel's source, the SVG plot when a point could be placed.
+profile::ProfileOutput profile_report(const json& result, const PreparedCheck& c, const protocol::Verdict& verdict,
+                                      const std::optional<protocol::MeasuredCeilings>& measured, Engine::Impl& impl,
+                                      const CallContext& ctx) {
+  profile::ProfileInputs in;
+  in.worker_result = result;
+  in.own_kernels = c.build.own_kernels;
+  in.compile = &c.build.compile;
+  in.kernel_file = c.kernel.path.string();
+  in.measured = measured;
+  in.compulsory_bytes = result.value("io_bytes", 0.0);
+  in.task_dtype = result.value("dtype", std::string());
+  in.sandbox_mode = verdict.sandbox.mode;
+  try {
+    in.device = result.contains("device") ? result["device"].get<protocol::DeviceFacts>() : impl.gpu_facts(c.device, ctx);
+    return profile::build_profile_report(in);
+  } catch (const EngineError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw EngineError(EngineError::Kind::Internal, std::string("profile report: ") + e.what(), result.dump().substr(0, 4000));
+  }
+}
+
 }  // namespace
 
 protocol::MeasuredCeilings Engine::ceilings(bool remeasure, const CallContext& ctx) {
-  json facts = hello_device(impl_->hello(DeviceKind::Cuda, ctx), impl_->options.gpu_index);
-  const std::string name = facts.value("name", std::string("unknown GPU"));
+  const Device gpu = impl_->gpu();
+  const std::string name = impl_->gpu_facts(gpu, ctx).name;
   if (!remeasure)
     if (auto cached = profile::load_cached_ceilings(name)) return *cached;
   if (ctx.progress) ctx.progress({"profile", "measuring the ceilings of " + name + " (once per GPU)"});
-  json params{{"device", impl_->device_string(DeviceKind::Cuda)}};
-  json measured = impl_->call_worker(DeviceKind::Cuda, "measure_ceilings", params, kCeilingsDeadline, ctx);
+  json measured = impl_->call_worker(gpu, "measure_ceilings", {{"device", gpu.name()}}, kCeilingsDeadline, ctx);
   try {
     auto m = measured.get<protocol::MeasuredCeilings>();
     profile::store_cached_ceilings(m);
@@ -58,65 +86,34 @@ ProfileResult Engine::profile(const ProfileRequest& request, const CallContext& 
   Impl& impl = *impl_;
   if (request.metrics != "default" && request.metrics != "full")
     throw EngineError(EngineError::Kind::Usage, "--metrics must be default or full, not " + request.metrics);
-  KernelSource kernel{impl.absolute(request.kernel.path), request.kernel.contents};
-  if (resolve_device(kernel, DeviceKind::Cuda, ctx) != DeviceKind::Cuda)
-    throw EngineError(EngineError::Kind::Usage,
-                      kernel.path.string() + " runs on the CPU: hone profile reads GPU hardware counters (profile a .cu kernel)");
-
-  ProfileResult out;
   CheckRequest check_request;
-  check_request.kernel = kernel;
+  check_request.kernel = request.kernel;
   check_request.task = request.task;
   check_request.device = DeviceKind::Cuda;
   check_request.baselines = request.baseline;
-  out.verdict = check(check_request, ctx);
+  const PreparedCheck prepared = prepare_check(*this, impl, check_request, ctx);
+  ProfileResult out;
+  out.verdict = judge_check(*this, impl, prepared, check_request, ctx);
   const protocol::Status status = out.verdict.status;
   if (status != protocol::Status::Correct && status != protocol::Status::Incorrect) {
     out.skipped = "not profiled: the check ended with " + out.verdict.reason.value_or("a failure");
     return out;
   }
 
-  std::optional<profile::MeasuredCeilings> measured;
+  std::optional<protocol::MeasuredCeilings> measured;
   try {
     measured = ceilings(false, ctx);
   } catch (const EngineError& e) {
     if (e.kind() == EngineError::Kind::Cancelled) throw;
     if (ctx.progress) ctx.progress({"profile", std::string("ceilings not measured (") + e.what() + "); using the spec table"});
   }
-
-  protocol::BuildReport built = build(BuildRequest{kernel, {}, true}, ctx);  // cached by the check above
-  const std::filesystem::path task = request.task ? impl.absolute(*request.task) : find_task(kernel);
-  const std::string task_hash = sha256_hex(read_file(task));
-  json params{{"task", impl.stage_task(task, task_hash).string()},
-              {"device", impl.device_string(DeviceKind::Cuda)},
-              {"kernel", {{"library", built.compile.library}, {"form", built.form}, {"language", built.language},
-                          {"own_kernels", built.own_kernels}}},
-              {"metrics", request.metrics},
-              {"reference", request.baseline},
-              {"cupti_library", cupti_library().string()}};
-  if (!built.op_namespace.empty()) params["kernel"]["namespace"] = built.op_namespace;
   if (ctx.progress) ctx.progress({"profile", "tracing and counting (" + request.metrics + " metrics)"});
-  json result = impl.call_worker(DeviceKind::Cuda, "profile", params, request.deadline.value_or(kProfileDeadline), ctx);
-
-  profile::ProfileInputs in;
-  in.worker_result = result;
-  in.own_kernels = built.own_kernels;
-  in.compile = &built.compile;
-  in.kernel_file = kernel.path.string();
-  in.measured = measured;
-  in.compulsory_bytes = result.value("io_bytes", 0.0);
-  in.task_dtype = result.value("dtype", std::string());
-  in.sandbox_mode = out.verdict.sandbox.mode;
-  profile::ProfileOutput report;
-  try {
-    const json device = result.contains("device") ? result["device"] : hello_device(impl.hello(DeviceKind::Cuda, ctx), impl.options.gpu_index);
-    in.device = device.get<protocol::DeviceFacts>();
-    report = profile::build_profile_report(in);
-  } catch (const std::exception& e) {
-    throw EngineError(EngineError::Kind::Internal, std::string("profile report: ") + e.what(), result.dump().substr(0, 4000));
-  }
+  json result = impl.call_worker(prepared.device, "profile", profile_params(prepared, request),
+                                 request.deadline.value_or(kProfileDeadline), ctx);
+  profile::ProfileOutput report = profile_report(result, prepared, out.verdict, measured, impl, ctx);
   if (!report.svg.empty()) {
-    std::filesystem::path plot = request.plot ? impl.absolute(*request.plot) : default_plot(impl.workspace, kernel.path, built.kernel_hash);
+    std::filesystem::path plot = request.plot ? impl.absolute(*request.plot)
+                                              : default_plot(impl.workspace, prepared.kernel.path, prepared.build.kernel_hash);
     try {
       std::filesystem::create_directories(plot.parent_path());
       write_file_atomic(plot, report.svg);

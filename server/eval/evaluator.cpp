@@ -32,7 +32,7 @@ json check_params(const EvalRequest& r, const std::vector<std::int64_t>& seeds, 
   if (r.atol) policy["atol"] = *r.atol;
   if (r.rtol) policy["rtol"] = *r.rtol;
   return json{{"task", r.task.string()},
-              {"device", r.device},
+              {"device", r.device.name()},
               {"kernel", kernel_json(r.kernel)},
               {"policy", policy},
               {"deadline_s", std::chrono::duration<double>(r.deadline).count()}};
@@ -89,22 +89,16 @@ std::vector<std::int64_t> fresh_seeds(int count) {
   return seeds;
 }
 
-std::optional<protocol::Timing> reference_timing(WorkerSlot& slot, const BaselineCache& cache,
-                                                 const EvalRequest& request, const DeviceContext& device,
-                                                 const std::string& mode, std::string& unavailable,
-                                                 std::string& noisy, bool quiet_now, std::stop_token stop,
-                                                 const ProgressSink& progress) {
+protocol::ReferenceTiming reference_timing(WorkerSlot& slot, const BaselineCache& cache, const EvalRequest& request,
+                                           const DeviceContext& device, const std::string& mode, bool quiet_now,
+                                           std::stop_token stop, const ProgressSink& progress) {
   BaselineKey key{request.task_hash, device.name, device.torch_version, mode};
   // A cached timing that was noisy is measured again once the machine is quiet (the caller's own
   // timing just now had a small spread); until then it is used and flagged.
-  if (auto hit = cache.find(key); hit && (hit->noisy.empty() || !quiet_now)) {
-    unavailable = hit->unavailable;
-    noisy = hit->noisy;
-    return hit->timing;
-  }
+  if (auto hit = cache.find(key); hit && (hit->noisy.empty() || !quiet_now)) return {hit->timing, hit->unavailable, hit->noisy};
   progress_note(progress, "baseline", "timing the reference (" + mode + ")");
   json params{{"task", request.task.string()},
-              {"device", request.device},
+              {"device", request.device.name()},
               {"mode", mode},
               {"deadline_s", std::chrono::duration<double>(request.deadline).count()}};
   WorkerReply reply = slot.call("time_reference", params, request.deadline + kDeadlineGrace, stop, progress);
@@ -129,7 +123,7 @@ std::optional<protocol::Timing> reference_timing(WorkerSlot& slot, const Baselin
       break;
     }
     case WorkerReply::Kind::Error:
-      if (reply.error_code == "task_error" && mode == "eager") throw TaskError(reply.error_message, reply.traceback);
+      if (worker_error_kind(reply) == WorkerErrorKind::Task && mode == "eager") throw_worker_error(reply);
       // torch.compile missing (torch < 2) or failing on this task: remembered, not retried.
       entry.unavailable = reply.error_message;
       break;
@@ -138,26 +132,54 @@ std::optional<protocol::Timing> reference_timing(WorkerSlot& slot, const Baselin
     case WorkerReply::Kind::TimedOut: {
       // Not cached: a crash of the reference is this machine's trouble, not the task's forever.
       std::string how = reply.kind == WorkerReply::Kind::TimedOut ? "timed out" : describe_exit(reply.evidence);
-      unavailable = "timing the reference (" + mode + ") failed: the worker " + how;
-      return std::nullopt;
+      return {std::nullopt, "timing the reference (" + mode + ") failed: the worker " + how, ""};
     }
   }
   cache.store(key, entry);
-  unavailable = entry.unavailable;
-  noisy = entry.noisy;
-  return entry.timing;
+  return {entry.timing, entry.unavailable, entry.noisy};
 }
 
-EvalFacts run_check(WorkerSlot& slot, const BaselineCache& cache, const EvalRequest& request,
-                    const DeviceContext& device, protocol::Verdict& verdict, std::stop_token stop,
-                    const ProgressSink& progress) {
-  EvalFacts facts;
+namespace {
+
+// The reference's timings (eager, and torch.compile unless skipped), the speedups over them and
+// the flags that say which baseline is missing or noisy.
+void add_baselines(WorkerSlot& slot, const BaselineCache& cache, const EvalRequest& request, const DeviceContext& device,
+                   protocol::Verdict& verdict, std::stop_token stop, const ProgressSink& progress) {
+  auto tb = Clock::now();
+  const protocol::Timing& t = *verdict.timing;
+  const bool quiet = t.p50_us > 0 && (t.p90_us - t.p10_us) / t.p50_us <= kNoisySpread;
+  protocol::ReferenceTiming eager = reference_timing(slot, cache, request, device, "eager", quiet, stop, progress);
+  protocol::ReferenceTiming compile;
+  if (request.compile_baseline) compile = reference_timing(slot, cache, request, device, "compile", quiet, stop, progress);
+  protocol::Baselines baselines;
+  baselines.eager = eager.timing;
+  baselines.compile = compile.timing;
+  for (const std::string* why : {&eager.noisy, &compile.noisy})
+    if (!why->empty()) verdict.flags.push_back({"baseline_noisy", *why});
+  baselines.compile_measured = baselines.compile.has_value();
+  verdict.seconds["baselines"] = since(tb);
+  if (!eager.unavailable.empty())
+    verdict.flags.push_back({"baseline_unavailable", "no eager baseline: " + eager.unavailable});
+  // On a GPU the torch.compile baseline is part of the verdict: say why it is missing. (The CPU's
+  // is optional: Debian's torch 1.13 has no torch.compile.)
+  if (!compile.unavailable.empty() && request.device.is_cuda())
+    verdict.flags.push_back({"baseline_unavailable", "no torch.compile baseline: " + compile.unavailable});
+  verdict.baselines = baselines;
+  verdict.speedup = speedups(*verdict.timing, baselines);
+}
+
+}  // namespace
+
+EvalResult run_check(WorkerSlot& slot, const BaselineCache& cache, const EvalRequest& request,
+                     const DeviceContext& device, std::stop_token stop, const ProgressSink& progress) {
+  EvalResult out;
+  protocol::Verdict& verdict = out.verdict;
   auto t0 = Clock::now();
   WorkerReply reply = slot.call("check", check_params(request, fresh_seeds(std::max(request.seeds, 1)), request.timing),
                                 request.deadline + kDeadlineGrace, stop, progress);
-  facts.kernel_mismatch = apply_check_reply(reply, std::chrono::duration<double>(request.deadline).count(), verdict);
+  out.kernel_mismatch = apply_check_reply(reply, std::chrono::duration<double>(request.deadline).count(), verdict);
   verdict.seconds["check"] = since(t0);
-  if (verdict.status != protocol::Status::Correct || !request.timing || !verdict.timing) return facts;
+  if (verdict.status != protocol::Status::Correct || !request.timing || !verdict.timing) return out;
 
   // The physical floor: no kernel reads its inputs and writes its outputs faster than DRAM allows.
   if (device.peak_dram_bytes_per_s && verdict.signature) {
@@ -166,41 +188,19 @@ EvalFacts run_check(WorkerSlot& slot, const BaselineCache& cache, const EvalRequ
       if (auto why = below_floor_reason(*verdict.timing, *verdict.floor)) {
         verdict.status = protocol::Status::Rejected;
         verdict.reason = *why;
-        return facts;
+        return out;
       }
     }
   }
 
-  if (!request.baselines) return facts;
-  auto tb = Clock::now();
-  protocol::Baselines baselines;
-  std::string eager_unavailable, compile_unavailable, eager_noisy, compile_noisy;
-  const protocol::Timing& t = *verdict.timing;
-  const bool quiet = t.p50_us > 0 && (t.p90_us - t.p10_us) / t.p50_us <= kNoisySpread;
-  baselines.eager =
-      reference_timing(slot, cache, request, device, "eager", eager_unavailable, eager_noisy, quiet, stop, progress);
-  if (request.compile_baseline)
-    baselines.compile = reference_timing(slot, cache, request, device, "compile", compile_unavailable, compile_noisy,
-                                         quiet, stop, progress);
-  for (const std::string* why : {&eager_noisy, &compile_noisy})
-    if (!why->empty()) verdict.flags.push_back({"baseline_noisy", *why});
-  baselines.compile_measured = baselines.compile.has_value();
-  verdict.seconds["baselines"] = since(tb);
-  if (!eager_unavailable.empty())
-    verdict.flags.push_back({"baseline_unavailable", "no eager baseline: " + eager_unavailable});
-  // On a GPU the torch.compile baseline is part of the verdict: say why it is missing. (The CPU's
-  // is optional: Debian's torch 1.13 has no torch.compile.)
-  if (!compile_unavailable.empty() && request.device.starts_with("cuda"))
-    verdict.flags.push_back({"baseline_unavailable", "no torch.compile baseline: " + compile_unavailable});
-  verdict.baselines = baselines;
-  verdict.speedup = speedups(*verdict.timing, baselines);
-
+  if (!request.baselines) return out;
+  add_baselines(slot, cache, request, device, verdict, stop, progress);
   double best = std::max(verdict.speedup->eager.value_or(0), verdict.speedup->compile.value_or(0));
   if (best > kRecheckSpeedup) {
-    facts.rechecked = true;
+    out.rechecked = true;
     recheck(slot, request, best, verdict, stop, progress);
   }
-  return facts;
+  return out;
 }
 
 }  // namespace hone::eval

@@ -15,6 +15,7 @@
 #include "eval/baseline_cache.h"
 #include "eval/worker_slot.h"
 #include "eval/worker_verdict.h"
+#include "protocol/device.h"
 #include "protocol/verdict.h"
 
 namespace hone::eval {
@@ -28,9 +29,9 @@ struct KernelArtifact {
 };
 
 struct EvalRequest {
-  std::filesystem::path task;
-  std::string task_hash;     // sha256 of the task file: the baseline cache key
-  std::string device;        // "cpu" | "cuda:0"
+  std::filesystem::path task;  // the staged copy the worker loads
+  std::string task_hash;       // sha256 of the task file: the baseline cache key
+  protocol::Device device = protocol::Device::cpu();
   KernelArtifact kernel;
   int seeds = 3;
   std::optional<double> atol;
@@ -38,7 +39,7 @@ struct EvalRequest {
   bool timing = true;
   bool baselines = true;
   bool compile_baseline = true;
-  std::chrono::milliseconds deadline{std::chrono::seconds(180)};
+  std::chrono::milliseconds deadline{0};  // one worker request: the engine's check_timeout
 };
 
 // What the device is, for the cache key and the floor.
@@ -48,32 +49,30 @@ struct DeviceContext {
   std::optional<double> peak_dram_bytes_per_s;  // nullopt: no floor (the CPU, an unknown GPU)
 };
 
-// What the pipeline found besides the verdict's fields.
-struct EvalFacts {
+// The judge's part of a verdict, and what it found besides.
+struct EvalResult {
+  // status, reason, signature, correctness, timing, kernel_time, flags, evidence, floor,
+  // baselines, speedup and seconds; the engine adds what the kernel, task and device are.
+  protocol::Verdict verdict;
   bool kernel_mismatch = false;  // the worker refused the library (signature or ABI): a compile_error
   bool rechecked = false;        // a speedup over 10x was re-verified
 };
 
-// Fills the verdict's status, reason, signature, correctness, timing, kernel_time, flags,
-// evidence, floor, baselines, speedup and seconds. Throws TaskError, WorkerFailure, Cancelled,
-// WorkerStartError.
-EvalFacts run_check(WorkerSlot& slot, const BaselineCache& cache, const EvalRequest& request,
-                    const DeviceContext& device, protocol::Verdict& verdict, std::stop_token stop,
-                    const ProgressSink& progress);
+// Throws TaskError, WorkerFailure, Cancelled, WorkerStartError.
+EvalResult run_check(WorkerSlot& slot, const BaselineCache& cache, const EvalRequest& request,
+                     const DeviceContext& device, std::stop_token stop, const ProgressSink& progress);
 
 // (p90 - p10) / p50 above which a timing is noisy (the worker's NOISY_SPREAD).
 inline constexpr double kNoisySpread = 0.2;
 
 // The reference's timing in one mode ("eager" | "compile"), from the cache or measured (and
-// cached). nullopt with `unavailable` set when the mode cannot be timed here. `noisy` says why a
-// timing that stayed noisy (a busy machine) is unreliable; such an entry is cached, flagged on
-// every use, and measured again by the first call with `quiet_now` (the caller's own timing was
-// quiet, so a better measurement is likely).
-std::optional<protocol::Timing> reference_timing(WorkerSlot& slot, const BaselineCache& cache,
-                                                 const EvalRequest& request, const DeviceContext& device,
-                                                 const std::string& mode, std::string& unavailable,
-                                                 std::string& noisy, bool quiet_now, std::stop_token stop,
-                                                 const ProgressSink& progress);
+// cached); no timing, and why, when the mode cannot be timed here. A timing that stayed noisy (a
+// busy machine) says so; such an entry is cached, flagged on every use, and measured again by the
+// first call with `quiet_now` (the caller's own timing was quiet, so a better measurement is
+// likely). Throws TaskError when the reference cannot run eagerly.
+protocol::ReferenceTiming reference_timing(WorkerSlot& slot, const BaselineCache& cache, const EvalRequest& request,
+                                           const DeviceContext& device, const std::string& mode, bool quiet_now,
+                                           std::stop_token stop, const ProgressSink& progress);
 
 // `count` fresh random seeds (never 0).
 std::vector<std::int64_t> fresh_seeds(int count);

@@ -63,7 +63,7 @@ void WorkerSlot::ensure_started(std::stop_token stop, const ProgressSink& progre
     throw WorkerStartError(std::string("the eval worker's command could not be prepared: ") + e.what(), "");
   }
   const std::string command = command_text(spec);
-  if (progress) progress(json{{"stage", "worker"}, {"message", "starting the eval worker for " + options_.device}});
+  if (progress) progress(json{{"stage", "worker"}, {"message", "starting the eval worker for " + options_.device.name()}});
   try {
     process_ = std::make_unique<WorkerProcess>(spec, options_.process);
   } catch (const std::exception& e) {

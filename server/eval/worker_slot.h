@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "eval/worker_process.h"
+#include "protocol/device.h"
 
 namespace hone::eval {
 
@@ -33,7 +34,7 @@ class WorkerStartError : public std::runtime_error {
 };
 
 struct WorkerSlotOptions {
-  std::string device;                                   // "cpu", "cuda:0": for messages
+  protocol::Device device = protocol::Device::cpu();   // for messages
   std::function<ProcessSpec()> make_spec;               // the command to start (worker_process_spec)
   WorkerProcessOptions process;
   std::chrono::milliseconds start_timeout{std::chrono::seconds(120)};

@@ -53,6 +53,23 @@ std::string format_seconds(double s) {
 
 }  // namespace
 
+WorkerErrorKind worker_error_kind(const WorkerReply& reply) {
+  if (reply.error_code == "task_error") return WorkerErrorKind::Task;
+  if (reply.error_code == "kernel_error") return WorkerErrorKind::Kernel;
+  if (reply.error_code == "unsupported") return WorkerErrorKind::Unsupported;
+  return WorkerErrorKind::Failure;
+}
+
+void throw_worker_error(const WorkerReply& reply) {
+  switch (worker_error_kind(reply)) {
+    case WorkerErrorKind::Task: throw TaskError(reply.error_message, reply.traceback);
+    case WorkerErrorKind::Kernel:
+    case WorkerErrorKind::Unsupported: throw RequestRefused(reply.error_message, reply.traceback);
+    case WorkerErrorKind::Failure: break;
+  }
+  throw WorkerFailure("the eval worker reported " + reply.error_code + ": " + reply.error_message, reply.traceback);
+}
+
 std::string describe_exit(const protocol::Evidence& evidence) {
   if (evidence.signal) return "killed by " + *evidence.signal;
   if (evidence.exit_code) return "exited with code " + std::to_string(*evidence.exit_code);
@@ -80,8 +97,7 @@ bool apply_check_reply(const WorkerReply& reply, double deadline_s, protocol::Ve
       if (v.status != protocol::Status::Correct && !v.reason) v.reason = std::string(protocol::to_string(v.status));
       return false;
     case WorkerReply::Kind::Error:
-      if (reply.error_code == "task_error") throw TaskError(reply.error_message, reply.traceback);
-      if (reply.error_code == "kernel_error") {
+      if (worker_error_kind(reply) == WorkerErrorKind::Kernel) {
         v.status = protocol::Status::CompileError;
         v.reason = "the kernel does not fit the task: " + reply.error_message;
         if (!reply.traceback.empty()) {
@@ -90,7 +106,7 @@ bool apply_check_reply(const WorkerReply& reply, double deadline_s, protocol::Ve
         }
         return true;
       }
-      throw WorkerFailure("the eval worker reported " + reply.error_code + ": " + reply.error_message, reply.traceback);
+      throw_worker_error(reply);
     case WorkerReply::Kind::Died: {
       v.status = protocol::Status::RuntimeError;
       std::string how = describe_exit(reply.evidence);

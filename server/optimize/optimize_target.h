@@ -8,6 +8,7 @@
 #include <string>
 
 #include "optimize/code_extraction.h"
+#include "protocol/device.h"
 #include "protocol/verdict.h"
 
 namespace hone {
@@ -19,7 +20,7 @@ struct OptimizeTarget {
   std::filesystem::path task_path;
   std::string task_name;
   std::string task_source;
-  std::string device;        // "cuda" | "cpu"
+  protocol::Device device = protocol::Device::cpu();
   std::optional<protocol::Signature> signature;  // the task's expected forward; nullopt: unknown
   std::optional<protocol::DeviceFacts> gpu;      // what the GPU reports about itself; nullopt on the CPU
   std::optional<protocol::GpuSpec> gpu_spec;     // its spec table row (peak rates), when the table has it

@@ -65,7 +65,7 @@ OptimizeResult Optimizer::run(const nlohmann::json& run_config, std::stop_token 
   RunRecord run;
   run.kernel_path = target_.kernel_path.string();
   run.task_path = target_.task_path.string();
-  run.device = target_.device;
+  run.device = std::string(target_.device.kind_name());
   run.proposer = proposer_.origin();
   run.config = run_config;
   run.base_source = target_.base_source;

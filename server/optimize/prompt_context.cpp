@@ -130,7 +130,7 @@ json gpu_prompt_facts(const protocol::DeviceFacts& device, const std::optional<p
 }
 
 json prompt_context(const PromptInputs& in) {
-  bool cuda = in.device == "cuda";
+  const bool cuda = in.device.is_cuda();
   auto rstrip = [](std::string s) {
     s.erase(s.find_last_not_of(" \t\r\n") + 1);
     return s;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "protocol/device.h"
 #include "protocol/verdict.h"
 
 namespace hone {
@@ -34,7 +35,7 @@ struct PromptInputs {
   std::string task_name;
   std::string task_path;
   std::string task_source;
-  std::string device;          // "cuda" | "cpu"
+  protocol::Device device = protocol::Device::cpu();
   std::optional<protocol::Signature> signature;
   std::string kernel_path;
   std::string kernel_source;

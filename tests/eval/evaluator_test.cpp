@@ -33,7 +33,7 @@ class EvaluatorTest : public testing::Test {
   std::unique_ptr<WorkerSlot> slot(const json& plan) {
     write_file_atomic(dir_ / "plan.json", plan.dump());
     WorkerSlotOptions o;
-    o.device = "cuda:0";
+    o.device = protocol::Device::cuda(0);
     const fs::path plan_path = dir_ / "plan.json", log_path = dir_ / "requests.jsonl";
     o.make_spec = [plan_path, log_path] {
       ProcessSpec spec;
@@ -58,7 +58,7 @@ class EvaluatorTest : public testing::Test {
     EvalRequest r;
     r.task = dir_ / "task.py";
     r.task_hash = "task-hash-" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name());
-    r.device = "cuda:0";
+    r.device = protocol::Device::cuda(0);
     r.kernel = {dir_ / "kernel.so", "raw", "", {"relu_kernel"}};
     r.deadline = 20s;
     return r;
@@ -87,8 +87,7 @@ DeviceContext h200() { return {"NVIDIA H200", "2.11.0", 4.8e12}; }
 TEST_F(EvaluatorTest, FasterThanThePhysicalFloorIsRejectedBeforeAnyBaseline) {
   auto s = slot({{"check", {{{"result", correct_result(3.0)}}}}});
   BaselineCache cache(dir_ / "baselines");
-  protocol::Verdict v;
-  run_check(*s, cache, request(), h200(), v, {}, nullptr);
+  protocol::Verdict v = run_check(*s, cache, request(), h200(), {}, nullptr).verdict;
   EXPECT_EQ(v.status, protocol::Status::Rejected);
   ASSERT_TRUE(v.reason);
   EXPECT_NE(v.reason->find("below the physical floor of 447 µs"), std::string::npos) << *v.reason;
@@ -103,8 +102,7 @@ TEST_F(EvaluatorTest, BaselinesAreMeasuredOnceAndCachedOnDisk) {
                                 {{"error", {{"code", "unsupported"}, {"message", "torch.compile needs torch >= 2.0"}}}}}}};
   auto s = slot(plan);
   BaselineCache cache(dir_ / "baselines");
-  protocol::Verdict first;
-  run_check(*s, cache, request(), h200(), first, {}, nullptr);
+  protocol::Verdict first = run_check(*s, cache, request(), h200(), {}, nullptr).verdict;
   ASSERT_EQ(first.status, protocol::Status::Correct) << first.reason.value_or("");
   ASSERT_TRUE(first.speedup);
   EXPECT_DOUBLE_EQ(first.speedup->eager.value_or(0), 2.0);
@@ -116,8 +114,7 @@ TEST_F(EvaluatorTest, BaselinesAreMeasuredOnceAndCachedOnDisk) {
   ASSERT_NE(flag, first.flags.end()) << "a GPU verdict says why it has no torch.compile baseline";
   EXPECT_EQ(flag->message, "no torch.compile baseline: torch.compile needs torch >= 2.0");
 
-  protocol::Verdict second;
-  run_check(*s, cache, request(), h200(), second, {}, nullptr);
+  protocol::Verdict second = run_check(*s, cache, request(), h200(), {}, nullptr).verdict;
   EXPECT_DOUBLE_EQ(second.speedup->eager.value_or(0), 2.0);
   EXPECT_TRUE(second.has_flag("baseline_unavailable")) << "the cached reason is shown again";
   int reference_calls = 0;
@@ -147,8 +144,7 @@ TEST_F(EvaluatorTest, ANoisyBaselineIsFlaggedUntilAQuietCheckMeasuresItAgain) {
     return std::find_if(v.flags.begin(), v.flags.end(), [](const protocol::Flag& f) { return f.id == "baseline_noisy"; });
   };
 
-  protocol::Verdict first;
-  run_check(*s, cache, r, h200(), first, {}, nullptr);
+  protocol::Verdict first = run_check(*s, cache, r, h200(), {}, nullptr).verdict;
   ASSERT_EQ(first.status, protocol::Status::Correct) << first.reason.value_or("");
   auto flag = noisy_flag(first);
   ASSERT_NE(flag, first.flags.end()) << "a speedup over a noisy baseline is never shown as clean";
@@ -156,13 +152,13 @@ TEST_F(EvaluatorTest, ANoisyBaselineIsFlaggedUntilAQuietCheckMeasuresItAgain) {
   ASSERT_TRUE(cache.find(key));
   EXPECT_FALSE(cache.find(key)->noisy.empty()) << "cached, marked noisy";
 
-  protocol::Verdict second;  // the machine is still busy: the cached timing is used, flagged again
-  run_check(*s, cache, r, h200(), second, {}, nullptr);
+  // the machine is still busy: the cached timing is used, flagged again
+  protocol::Verdict second = run_check(*s, cache, r, h200(), {}, nullptr).verdict;
   EXPECT_DOUBLE_EQ(second.speedup->eager.value_or(0), 2.0);
   EXPECT_NE(noisy_flag(second), second.flags.end());
 
-  protocol::Verdict third;  // quiet now: measured again, and the clean timing replaces the noisy one
-  run_check(*s, cache, r, h200(), third, {}, nullptr);
+  // quiet now: measured again, and the clean timing replaces the noisy one
+  protocol::Verdict third = run_check(*s, cache, r, h200(), {}, nullptr).verdict;
   EXPECT_DOUBLE_EQ(third.speedup->eager.value_or(0), 2.2);
   EXPECT_EQ(noisy_flag(third), third.flags.end());
   EXPECT_TRUE(cache.find(key)->noisy.empty());
@@ -176,9 +172,9 @@ TEST_F(EvaluatorTest, OverTenTimesIsRecheckedWithMoreSeedsAndFlagged) {
             {"time_reference", {{{"result", timing(15000.0)}}, {{"result", timing(16000.0)}}}}};
   auto s = slot(plan);
   BaselineCache cache(dir_ / "baselines");
-  protocol::Verdict v;
-  EvalFacts facts = run_check(*s, cache, request(), h200(), v, {}, nullptr);
-  EXPECT_TRUE(facts.rechecked);
+  EvalResult result = run_check(*s, cache, request(), h200(), {}, nullptr);
+  const protocol::Verdict& v = result.verdict;
+  EXPECT_TRUE(result.rechecked);
   EXPECT_EQ(v.status, protocol::Status::Correct);
   EXPECT_TRUE(v.has_flag("speedup_over_10x"));
   auto reqs = requests();
@@ -197,8 +193,7 @@ TEST_F(EvaluatorTest, AFailedRecheckReplacesTheVerdict) {
             {"time_reference", {{{"result", timing(30000.0)}}, {{"result", timing(30000.0)}}}}};
   auto s = slot(plan);
   BaselineCache cache(dir_ / "baselines");
-  protocol::Verdict v;
-  run_check(*s, cache, request(), h200(), v, {}, nullptr);
+  protocol::Verdict v = run_check(*s, cache, request(), h200(), {}, nullptr).verdict;
   EXPECT_EQ(v.status, protocol::Status::Incorrect);
   ASSERT_TRUE(v.reason);
   EXPECT_NE(v.reason->find("30.0× speedup failed its re-check with 10 more seeds: out[7] got 0"), std::string::npos)
@@ -211,14 +206,13 @@ TEST_F(EvaluatorTest, KernelErrorIsACompileErrorAndTaskErrorThrows) {
                        {{"error", {{"code", "task_error"}, {"message", "task has no class Model"}, {"traceback", "tb"}}}}}}};
   auto s = slot(plan);
   BaselineCache cache(dir_ / "baselines");
-  protocol::Verdict v;
-  EvalFacts facts = run_check(*s, cache, request(), h200(), v, {}, nullptr);
-  EXPECT_TRUE(facts.kernel_mismatch);
+  EvalResult result = run_check(*s, cache, request(), h200(), {}, nullptr);
+  const protocol::Verdict& v = result.verdict;
+  EXPECT_TRUE(result.kernel_mismatch);
   EXPECT_EQ(v.status, protocol::Status::CompileError);
   EXPECT_EQ(v.reason.value_or(""), "the kernel does not fit the task: forward takes 2 tensors, the task has 1");
-  protocol::Verdict w;
   try {
-    run_check(*s, cache, request(), h200(), w, {}, nullptr);
+    run_check(*s, cache, request(), h200(), {}, nullptr);
     FAIL() << "expected a TaskError";
   } catch (const TaskError& e) {
     EXPECT_STREQ(e.what(), "task has no class Model");
@@ -231,10 +225,9 @@ TEST_F(EvaluatorTest, TheCpuHasNoFloor) {
   auto s = slot(plan);
   BaselineCache cache(dir_ / "baselines");
   EvalRequest r = request();
-  r.device = "cpu";
+  r.device = protocol::Device::cpu();
   r.compile_baseline = false;
-  protocol::Verdict v;
-  run_check(*s, cache, r, DeviceContext{"CPU test", "1.13", std::nullopt}, v, {}, nullptr);
+  protocol::Verdict v = run_check(*s, cache, r, DeviceContext{"CPU test", "1.13", std::nullopt}, {}, nullptr).verdict;
   EXPECT_EQ(v.status, protocol::Status::Correct);
   EXPECT_FALSE(v.floor);
   EXPECT_DOUBLE_EQ(v.speedup->eager.value_or(0), 2.0);

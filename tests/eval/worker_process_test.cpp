@@ -24,7 +24,7 @@ ProcessSpec scripted_spec() {
 
 WorkerSlot make_slot(std::chrono::milliseconds start_timeout = 20s) {
   WorkerSlotOptions o;
-  o.device = "cpu";
+  o.device = protocol::Device::cpu();
   o.make_spec = scripted_spec;
   o.start_timeout = start_timeout;
   return WorkerSlot(std::move(o));
@@ -246,7 +246,7 @@ TEST(WorkerSlot, ConcurrentCallersAreSerialised) {
 
 TEST(WorkerSlot, AWorkerThatCannotStartIsAStartErrorWithItsOutput) {
   WorkerSlotOptions o;
-  o.device = "cpu";
+  o.device = protocol::Device::cpu();
   o.make_spec = [] {
     ProcessSpec spec;
     spec.argv = {"/usr/bin/python3", "-c", "import sys; print('No module named torch', file=sys.stderr); sys.exit(1)"};

@@ -49,7 +49,7 @@ hone::PromptInputs sample_inputs() {
   in.task_name = "19_ReLU";
   in.task_path = "/ws/relu.py";
   in.task_source = "class Model(nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n";
-  in.device = "cuda";
+  in.device = hone::protocol::Device::cuda(0);
   in.signature = json{{"inputs", {{{"name", "x"}, {"kind", "tensor"}, {"dtype", "float32"}, {"shape", {4096, 393216}}}}},
                   {"params", json::array()},
                   {"outputs", {{{"name", "out0"}, {"kind", "tensor"}, {"dtype", "float32"}, {"shape", {4096, 393216}}}}},
@@ -107,7 +107,7 @@ TEST(PromptContext, ReadsTheVerdictIntoVariables) {
   EXPECT_EQ(ctx["history"][1]["note"], "relu.cu:3: error: expected ';'");
   EXPECT_FALSE(hone::prompt_context([] {
                  auto in = sample_inputs();
-                 in.device = "cpu";
+                 in.device = hone::protocol::Device::cpu();
                  return in;
                }())
                    .contains("gpu"));
@@ -139,7 +139,7 @@ TEST(PromptTemplates, HonesTemplatesRenderEverySectionWithoutEscaping) {
 
 TEST(PromptTemplates, AFirstRoundOnTheCpuHasNoVerdictOrGpuSections) {
   auto in = sample_inputs();
-  in.device = "cpu";
+  in.device = hone::protocol::Device::cpu();
   in.verdict.reset();
   in.history.clear();
   auto u = hone::PromptTemplates::load(HONE_PROMPTS_DIR).render(hone::prompt_context(in))[0].content;
