@@ -2,7 +2,8 @@
 # Runs every GPU test and benchmark of hone on the lent H200 in one call, writing logs to $OUT.
 # Binaries are built here (Debian 12) by scripts/gpu-pack.sh into build-gpu/ and carried:
 #   device run: command "bash scripts/gpu-check.sh [SECTION...]", carry ["build-gpu/bin",
-#   "build-gpu/lib", "build-gpu/share", "build-gpu/shared", "build-gpu/carried-lib", "build-gpu/COMMIT"]
+#   "build-gpu/lib", "build-gpu/share", "build-gpu/shared", "build-gpu/carried-lib", "build-gpu/COMMIT",
+#   "build-gpu/FROM"]
 # Each section is scripts/gpu/<name>.sh; it gets HONE_BUILD, HONE_BIN, PY and OUT, prints a short
 # summary and writes full logs under $OUT. Sections run in name order; a failing one does not stop
 # the others. The last lines printed are the summary table.
@@ -16,6 +17,11 @@ mkdir -p "$OUT"
 mkdir -p /work
 [ -e /work/main ] || ln -s "$ROOT" /work/main
 [ -e /work/shared ] || ln -s "$ROOT/build-gpu/shared" /work/shared
+# Binaries copied from another build folder (gpu-pack.sh with HONE_GPU_FROM) name that folder.
+if [ -f "$ROOT/build-gpu/FROM" ]; then
+  from=$(cat "$ROOT/build-gpu/FROM")
+  [ -e "$ROOT/$from" ] || ln -s "$ROOT/build-gpu" "$ROOT/$from"
+fi
 
 export HONE_BUILD=$ROOT/build-gpu
 export HONE_BIN=$HONE_BUILD/bin

@@ -4,9 +4,22 @@
 # small enough to carry (the device tool carries at most 64 MiB).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null
-cmake --build build-gpu -j "$(nproc)"
-find build-gpu/bin build-gpu/lib -type f -perm -u+x -exec strip --strip-unneeded {} + 2>/dev/null || true
+if [ -n "${HONE_GPU_FROM:-}" ]; then
+  # Reuse a build that exists (e.g. HONE_GPU_FROM=build, the tree scripts/test.sh built): its
+  # outputs are copied and stripped; its absolute paths (/work/main/build/...) resolve on the GPU
+  # machine because gpu-check.sh links build -> build-gpu there. Saves a second full build.
+  [ -x "$HONE_GPU_FROM/bin/hone" ] || { echo "gpu-pack: $HONE_GPU_FROM/bin/hone is missing: build it first" >&2; exit 2; }
+  rm -rf build-gpu/bin build-gpu/lib build-gpu/share
+  mkdir -p build-gpu
+  cp -a "$HONE_GPU_FROM/bin" "$HONE_GPU_FROM/lib" "$HONE_GPU_FROM/share" build-gpu/
+  echo "$HONE_GPU_FROM" > build-gpu/FROM
+else
+  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null
+  cmake --build build-gpu -j "$(nproc)"
+  rm -f build-gpu/FROM
+fi
+find build-gpu/bin build-gpu/lib build-gpu/share -type f \( -perm -u+x -o -name '*.so' -o -name '*.so.*' \) \
+  -exec strip --strip-unneeded {} + 2>/dev/null || true
 # The GPU machine has libcurl.so.4, libsqlite3.so.0, libcrypto.so.3 (probe of 2026-11-29);
 # carried-lib is for anything a later build links that it lacks.
 mkdir -p build-gpu/carried-lib
