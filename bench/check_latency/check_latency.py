@@ -103,6 +103,8 @@ def main() -> None:
     ap.add_argument("--device", choices=["cpu", "cuda"], default="cuda")
     ap.add_argument("--python", default="", help="interpreter with torch (default: hone's search / HONE_PYTHON)")
     ap.add_argument("--json", default="", help="write the measurements here")
+    ap.add_argument("--hone-only", action="store_true",
+                    help="skip the KernelBench-style side (its load_inline build takes a minute or more)")
     args = ap.parse_args()
     ext = ".cu" if args.device == "cuda" else ".cpp"
     raw_kernel = os.path.join(ROOT, "tasks", "relu" + ext)
@@ -114,7 +116,8 @@ def main() -> None:
         # The KernelBench-style evaluation first, on a quiet machine: nothing hone started can be
         # running while it builds (the load averages before each part are printed as evidence).
         load["before_kernelbench_style"] = os.getloadavg()
-        kb, why = kernelbench_style(python, args.device, kernelbench_source(args.device, folder), folder)
+        kb, why = (None, "--hone-only") if args.hone_only else \
+            kernelbench_style(python, args.device, kernelbench_source(args.device, folder), folder)
         # Reference baselines are cached per task and GPU: measure them once, outside the clock,
         # as KernelBench's published baselines are measured outside its evaluation.
         load["before_hone"] = os.getloadavg()
@@ -130,6 +133,8 @@ def main() -> None:
             "warm_check_s": trio[2]["seconds"]["total"],
             "warm_check_cached_build": trio[2]["compile"]["cached"],
             "kernel_p50_us": trio[2]["timing"]["p50_us"],
+            "never_built_stages_s": trio[1]["seconds"],
+            "warm_stages_s": trio[2]["seconds"],
         }
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -142,6 +147,8 @@ def main() -> None:
           f"(build {hone['worker_up_never_built_build_s']:.2f} s)")
     print(f"  C. warm check (build cached)      : {hone['warm_check_s']:7.2f} s  goal < 1 s: "
           f"{'met' if hone['warm_check_s'] < 1 else 'NOT met'}")
+    for label, key in (("B", "never_built_stages_s"), ("C", "warm_stages_s")):
+        print(f"     {label} stages: " + ", ".join(f"{k} {v:.2f}" for k, v in hone[key].items() if isinstance(v, (int, float))))
     if args.device == "cuda":  # issue 13: the judge / candidate split keeps checks fast
         for label, value, goal in (("B", hone["worker_up_never_built_s"], 1.5), ("C", hone["warm_check_s"], 0.5)):
             print(f"  issue 13 goal {label} <= {goal} s: {value:.2f} s {'PASS' if value <= goal else 'FAIL'}")

@@ -25,7 +25,7 @@ quiet "start"
 # 1. The latency benchmark against a KernelBench-style evaluation (load_inline in a fresh process)
 # of the same kernel, both never built; nothing else runs meanwhile.
 timeout 200 "$PYTHON" bench/check_latency/check_latency.py --hone "$HONE_BIN/hone" --device cuda --python "$PYTHON" \
-  --json "$OUT/eval/check_latency.json" > "$OUT/eval/check_latency.log" 2>&1
+  --json "$OUT/eval/check_latency.json" ${HONE_EVAL_HONE_ONLY:+--hone-only} > "$OUT/eval/check_latency.log" 2>&1
 rc=$?
 step "bench/check_latency" "rc=$rc"
 [ $rc -eq 0 ] || fails=$((fails + 1))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/gpu/optimize.sh: the optimizer on the H200 (run by scripts/gpu-check.sh with HONE_BIN, PY
 # and OUT set): the built-in tuner (no LLM) on the deliberately badly-tuned CUDA example
-# tasks/tune_transpose.cu (at a GPU-sized 8192 x 4096 matrix) under a 100 s budget in a mode-700 folder (as root, candidates run as
+# tasks/tune_transpose.cu (at a GPU-sized 8192 x 4096 matrix) under a 60 s budget in a mode-700 folder (as root, candidates run as
 # nobody), then `hone runs` and `hone export`. Prints the original and the re-verified best time,
 # the speedups and candidates verified per minute; the JSON result, the export and the logs land in
 # $OUT/optimize/. About 2 minutes.
@@ -33,7 +33,7 @@ run_tuner() {
 # quickly (an environment error), once more in a world-readable folder so the tuner's numbers are
 # measured anyway.
 WS=$(mktemp -d /tmp/hone-optimize-gpu.XXXXXX)
-run_tuner "$WS" 100s
+run_tuner "$WS" 60s
 if [ $rc -ne 0 ]; then
   fails=$((fails + 1))
   step "private folder (mode 700)" "FAILED: $(grep -m1 -i 'error' "$OUT/optimize/progress.log" | cut -c1-160)"

@@ -110,6 +110,7 @@ eval::EvalRequest eval_request(const PreparedCheck& c, const CheckRequest& reque
   er.timing = request.timing;
   er.baselines = request.timing && request.baselines;
   er.compile_baseline = request.compile_baseline;
+  er.remeasure_noisy_baselines = request.remeasure_noisy_baselines;
   er.deadline = request.deadline.value_or(options.check_timeout);
   return er;
 }

@@ -116,6 +116,10 @@ struct CheckRequest {
   bool timing = true;                         // false: correctness only (no timing, no baselines)
   bool baselines = true;                      // time the reference eager and compiled (cached on disk)
   bool compile_baseline = true;               // false: eager only (torch.compile's first run is slow)
+  // false: a cached baseline flagged noisy is used (and flagged) rather than measured again; the
+  // optimizer's candidates use it so a run does not re-time the reference for every candidate
+  // (the original kernel and the winner's re-verification still measure it afresh).
+  bool remeasure_noisy_baselines = true;
   std::vector<std::string> extra_flags;       // as BuildRequest::extra_flags
   std::optional<std::chrono::seconds> deadline;  // nullopt: EngineOptions::check_timeout
 };

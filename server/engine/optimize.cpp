@@ -2,6 +2,7 @@
 // run's plan (a new run's target and settings, or a stored run's), the proposer (a model or the
 // built-in tuner), a verifier over Engine::check and Engine::profile, and the workspace's store
 // (.hone/hone.db).
+#include <atomic>
 #include <chrono>
 #include <memory>
 
@@ -35,6 +36,7 @@ class EngineVerifier : public CandidateVerifier {
     req.device = device_.kind();
     req.extra_flags = r.extra_flags;
     if (r.recheck) req.seeds = recheck_seeds_;
+    req.remeasure_noisy_baselines = r.recheck || !first_done_.exchange(true);
     CallContext ctx;
     ctx.stop = stop;
     try {
@@ -68,6 +70,7 @@ class EngineVerifier : public CandidateVerifier {
   std::filesystem::path kernel_, task_;
   Device device_;
   int recheck_seeds_;
+  std::atomic<bool> first_done_{false};  // the first verify (the original kernel) may re-measure baselines
 };
 
 // A front end's model settings as the LLM client's configuration, with the key from the environment.

@@ -147,7 +147,7 @@ void add_baselines(WorkerSlot& slot, const BaselineCache& cache, const EvalReque
                    protocol::Verdict& verdict, std::stop_token stop, const ProgressSink& progress) {
   auto tb = Clock::now();
   const protocol::Timing& t = *verdict.timing;
-  const bool quiet = t.p50_us > 0 && (t.p90_us - t.p10_us) / t.p50_us <= kNoisySpread;
+  const bool quiet = request.remeasure_noisy_baselines && t.p50_us > 0 && (t.p90_us - t.p10_us) / t.p50_us <= kNoisySpread;
   protocol::ReferenceTiming eager = reference_timing(slot, cache, request, device, "eager", quiet, stop, progress);
   protocol::ReferenceTiming compile;
   if (request.compile_baseline) compile = reference_timing(slot, cache, request, device, "compile", quiet, stop, progress);

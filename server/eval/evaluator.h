@@ -39,6 +39,7 @@ struct EvalRequest {
   bool timing = true;
   bool baselines = true;
   bool compile_baseline = true;
+  bool remeasure_noisy_baselines = true;  // false: a cached noisy baseline is used (flagged) as it is
   std::chrono::milliseconds deadline{0};  // one worker request: the engine's check_timeout
 };
 

@@ -98,18 +98,35 @@ def _stages(task: Task, device: Device, caller: CandidateCaller, spec: KernelSpe
     verdict.flags += correctness.flags
     if correctness.failure is not None:
         return verdict.failed(correctness.failure, started)
+    # Timing comes before the call records: a profiler session (torch's Kineto, hone's CUPTI
+    # library) can leave its subscriber in the process and tax every later CUDA call, so the
+    # timed calls run in a process that has not been profiled yet. A timing failure stands unless
+    # the records then show why (work that escapes the timer is the better reason).
+    timing_failure: Optional[CandidateFailure] = None
+    outcome = None
     try:
-        if policy.records and (device.is_cuda or spec.form != "raw"):
+        if timing is not None:
+            stage = time.perf_counter()
+            try:
+                outcome = timing.measure()
+            except CandidateFailure as failure:
+                timing_failure = failure
+            seconds["timing"] = time.perf_counter() - stage
+        if policy.records and (device.is_cuda or spec.form != "raw") and not _process_gone(timing_failure):
             stage = time.perf_counter()
             request.progress("records", "profiling one call")
-            records = _records_stage(task, device, caller, spec, policy)
+            try:
+                records = _records_stage(task, device, caller, spec, policy)
+            except CandidateFailure:
+                if timing_failure is None:
+                    raise
+                records = None
             seconds["records"] = time.perf_counter() - stage
             if records is not None:
                 verdict.add_records(records)
-        if timing is not None:
-            stage = time.perf_counter()
-            outcome = timing.measure()
-            seconds["timing"] = time.perf_counter() - stage
+        if timing_failure is not None:
+            raise timing_failure
+        if outcome is not None:
             verdict.add_timing(outcome)
             correctness.checks.passed("timed_calls_verified")
             correctness.checks.passed("timing_bounded")
@@ -118,6 +135,11 @@ def _stages(task: Task, device: Device, caller: CandidateCaller, spec: KernelSpe
             correctness.checks.failed(failure.check)
         return verdict.failed(failure, started)
     return verdict.passed(started)
+
+
+def _process_gone(failure: Optional[CandidateFailure]) -> bool:
+    """Whether a failure ended the candidate's process (a crash, a timeout): nothing more to ask it."""
+    return failure is not None and failure.status in ("runtime_error", "timeout")
 
 
 class _Verdict:

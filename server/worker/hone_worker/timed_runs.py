@@ -21,7 +21,7 @@ from .poison import poison_outputs
 from .results import Policy
 from .timed_checks import SlotChecker
 from .timing import NOISY_SPREAD, Timing, clamp, last_level_cache_bytes
-from .variation import Entry, InputSets
+from .variation import MIXED_ROWS, Entry, InputSets
 
 SETTLE_MS = {True: 2000.0, False: 25.0}  # the most settling may take (CUDA, CPU) when the policy says nothing
 ESTIMATE_CALLS, ESTIMATE_WARMUP = 3, 2
@@ -29,7 +29,11 @@ NULL_CALLS = (2, 12)  # the two lengths of null ops that give the loop's fixed a
 NULL_ROUNDS = 2  # after one op that pays the process's one-time costs
 SLOT_BYTES = {True: 8 << 30, False: 512 << 20}  # output slots of one op at most (CUDA, CPU)
 OPS_PER_PASS, MIN_CALLS_PER_OP = 3, 3  # a pass's calls are split over ops, each bounded on its own
-MAX_HELD_CALLS = 200  # calls queued behind one held stream (its launch queue holds about a thousand launches)
+# A held stream's launch queue holds about a thousand launches (250 one-kernel calls fit on the
+# H200, 500 did not: bench/runner_latency); each call costs its input copies, the flush, two
+# events and the candidate's own launches (KERNELS_PER_CALL assumed), and a queue that fills
+# blocks the enqueue until the hold times out.
+HELD_LAUNCHES, KERNELS_PER_CALL, MAX_HELD_CALLS = 800, 4, 200
 REMEASURE_S = 2.0  # at most this long re-measuring a noisy time, beyond the first pass ...
 REMEASURES = 2  # ... and at most this many passes more
 SPIN_TIMEOUT_MS = 20_000.0
@@ -182,12 +186,18 @@ class TimedRun:
             best = min(best, again, key=lambda p: _spread(p.samples_us))
         return best
 
+    def _held_calls(self) -> int:
+        """How many calls one held op may queue: the launch queue divided by a call's launches."""
+        copies = len(self.sets.tensor_indices) * (1 + (MIXED_ROWS if self.sets.mode == "mix" else 0))
+        per_call = copies + 3 + KERNELS_PER_CALL
+        return max(MIN_CALLS_PER_OP, min(MAX_HELD_CALLS, HELD_LAUNCHES // per_call))
+
     def _pass(self, mode: str, reps: int, cost: Optional[bounding.LoopCost]) -> Pass:
         """`reps` calls in OPS_PER_PASS ops at least (more when the slots are short), each op
         bounded by the judge's clock; the pass is rejected when every op's claims are below
         what the clock allows (preemption only ever slows an op: the least disturbed one counts)."""
         result = Pass(mode)
-        per_op = min(self.slot_count - 1, MAX_HELD_CALLS) if mode == "device" else self.slot_count - 1
+        per_op = min(self.slot_count - 1, self._held_calls()) if mode == "device" else self.slot_count - 1
         ops = max(min(OPS_PER_PASS, reps // MIN_CALLS_PER_OP), -(-reps // per_op), 1)
         done = 0
         for k in range(ops):

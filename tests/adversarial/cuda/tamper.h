@@ -108,42 +108,39 @@ inline bool slow_the_host_clock() {
   return g_clock_patch.install(dlsym(RTLD_DEFAULT, "clock_gettime"), reinterpret_cast<void*>(&slow_clock_gettime));
 }
 
-// The event timers: cudaEventElapsedTime (the runtime, where this process exports it) and the
-// driver's cuEventElapsedTime and cuEventElapsedTime_v2, each reporting kSlowdown times less.
-inline Hotpatch g_event_patches[4];
+// The event timers, reporting kSlowdown times less: the driver's cuEventElapsedTime_v2, which
+// every runtime (libcudart.so, or the static runtime linked into hone-runner) calls in the end;
+// its v1 entry is a stub too short for a 12-byte patch (patching both crashed on the H200), so
+// v1 is taken only where there is no v2, and the runtime's cudaEventElapsedTime only where no
+// driver is loaded.
+inline Hotpatch g_event_patch;
 using ElapsedFn = int (*)(float*, void*, void*);
 
-template <int k>
-int slow_elapsed(float* ms, void* start, void* end) {
-  g_event_patches[k].unhook();
-  const int result = reinterpret_cast<ElapsedFn>(g_event_patches[k].at)(ms, start, end);
-  g_event_patches[k].hook();
+inline int slow_elapsed(float* ms, void* start, void* end) {
+  g_event_patch.unhook();
+  const int result = reinterpret_cast<ElapsedFn>(g_event_patch.at)(ms, start, end);
+  g_event_patch.hook();
   if (result == 0 && ms) *ms /= static_cast<float>(kSlowdown);
   return result;
 }
 
 inline bool slow_the_event_timers() {
   void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-  void* runtime = dlopen("libcudart.so.13", RTLD_NOW | RTLD_NOLOAD);
-  if (!runtime) runtime = dlopen("libcudart.so.12", RTLD_NOW | RTLD_NOLOAD);
-  void* targets[4] = {
-      dlsym(RTLD_DEFAULT, "cudaEventElapsedTime"),
-      runtime ? dlsym(runtime, "cudaEventElapsedTime") : nullptr,
-      driver ? dlsym(driver, "cuEventElapsedTime") : nullptr,
-      driver ? dlsym(driver, "cuEventElapsedTime_v2") : nullptr,
-  };
-  for (int k = 0; k < 4; ++k)  // one patch per function (a symbol may alias another)
-    for (int j = 0; j < k; ++j)
-      if (targets[k] == targets[j]) targets[k] = nullptr;
-  void* replacements[4] = {reinterpret_cast<void*>(&slow_elapsed<0>), reinterpret_cast<void*>(&slow_elapsed<1>),
-                           reinterpret_cast<void*>(&slow_elapsed<2>), reinterpret_cast<void*>(&slow_elapsed<3>)};
-  bool any = false;
-  for (int k = 0; k < 4; ++k) {
-    const bool done = targets[k] && g_event_patches[k].install(targets[k], replacements[k]);
-    std::fprintf(stderr, "tamper: event timer %d %s\n", k, done ? "slowed" : "not found");
-    any = any || done;
+  void* target = driver ? dlsym(driver, "cuEventElapsedTime_v2") : nullptr;
+  const char* which = "cuEventElapsedTime_v2";
+  if (!target && driver) {
+    target = dlsym(driver, "cuEventElapsedTime");
+    which = "cuEventElapsedTime";
   }
-  return any;
+  if (!target) {
+    void* runtime = dlopen("libcudart.so.13", RTLD_NOW | RTLD_NOLOAD);
+    if (!runtime) runtime = dlopen("libcudart.so.12", RTLD_NOW | RTLD_NOLOAD);
+    target = runtime ? dlsym(runtime, "cudaEventElapsedTime") : dlsym(RTLD_DEFAULT, "cudaEventElapsedTime");
+    which = "cudaEventElapsedTime";
+  }
+  const bool done = target && g_event_patch.install(target, reinterpret_cast<void*>(&slow_elapsed));
+  std::fprintf(stderr, "tamper: event timer %s %s\n", which, done ? "slowed" : "not found");
+  return done;
 }
 
 // Writes a file; false when it cannot.
