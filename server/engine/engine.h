@@ -3,8 +3,9 @@
 // it builds, verifies, profiles and optimizes kernels, lists and exports stored runs and the GPU
 // spec table, reports progress through callbacks and knows nothing of LSP or JSON-RPC. Every
 // call is synchronous, thread-safe and cancellable; results are protocol/ types. Inside: compiles
-// run in parallel on the calling threads; one eval worker per device (a long-lived Python
-// process) serialises the checks that use that device. Its public headers (this one,
+// run in parallel on the calling threads; one judge per device (a long-lived Python process
+// that never loads candidate code) serialises the checks that use that device, and runs each
+// candidate in a fresh candidate process of its own (docs/ARCHITECTURE.md). Its public headers (this one,
 // optimize_request.h, kernel_files.h) name nothing below the engine but protocol/ and support/.
 #pragma once
 

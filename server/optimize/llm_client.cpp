@@ -87,7 +87,7 @@ std::int64_t estimate_tokens(std::size_t bytes) { return static_cast<std::int64_
 }  // namespace
 
 // Why an attempt failed, and whether another attempt may help.
-struct LlmClient::Attempt {
+struct LlmAttempt {
   LlmError::Kind kind = LlmError::Kind::Protocol;
   std::string message;
   long status = 0;
@@ -185,7 +185,7 @@ ChatReply LlmClient::complete(const std::vector<ChatMessage>& messages, const Ll
   for (int attempt_no = 1;; ++attempt_no) {
     if (options.stop.stop_requested()) throw LlmError(LlmError::Kind::Cancelled, "cancelled", 0, attempt_no);
     acquire_slot(options.stop);
-    Attempt failure;
+    LlmAttempt failure;
     std::optional<ChatReply> reply;
     try {
       reply = attempt(text, options, failure);
@@ -239,19 +239,15 @@ ChatReply LlmClient::complete(const std::vector<ChatMessage>& messages, const Ll
   }
 }
 
-std::optional<ChatReply> LlmClient::attempt(const std::string& body, const LlmCallOptions& options, Attempt& failure) {
-  CurlHandle h;
-  if (!h.curl) throw LlmError(LlmError::Kind::Connection, "libcurl could not create a handle");
-  Transfer t(options.on_delta);
-  t.curl = h.curl;
-  t.stop = &options.stop;
-  char errbuf[CURL_ERROR_SIZE] = {0};
+namespace {
 
+void set_request_options(CurlHandle& h, Transfer& t, const LlmConfig& config, const std::string& endpoint,
+                         const std::string& body, char* errbuf) {
   h.headers = curl_slist_append(h.headers, "Content-Type: application/json");
   h.headers = curl_slist_append(h.headers, "Accept: text/event-stream");
-  if (!config_.api_key.empty())
-    h.headers = curl_slist_append(h.headers, ("Authorization: Bearer " + config_.api_key).c_str());
-  curl_easy_setopt(h.curl, CURLOPT_URL, endpoint_.c_str());
+  if (!config.api_key.empty())
+    h.headers = curl_slist_append(h.headers, ("Authorization: Bearer " + config.api_key).c_str());
+  curl_easy_setopt(h.curl, CURLOPT_URL, endpoint.c_str());
   curl_easy_setopt(h.curl, CURLOPT_HTTPHEADER, h.headers);
   curl_easy_setopt(h.curl, CURLOPT_POSTFIELDS, body.c_str());
   curl_easy_setopt(h.curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
@@ -264,65 +260,64 @@ std::optional<ChatReply> LlmClient::attempt(const std::string& body, const LlmCa
   curl_easy_setopt(h.curl, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(h.curl, CURLOPT_XFERINFOFUNCTION, on_progress);
   curl_easy_setopt(h.curl, CURLOPT_XFERINFODATA, &t);
-  curl_easy_setopt(h.curl, CURLOPT_TIMEOUT_MS, static_cast<long>(config_.request_timeout.count() * 1000));
-  curl_easy_setopt(h.curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(config_.connect_timeout.count() * 1000));
+  curl_easy_setopt(h.curl, CURLOPT_TIMEOUT_MS, static_cast<long>(config.request_timeout.count() * 1000));
+  curl_easy_setopt(h.curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(config.connect_timeout.count() * 1000));
   curl_easy_setopt(h.curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(h.curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(config_.idle_timeout.count()));
+  curl_easy_setopt(h.curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(config.idle_timeout.count()));
+}
 
-  auto start = std::chrono::steady_clock::now();
-  CURLcode rc = curl_easy_perform(h.curl);
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  long status = 0;
-  curl_easy_getinfo(h.curl, CURLINFO_RESPONSE_CODE, &status);
+// A transfer that failed below HTTP (connection, timeout, stalled stream).
+LlmAttempt transport_failure(CURLcode rc, const char* errbuf, double seconds, const LlmConfig& config,
+                             const std::string& endpoint) {
+  const std::string where = " from " + endpoint;
+  std::string detail = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+  LlmAttempt failure;
+  failure.kind = LlmError::Kind::Connection;
+  failure.retryable = true;
+  if (rc == CURLE_OPERATION_TIMEDOUT) {
+    bool whole = seconds + 1.0 >= static_cast<double>(config.request_timeout.count());
+    failure.kind = whole ? LlmError::Kind::Timeout : LlmError::Kind::Connection;
+    failure.retryable = !whole;
+    failure.message = whole ? "the LLM request timed out after " + std::to_string(config.request_timeout.count()) +
+                                  " s" + where
+                            : "the LLM stream stalled (no data for " + std::to_string(config.idle_timeout.count()) +
+                                  " s)" + where;
+  } else if (rc == CURLE_COULDNT_RESOLVE_HOST || rc == CURLE_URL_MALFORMAT || rc == CURLE_UNSUPPORTED_PROTOCOL) {
+    failure.retryable = false;
+    failure.message = "cannot reach the LLM endpoint " + endpoint + ": " + detail;
+  } else {
+    failure.message = "connection error" + where + ": " + detail;
+  }
+  return failure;
+}
+
+LlmAttempt http_failure(CURL* curl, long status, const std::string& body, const std::string& where) {
+  LlmAttempt failure;
   failure.status = status;
-  std::string where = " from " + endpoint_;
+  failure.kind = LlmError::Kind::Http;
+  failure.retryable = status == 408 || status == 429 || status >= 500;
+  auto server_msg = error_message_from_body(body);
+  std::string snippet = server_msg ? *server_msg : body.substr(0, 300);
+  failure.message = "HTTP " + std::to_string(status) + where + (snippet.empty() ? "" : ": " + snippet);
+  curl_off_t retry_after = 0;
+  if (curl_easy_getinfo(curl, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK && retry_after > 0)
+    failure.retry_after = std::chrono::seconds(retry_after);
+  return failure;
+}
 
-  if (rc == CURLE_ABORTED_BY_CALLBACK || options.stop.stop_requested()) {
-    failure.kind = LlmError::Kind::Cancelled;
-    failure.message = "cancelled";
-    return std::nullopt;
-  }
-  if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && t.parse_error)) {
-    std::string detail = errbuf[0] ? errbuf : curl_easy_strerror(rc);
-    failure.kind = LlmError::Kind::Connection;
+// Why a complete HTTP 2xx transfer holds no reply, or nullopt when it does. A body that was not
+// streamed is parsed here (an event stream served with another content type is still one).
+std::optional<LlmAttempt> body_failure(Transfer& t, const std::string& where) {
+  auto retryable = [](LlmError::Kind kind, std::string message) {
+    LlmAttempt failure;
+    failure.kind = kind;
     failure.retryable = true;
-    if (rc == CURLE_OPERATION_TIMEDOUT) {
-      bool whole = seconds + 1.0 >= static_cast<double>(config_.request_timeout.count());
-      failure.kind = whole ? LlmError::Kind::Timeout : LlmError::Kind::Connection;
-      failure.retryable = !whole;
-      failure.message = whole ? "the LLM request timed out after " + std::to_string(config_.request_timeout.count()) +
-                                    " s" + where
-                              : "the LLM stream stalled (no data for " + std::to_string(config_.idle_timeout.count()) +
-                                    " s)" + where;
-    } else if (rc == CURLE_COULDNT_RESOLVE_HOST || rc == CURLE_URL_MALFORMAT || rc == CURLE_UNSUPPORTED_PROTOCOL) {
-      failure.retryable = false;
-      failure.message = "cannot reach the LLM endpoint " + endpoint_ + ": " + detail;
-    } else {
-      failure.message = "connection error" + where + ": " + detail;
-    }
-    failure.status = 0;
-    return std::nullopt;
-  }
-  if (t.parse_error) {
-    failure.kind = LlmError::Kind::Protocol;
-    failure.retryable = true;
-    failure.message = *t.parse_error + where;
-    return std::nullopt;
-  }
-  if (status < 200 || status >= 300) {
-    failure.kind = LlmError::Kind::Http;
-    failure.retryable = status == 408 || status == 429 || status >= 500;
-    auto server_msg = error_message_from_body(t.body);
-    std::string snippet = server_msg ? *server_msg : t.body.substr(0, 300);
-    failure.message = "HTTP " + std::to_string(status) + where + (snippet.empty() ? "" : ": " + snippet);
-    curl_off_t retry_after = 0;
-    if (curl_easy_getinfo(h.curl, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK && retry_after > 0)
-      failure.retry_after = std::chrono::seconds(retry_after);
-    return std::nullopt;
-  }
+    failure.message = std::move(message);
+    return failure;
+  };
+  if (t.parse_error) return retryable(LlmError::Kind::Protocol, *t.parse_error + where);
   if (!t.streaming) {
     try {
-      // An event stream served with another content type is still an event stream.
       auto first = t.body.find_first_not_of(" \t\r\n");
       if (first != std::string::npos && t.body.compare(first, 5, "data:") == 0) {
         t.sse.feed(t.body);
@@ -331,23 +326,53 @@ std::optional<ChatReply> LlmClient::attempt(const std::string& body, const LlmCa
         t.assembler.add_completion(t.body);
       }
     } catch (const std::exception& e) {
-      failure.kind = LlmError::Kind::Protocol;
-      failure.retryable = true;
-      failure.message = e.what() + where;
-      return std::nullopt;
+      return retryable(LlmError::Kind::Protocol, e.what() + where);
     }
   }
-  if (t.assembler.server_error()) {
-    failure.kind = LlmError::Kind::Http;
-    failure.retryable = true;
-    failure.message = "the server reported an error" + where + ": " + *t.assembler.server_error();
+  if (t.assembler.server_error())
+    return retryable(LlmError::Kind::Http, "the server reported an error" + where + ": " + *t.assembler.server_error());
+  if (!t.assembler.done() && !t.assembler.finished())
+    return retryable(LlmError::Kind::Connection, "the stream" + where + " ended before [DONE] (after " +
+                                                     std::to_string(t.assembler.chunks()) + " chunks)");
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<ChatReply> LlmClient::attempt(const std::string& body, const LlmCallOptions& options,
+                                            LlmAttempt& failure) {
+  CurlHandle h;
+  if (!h.curl) throw LlmError(LlmError::Kind::Connection, "libcurl could not create a handle");
+  Transfer t(options.on_delta);
+  t.curl = h.curl;
+  t.stop = &options.stop;
+  char errbuf[CURL_ERROR_SIZE] = {0};
+  set_request_options(h, t, config_, endpoint_, body, errbuf);
+
+  auto start = std::chrono::steady_clock::now();
+  CURLcode rc = curl_easy_perform(h.curl);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  long status = 0;
+  curl_easy_getinfo(h.curl, CURLINFO_RESPONSE_CODE, &status);
+  failure.status = status;
+  const std::string where = " from " + endpoint_;
+
+  if (rc == CURLE_ABORTED_BY_CALLBACK || options.stop.stop_requested()) {
+    failure.kind = LlmError::Kind::Cancelled;
+    failure.message = "cancelled";
     return std::nullopt;
   }
-  if (!t.assembler.done() && !t.assembler.finished()) {
-    failure.kind = LlmError::Kind::Connection;
-    failure.retryable = true;
-    failure.message = "the stream" + where + " ended before [DONE] (after " + std::to_string(t.assembler.chunks()) +
-                      " chunks)";
+  if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && t.parse_error)) {
+    failure = transport_failure(rc, errbuf, seconds, config_, endpoint_);
+    return std::nullopt;
+  }
+  if (!t.parse_error && (status < 200 || status >= 300)) {
+    failure = http_failure(h.curl, status, t.body, where);
+    return std::nullopt;
+  }
+  if (auto why = body_failure(t, where)) {
+    why->status = status;
+    failure = *why;
     return std::nullopt;
   }
   ChatReply reply = t.assembler.reply();

@@ -85,6 +85,8 @@ struct LlmTotals {
   double cost_usd = 0;
 };
 
+struct LlmAttempt;  // why one HTTP exchange failed (llm_client.cpp)
+
 class LlmClient {
  public:
   // Throws std::invalid_argument for a config without url or model.
@@ -101,9 +103,8 @@ class LlmClient {
   const LlmConfig& config() const { return config_; }
 
  private:
-  struct Attempt;
   // One HTTP exchange: the reply, or nullopt with `failure` filled in.
-  std::optional<ChatReply> attempt(const std::string& body, const LlmCallOptions& options, Attempt& failure);
+  std::optional<ChatReply> attempt(const std::string& body, const LlmCallOptions& options, LlmAttempt& failure);
   void acquire_slot(const std::stop_token& stop);
   void release_slot();
 

@@ -249,6 +249,83 @@ void Optimizer::run_round(int round, std::vector<ProposalRequest> requests, std:
     if (e) std::rethrow_exception(e);
 }
 
+void Optimizer::verify_pending(const RunRecord& run, std::stop_token stop) {
+  if (!baseline()) {
+    CandidateRecord b;
+    b.run_id = run.id;
+    b.origin = "baseline";
+    b.source = target_.base_source;
+    b.config = proposer_.baseline_config();
+    b.id = store_.add_candidate(b);
+    std::lock_guard lock(state_mutex_);
+    candidates_.push_back(b);
+  }
+  for (std::size_t i = 0; i < candidates_.size() && !stop.stop_requested(); ++i) {
+    if (candidates_[i].status != "pending") continue;
+    CandidateRecord copy = candidates_[i];
+    if (verify_candidate(copy, stop)) {
+      std::lock_guard lock(state_mutex_);
+      candidates_[i] = copy;
+    }
+    auto e = progress_event(OptimizeEvent::Kind::Verified);
+    e.candidate_id = copy.id;
+    e.status = copy.status;
+    e.message = copy.origin == "baseline" ? "the original kernel: " + (copy.status == "correct" ? std::string("correct") : copy.reason)
+                                          : copy.reason;
+    fill_measurement(e, copy);
+    emit(e);
+  }
+}
+
+std::string Optimizer::run_rounds(RunRecord& run, std::stop_token stop) {
+  for (int round = run.rounds_done + 1; round <= options_.rounds; ++round) {
+    if (stop.stop_requested()) break;
+    SearchState state{&candidates_, baseline() ? std::optional<std::int64_t>(baseline()->id) : std::nullopt};
+    if (options_.token_budget) {
+      auto u = usage();
+      if (u.prompt_tokens + u.completion_tokens >= *options_.token_budget) return "tokens";
+    }
+    auto ranked = state.ranked_correct();
+    if (!ranked.empty()) {
+      auto sol = speed_of_light_fraction(ranked.front()->verdict);
+      if (sol && *sol >= options_.stop_at_speed_of_light) return "speed_of_light";
+    }
+    profile_best(stop);
+    auto requests = proposer_.plan_round(state, round, options_.samples);
+    if (requests.empty()) return "exhausted";
+    {
+      std::lock_guard lock(state_mutex_);
+      round_ = round;
+    }
+    auto e = progress_event(OptimizeEvent::Kind::RoundStarted);
+    e.message = "round " + std::to_string(round) + ": " + std::to_string(requests.size()) + " candidate(s)";
+    emit(e);
+    run_round(round, std::move(requests), stop);
+    if (!stop.stop_requested()) save_progress(run);
+  }
+  return "rounds";
+}
+
+void Optimizer::fill_result(RunRecord& run, OptimizeResult& result) {
+  if (result.best) {
+    run.best_candidate = result.best->id;
+    run.summary["winner"] = result.best->id;
+    run.summary["winner_speedup_vs_kernel"] = optional_number(result.speedup_vs_kernel);
+    run.summary["winner_speedup_eager"] = optional_number(result.speedup_eager);
+    run.summary["winner_p50_us"] = optional_number(result.best_p50_us);
+    store_.update_run(run);
+  }
+  result.status = run.status;
+  if (baseline()) result.baseline = summary_of(*baseline());
+  result.counts = counts();
+  result.candidates = 0;
+  for (const auto& [status, n] : result.counts) result.candidates += n;
+  result.rounds_done = run.rounds_done;
+  result.elapsed_s = run.elapsed_s;
+  result.usage = usage();
+  result.proposer = proposer_.describe();
+}
+
 OptimizeResult Optimizer::execute(RunRecord run, std::stop_token external) {
   session_start_ = std::chrono::steady_clock::now();
   run_id_ = run.id;
@@ -280,69 +357,9 @@ OptimizeResult Optimizer::execute(RunRecord run, std::stop_token external) {
                     std::to_string(run.id) + " (" + proposer_.origin() + ")";
   emit(started);
   try {
-    if (!baseline()) {
-      CandidateRecord b;
-      b.run_id = run.id;
-      b.origin = "baseline";
-      b.source = target_.base_source;
-      b.config = proposer_.baseline_config();
-      b.id = store_.add_candidate(b);
-      std::lock_guard lock(state_mutex_);
-      candidates_.push_back(b);
-    }
-    // The original kernel and candidates left unverified by a crash or Ctrl-C come first.
-    for (std::size_t i = 0; i < candidates_.size() && !stop.stop_requested(); ++i) {
-      if (candidates_[i].status != "pending") continue;
-      CandidateRecord copy = candidates_[i];
-      if (verify_candidate(copy, stop.get_token())) {
-        std::lock_guard lock(state_mutex_);
-        candidates_[i] = copy;
-      }
-      auto e = progress_event(OptimizeEvent::Kind::Verified);
-      e.candidate_id = copy.id;
-      e.status = copy.status;
-      e.message = copy.origin == "baseline" ? "the original kernel: " + (copy.status == "correct" ? std::string("correct") : copy.reason)
-                                            : copy.reason;
-      fill_measurement(e, copy);
-      emit(e);
-    }
+    verify_pending(run, stop.get_token());
     save_progress(run);
-
-    result.stop_reason = "rounds";
-    for (int round = run.rounds_done + 1; round <= options_.rounds; ++round) {
-      if (stop.stop_requested()) break;
-      SearchState state{&candidates_, baseline() ? std::optional<std::int64_t>(baseline()->id) : std::nullopt};
-      if (options_.token_budget) {
-        auto u = usage();
-        if (u.prompt_tokens + u.completion_tokens >= *options_.token_budget) {
-          result.stop_reason = "tokens";
-          break;
-        }
-      }
-      auto ranked = state.ranked_correct();
-      if (!ranked.empty()) {
-        auto sol = speed_of_light_fraction(ranked.front()->verdict);
-        if (sol && *sol >= options_.stop_at_speed_of_light) {
-          result.stop_reason = "speed_of_light";
-          break;
-        }
-      }
-      profile_best(stop.get_token());
-      auto requests = proposer_.plan_round(state, round, options_.samples);
-      if (requests.empty()) {
-        result.stop_reason = "exhausted";
-        break;
-      }
-      {
-        std::lock_guard lock(state_mutex_);
-        round_ = round;
-      }
-      auto e = progress_event(OptimizeEvent::Kind::RoundStarted);
-      e.message = "round " + std::to_string(round) + ": " + std::to_string(requests.size()) + " candidate(s)";
-      emit(e);
-      run_round(round, std::move(requests), stop.get_token());
-      if (!stop.stop_requested()) save_progress(run);
-    }
+    result.stop_reason = run_rounds(run, stop.get_token());
     if (stop.stop_requested()) result.stop_reason = budget_spent ? "budget" : "cancelled";
     watchdog.request_stop();
     finalize(result, external);
@@ -363,23 +380,7 @@ OptimizeResult Optimizer::execute(RunRecord run, std::stop_token external) {
     if (result.error.empty()) throw;  // the run itself went well: the store's failure is the news
     result.error += std::string("\n(and saving the run failed: ") + e.what() + ")";
   }
-  if (result.best) {
-    run.best_candidate = result.best->id;
-    run.summary["winner"] = result.best->id;
-    run.summary["winner_speedup_vs_kernel"] = optional_number(result.speedup_vs_kernel);
-    run.summary["winner_speedup_eager"] = optional_number(result.speedup_eager);
-    run.summary["winner_p50_us"] = optional_number(result.best_p50_us);
-    store_.update_run(run);
-  }
-  result.status = run.status;
-  if (baseline()) result.baseline = summary_of(*baseline());
-  result.counts = counts();
-  result.candidates = 0;
-  for (const auto& [status, n] : result.counts) result.candidates += n;
-  result.rounds_done = run.rounds_done;
-  result.elapsed_s = run.elapsed_s;
-  result.usage = usage();
-  result.proposer = proposer_.describe();
+  fill_result(run, result);
   auto done = progress_event(OptimizeEvent::Kind::Finished);
   done.message = run.status + " (" + result.stop_reason + ")";
   emit(done);

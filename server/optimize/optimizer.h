@@ -49,6 +49,12 @@ class Optimizer {
   OptimizeResult execute(RunRecord run, std::stop_token external);
   bool verify_candidate(CandidateRecord& c, std::stop_token stop);
   void run_round(int round, std::vector<ProposalRequest> requests, std::stop_token stop);
+  // The original kernel (stored first on a new run) and candidates a crash or Ctrl-C left pending.
+  void verify_pending(const RunRecord& run, std::stop_token stop);
+  // Rounds from the run's next one until a stop condition; returns why they stopped.
+  std::string run_rounds(RunRecord& run, std::stop_token stop);
+  // The run's totals and the winner's numbers into the result and the store.
+  void fill_result(RunRecord& run, OptimizeResult& result);
   void finalize(OptimizeResult& result, std::stop_token external);
   void keep_unconfirmed(OptimizeResult& result) const;
   void fill_measurement(OptimizeEvent& event, const CandidateRecord& c) const;

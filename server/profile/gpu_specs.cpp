@@ -33,9 +33,8 @@ GpuSpec hopper(std::string_view name, std::string_view key) {
   return s;
 }
 
-std::vector<GpuSpec> make_table() {
-  std::vector<GpuSpec> t;
-
+// Hopper: H100 (SXM5, PCIe, NVL) and H200 (SXM, NVL).
+void add_hopper(std::vector<GpuSpec>& t) {
   // H100 SXM5 80 GB. NVIDIA Hopper architecture whitepaper (table "NVIDIA H100 SXM5"; dense
   // tensor rates, the datasheet prints sparse ones = 2x) and the H100 datasheet
   // (nvidia.com/en-us/data-center/h100): 3.35 TB/s HBM3, 50 MB L2.
@@ -108,6 +107,10 @@ std::vector<GpuSpec> make_table() {
     s.source = "NVIDIA H200 product page, H200 NVL column (sparse tensor rates halved)";
     t.push_back(s);
   }
+}
+
+// Ampere: A100.
+void add_ampere(std::vector<GpuSpec>& t) {
   // A100: NVIDIA A100 datasheet (nvidia.com/en-us/data-center/a100) and the Ampere (GA100)
   // whitepaper: 108 SMs at 1410 MHz, 40 MB L2; FP16 non-tensor 78, BF16 non-tensor 39 TFLOP/s.
   auto a100 = [](std::string_view name, std::string_view key, double dram, std::uint64_t mem) {
@@ -132,6 +135,10 @@ std::vector<GpuSpec> make_table() {
   t.push_back(a100("NVIDIA A100 SXM4 80GB", "a100-sxm-80gb", 2039 * G, 80 * GB));
   t.push_back(a100("NVIDIA A100 PCIe 80GB", "a100-pcie-80gb", 1935 * G, 80 * GB));
   t.push_back(a100("NVIDIA A100 40GB (SXM4 or PCIe)", "a100-40gb", 1555 * G, 40 * GB));
+}
+
+// Ada Lovelace: L40S and RTX 4090.
+void add_ada(std::vector<GpuSpec>& t) {
   // L40S: NVIDIA L40S datasheet (nvidia.com/en-us/data-center/l40s; sparse rates halved):
   // 864 GB/s GDDR6, FP32 91.6, TF32 183, FP16/BF16 362.05, FP8 733 TFLOP/s; 142 SMs. Ada runs
   // FP16 non-tensor at the FP32 rate and FP64 at 1/64 of it (Ada whitepaper). L2 96 MB from
@@ -181,6 +188,10 @@ std::vector<GpuSpec> make_table() {
     s.source = "NVIDIA Ada Lovelace architecture whitepaper, appendix (dense, FP32 accumulate)";
     t.push_back(s);
   }
+}
+
+// Blackwell: B200.
+void add_blackwell(std::vector<GpuSpec>& t) {
   // B200 (HGX B200, 1000 W): NVIDIA HGX B200 datasheet (nvidia.com/en-us/data-center/hgx),
   // 8-GPU totals divided by 8, sparse tensor rates halved: FP64 and FP64 tensor 37, FP32 75,
   // TF32 1125, FP16/BF16 2250, FP8 and INT8 4500 TFLOP/s; 180 GB HBM3e at 8 TB/s. 148 SMs
@@ -203,6 +214,14 @@ std::vector<GpuSpec> make_table() {
     s.source = "NVIDIA HGX B200 datasheet (per GPU = total/8, dense = sparse/2)";
     t.push_back(s);
   }
+}
+
+std::vector<GpuSpec> make_table() {
+  std::vector<GpuSpec> t;
+  add_hopper(t);
+  add_ampere(t);
+  add_ada(t);
+  add_blackwell(t);
   return t;
 }
 

@@ -1,8 +1,9 @@
 // sandbox/sandbox.h: confinement of untrusted candidate code, its build (nvcc/g++ on a source a
-// model wrote) and its run (the eval worker that loads the candidate's library). Detects at start
+// model wrote) and its run (the candidate process that loads the candidate: hone-runner or the
+// python runner, started by the judge, which itself never loads candidate code). Detects at start
 // what the machine supports (bubblewrap, or the kernel's namespaces through hone-confine), and
 // turns a ProcessSpec into the confined command. The engine creates one Sandbox at start; the
-// toolchain's KernelBuilder and the eval worker launcher call wrap() from any thread.
+// toolchain's KernelBuilder and the candidate launcher (eval/worker_launch) call wrap() from any thread.
 #pragma once
 
 #include <chrono>
@@ -162,7 +163,7 @@ SandboxPolicy staged_build_policy(const std::filesystem::path& kernel_dir, const
                                   const std::filesystem::path& out_dir,
                                   const std::vector<std::filesystem::path>& toolchain_paths);
 
-// A run's policy (the eval worker): python's folders, hone's share folder, the task file, the
+// A candidate process's policy: python's folders, hone's share folder, the task file, the
 // folder of built candidates; `gpu` binds the device nodes and lifts the address-space limit.
 SandboxPolicy run_policy(const std::filesystem::path& scratch, const std::vector<std::filesystem::path>& read_paths,
                          bool gpu);

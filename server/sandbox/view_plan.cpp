@@ -81,10 +81,18 @@ std::vector<fs::path> gpu_device_nodes(const fs::path& dev) {
   return nodes;
 }
 
-std::vector<ViewStep> plan_view(const SandboxPolicy& policy, const std::vector<fs::path>& extra_read_only) {
-  if (policy.scratch.empty() || !policy.scratch.is_absolute())
-    throw std::invalid_argument("sandbox policy: the scratch folder must be an absolute path, got '" +
-                                policy.scratch.string() + "'");
+namespace {
+
+// What the view is made of: each real path with its access (the widest asked for), the symbolic
+// links met on the way to them, the hidden paths and the files shown at another place.
+struct ViewParts {
+  std::map<fs::path, Access> binds;
+  std::vector<std::pair<fs::path, std::string>> links;
+  std::vector<fs::path> hidden;
+  std::vector<std::pair<fs::path, fs::path>> shown;  // source, dest (both real)
+};
+
+ViewParts collect_parts(const SandboxPolicy& policy, const std::vector<fs::path>& extra_read_only) {
   std::vector<std::pair<fs::path, Access>> requests;
   for (const auto& p : system_read_paths()) requests.emplace_back(p, Access::ro);
   for (const auto& p : policy.read_only) requests.emplace_back(p, Access::ro);
@@ -93,45 +101,44 @@ std::vector<ViewStep> plan_view(const SandboxPolicy& policy, const std::vector<f
   if (policy.gpu)
     for (const auto& p : gpu_device_nodes()) requests.emplace_back(p, Access::dev);
 
-  std::map<fs::path, Access> binds;
-  std::vector<std::pair<fs::path, std::string>> links;
+  ViewParts parts;
   for (const auto& [path, access] : requests) {
     ResolvedPath r = resolve_links(path);
-    links.insert(links.end(), r.links.begin(), r.links.end());
-    auto [it, inserted] = binds.emplace(r.real, access);
+    parts.links.insert(parts.links.end(), r.links.begin(), r.links.end());
+    auto [it, inserted] = parts.binds.emplace(r.real, access);
     if (!inserted && access != Access::ro) it->second = access;
   }
-  std::vector<fs::path> hidden;
-  for (const auto& h : policy.hidden) hidden.push_back(resolve_links(h).real);
-  std::vector<std::pair<fs::path, fs::path>> shown;  // source, dest (both real)
+  for (const auto& h : policy.hidden) parts.hidden.push_back(resolve_links(h).real);
   for (const auto& f : policy.read_only_at) {
     ResolvedPath dest = resolve_links(f.dest);
-    links.insert(links.end(), dest.links.begin(), dest.links.end());
-    shown.emplace_back(resolve_links(f.source).real, dest.real);
+    parts.links.insert(parts.links.end(), dest.links.begin(), dest.links.end());
+    parts.shown.emplace_back(resolve_links(f.source).real, dest.real);
   }
+  return parts;
+}
 
-  // A read-only bind inside another read-only bind is redundant unless a writable bind or a mask
-  // lies between them.
-  auto shadowed = [&](const fs::path& p, Access access) {
-    for (const auto& [a, a_access] : binds) {
-      if (a == p || !is_within(p, a) || a_access != access) continue;
-      bool between = std::any_of(binds.begin(), binds.end(), [&](const auto& b) {
-        return b.second != access && b.first != a && is_within(b.first, a) && is_within(p, b.first);
-      });
-      between = between || std::any_of(hidden.begin(), hidden.end(),
-                                       [&](const fs::path& h) { return is_within(h, a) && is_within(p, h); });
-      between = between || std::any_of(shown.begin(), shown.end(), [&](const auto& f) {
-                  return is_within(f.second, a) && is_within(p, f.second);
-                });
-      if (!between) return true;
-    }
-    return false;
-  };
+// A read-only bind inside another read-only bind is redundant unless a writable bind or a mask
+// lies between them.
+bool is_shadowed(const ViewParts& parts, const fs::path& p, Access access) {
+  for (const auto& [a, a_access] : parts.binds) {
+    if (a == p || !is_within(p, a) || a_access != access) continue;
+    bool between = std::any_of(parts.binds.begin(), parts.binds.end(), [&](const auto& b) {
+      return b.second != access && b.first != a && is_within(b.first, a) && is_within(p, b.first);
+    });
+    between = between || std::any_of(parts.hidden.begin(), parts.hidden.end(),
+                                     [&](const fs::path& h) { return is_within(h, a) && is_within(p, h); });
+    between = between || std::any_of(parts.shown.begin(), parts.shown.end(), [&](const auto& f) {
+                return is_within(f.second, a) && is_within(p, f.second);
+              });
+    if (!between) return true;
+  }
+  return false;
+}
 
-  std::vector<ViewStep> steps;
-  std::vector<fs::path> bound;
-  for (const auto& [path, access] : binds) {
-    if (access != Access::dev && shadowed(path, access)) continue;
+// The binds (less the shadowed ones) and the shown files; `bound` gets every destination.
+void add_binds(const ViewParts& parts, std::vector<ViewStep>& steps, std::vector<fs::path>& bound) {
+  for (const auto& [path, access] : parts.binds) {
+    if (access != Access::dev && is_shadowed(parts, path, access)) continue;
     ViewStep s;
     s.kind = access == Access::ro ? ViewStep::Kind::ro_bind
                                   : (access == Access::rw ? ViewStep::Kind::bind : ViewStep::Kind::dev_bind);
@@ -140,25 +147,26 @@ std::vector<ViewStep> plan_view(const SandboxPolicy& policy, const std::vector<f
     steps.push_back(s);
     bound.push_back(path);
   }
-  for (const auto& [source, dest] : shown) {
+  for (const auto& [source, dest] : parts.shown) {
     steps.push_back({ViewStep::Kind::ro_bind, source, dest});
     bound.push_back(dest);
   }
-  steps.push_back({ViewStep::Kind::proc, {}, "/proc"});
-  steps.push_back({ViewStep::Kind::dev, {}, "/dev"});
-  steps.push_back({ViewStep::Kind::tmpfs, {}, "/tmp", policy.limits.tmp_bytes, 01777});
-  steps.push_back({ViewStep::Kind::tmpfs, {}, "/dev/shm", policy.limits.tmp_bytes, 01777});
+}
 
+// The links met outside every bind, and the masks over hidden paths inside one; returns the
+// read-only remounts the masked folders need.
+std::vector<ViewStep> add_links_and_masks(const ViewParts& parts, const std::vector<fs::path>& bound,
+                                          std::vector<ViewStep>& steps) {
   auto inside_bound = [&](const fs::path& p) {
     return std::any_of(bound.begin(), bound.end(), [&](const fs::path& b) { return is_within(p, b); });
   };
   std::set<fs::path> linked;
-  for (const auto& [where, text] : links) {
+  for (const auto& [where, text] : parts.links) {
     if (inside_bound(where) || !linked.insert(where).second) continue;
     steps.push_back({ViewStep::Kind::symlink, text, where});
   }
   std::vector<ViewStep> remounts;
-  for (const auto& h : hidden) {
+  for (const auto& h : parts.hidden) {
     if (!inside_bound(h)) continue;
     if (fs::is_directory(h)) {
       steps.push_back({ViewStep::Kind::tmpfs, {}, h, 1u << 20, 0755});
@@ -167,6 +175,24 @@ std::vector<ViewStep> plan_view(const SandboxPolicy& policy, const std::vector<f
       steps.push_back({ViewStep::Kind::ro_bind, "/dev/null", h});
     }
   }
+  return remounts;
+}
+
+}  // namespace
+
+std::vector<ViewStep> plan_view(const SandboxPolicy& policy, const std::vector<fs::path>& extra_read_only) {
+  if (policy.scratch.empty() || !policy.scratch.is_absolute())
+    throw std::invalid_argument("sandbox policy: the scratch folder must be an absolute path, got '" +
+                                policy.scratch.string() + "'");
+  ViewParts parts = collect_parts(policy, extra_read_only);
+  std::vector<ViewStep> steps;
+  std::vector<fs::path> bound;
+  add_binds(parts, steps, bound);
+  steps.push_back({ViewStep::Kind::proc, {}, "/proc"});
+  steps.push_back({ViewStep::Kind::dev, {}, "/dev"});
+  steps.push_back({ViewStep::Kind::tmpfs, {}, "/tmp", policy.limits.tmp_bytes, 01777});
+  steps.push_back({ViewStep::Kind::tmpfs, {}, "/dev/shm", policy.limits.tmp_bytes, 01777});
+  std::vector<ViewStep> remounts = add_links_and_masks(parts, bound, steps);
   // Parents before children; among equal destinations the order above is kept.
   std::stable_sort(steps.begin(), steps.end(), [](const ViewStep& a, const ViewStep& b) { return a.dest < b.dest; });
   // Last, the root and /dev become read-only: only the scratch folder, /tmp and /dev/shm are writable.

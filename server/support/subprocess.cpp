@@ -138,6 +138,29 @@ std::map<std::string, std::string> current_environment() {
   return env;
 }
 
+namespace {
+
+// NAME=VALUE lines of the child's environment: the spec's, else this process's.
+std::vector<std::string> environment_lines(const ProcessSpec& spec) {
+  std::vector<std::string> lines;
+  if (spec.env)
+    for (const auto& [k, v] : *spec.env) lines.push_back(k + "=" + v);
+  else
+    for (char** e = environ; e && *e; ++e) lines.emplace_back(*e);
+  return lines;
+}
+
+// Writes `data` to the child's stdin, then closes it (at once when there is nothing to write).
+void feed_stdin(asio::writable_pipe& pipe, const std::string& data) {
+  if (data.empty()) {
+    pipe.close();
+    return;
+  }
+  asio::async_write(pipe, asio::buffer(data), [&pipe](bp::error_code, std::size_t) { pipe.close(); });
+}
+
+}  // namespace
+
 ProcessResult run_process(const ProcessSpec& spec) {
   ProcessResult result;
   auto t0 = std::chrono::steady_clock::now();
@@ -156,12 +179,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
   asio::readable_pipe out_pipe(ctx), err_pipe(ctx);
   asio::writable_pipe in_pipe(ctx);
   std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
-  std::vector<std::string> env_lines;
-  if (spec.env)
-    for (const auto& [k, v] : *spec.env) env_lines.push_back(k + "=" + v);
-  else
-    for (char** e = environ; e && *e; ++e) env_lines.emplace_back(*e);
-
+  std::vector<std::string> env_lines = environment_lines(spec);
   bp::error_code ec;
   std::string cwd = spec.cwd ? spec.cwd->string() : std::filesystem::current_path().string();
   bp::process proc(ctx, exe->string(), args, ec, bp::process_stdio{in_pipe, out_pipe, err_pipe},
@@ -179,11 +197,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
   out_reader->start();
   err_reader->start();
 
-  if (!spec.stdin_data.empty()) {
-    asio::async_write(in_pipe, asio::buffer(spec.stdin_data), [&](bp::error_code, std::size_t) { in_pipe.close(); });
-  } else {
-    in_pipe.close();
-  }
+  feed_stdin(in_pipe, spec.stdin_data);
 
   asio::steady_timer timer(ctx);
   bool finished = false;

@@ -181,6 +181,53 @@ std::string make_module_id(std::string_view seed, std::string_view source_name) 
   return "_" + h.substr(0, 8) + "_" + std::to_string(name.size()) + "_" + name + "_" + h.substr(8, 8);
 }
 
+namespace {
+
+// The module id names the file's anonymous-namespace and static device symbols; the worker
+// loads many kernels into one process, so it is made from the command and the source's text.
+void write_module_id(const CompilerCommand& command, const NvccSteps& steps) {
+  const std::string source = option_value(steps.host.back().line, "--orig_src_file_name").value_or("kernel.cu");
+  const std::string source_path = option_value(steps.host.back().line, "--orig_src_path_name").value_or(source);
+  std::string seed = command_line(command.argv);
+  try {
+    seed += "\n" + read_file(fs::path(source_path).is_absolute() ? fs::path(source_path) : command.work_dir / source_path);
+  } catch (const std::exception&) {
+    seed += "\n" + command.work_dir.string();  // unreadable here (confined paths): unique per build folder
+  }
+  const fs::path id_path = fs::path(steps.module_id_file).is_absolute() ? fs::path(steps.module_id_file)
+                                                                         : command.work_dir / steps.module_id_file;
+  fs::create_directories(id_path.parent_path());
+  write_file_atomic(id_path, make_module_id(seed, fs::path(source).filename().string()));
+}
+
+// nvcc's output: its own messages, then each step's in nvcc's order up to the first failure,
+// whose status is the whole command's.
+ProcessResult merge_results(std::string driver_messages, std::initializer_list<const std::vector<ProcessResult>*> groups) {
+  std::string out, err = std::move(driver_messages);
+  bool truncated = false;
+  ProcessResult status;
+  status.started = true;
+  status.exit_code = 0;
+  for (const auto* group : groups) {
+    for (const auto& r : *group) {
+      out += r.out;
+      err += r.err;
+      truncated = truncated || r.output_truncated;
+      if (!r.ok()) {
+        status = r;
+        break;
+      }
+    }
+    if (!status.ok()) break;
+  }
+  status.out = std::move(out);
+  status.err = std::move(err);
+  status.output_truncated = truncated;
+  return status;
+}
+
+}  // namespace
+
 ProcessResult run_nvcc_overlapped(const CompilerCommand& command, const std::function<void()>& before_after,
                                   OverlapReport* report) {
   OverlapReport local_report;
@@ -204,21 +251,8 @@ ProcessResult run_nvcc_overlapped(const CompilerCommand& command, const std::fun
   auto steps = split_nvcc_steps(plan_run.err, &why);
   if (!steps) return whole(why);
 
-  // The module id names the file's anonymous-namespace and static device symbols; the worker
-  // loads many kernels into one process, so it is made from the command and the source's text.
-  const std::string source = option_value(steps->host.back().line, "--orig_src_file_name").value_or("kernel.cu");
-  const std::string source_path = option_value(steps->host.back().line, "--orig_src_path_name").value_or(source);
-  std::string seed = command_line(command.argv);
   try {
-    seed += "\n" + read_file(fs::path(source_path).is_absolute() ? fs::path(source_path) : command.work_dir / source_path);
-  } catch (const std::exception&) {
-    seed += "\n" + command.work_dir.string();  // unreadable here (confined paths): unique per build folder
-  }
-  try {
-    const fs::path id_path = fs::path(steps->module_id_file).is_absolute() ? fs::path(steps->module_id_file)
-                                                                            : command.work_dir / steps->module_id_file;
-    fs::create_directories(id_path.parent_path());
-    write_file_atomic(id_path, make_module_id(seed, fs::path(source).filename().string()));
+    write_module_id(command, *steps);
   } catch (const std::exception& e) {
     return whole(std::string("cannot write the module id: ") + e.what());
   }
@@ -241,28 +275,7 @@ ProcessResult run_nvcc_overlapped(const CompilerCommand& command, const std::fun
     after = run_group(steps->after, command, *steps, deadline, stop.get_token(), &rep.after_seconds);
   }
 
-  // nvcc's output: its own messages, then each step's in nvcc's order up to the first failure,
-  // whose status is the whole command's.
-  std::string out, err = steps->driver_messages;
-  bool truncated = false;
-  ProcessResult status;
-  status.started = true;
-  status.exit_code = 0;
-  for (const auto* group : {&before, &host, &device, &after}) {
-    for (const auto& r : *group) {
-      out += r.out;
-      err += r.err;
-      truncated = truncated || r.output_truncated;
-      if (!r.ok()) {
-        status = r;
-        break;
-      }
-    }
-    if (!status.ok()) break;
-  }
-  status.out = std::move(out);
-  status.err = std::move(err);
-  status.output_truncated = truncated;
+  ProcessResult status = merge_results(steps->driver_messages, {&before, &host, &device, &after});
   status.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return status;
 }

@@ -1,5 +1,5 @@
 // hone/raw_entry.h: appended by hone after a raw-form kernel's source. It reads forward's
-// parameter list at compile time and exports a C entry point that the eval worker calls:
+// parameter list at compile time and exports a C entry point that the candidate process (hone-runner) calls:
 //   hone_abi_version()      -> 1
 //   hone_raw_signature()    -> e.g. "in:float32,in:float32,out:float32,stream"
 //   hone_raw_forward(args, nargs, stream, err, errlen) -> 0 ok, 1 contract error or exception,
