@@ -18,9 +18,16 @@ mkdir -p /work
 [ -e /work/main ] || ln -s "$ROOT" /work/main
 [ -e /work/shared ] || ln -s "$ROOT/build-gpu/shared" /work/shared
 # Binaries copied from another build folder (gpu-pack.sh with HONE_GPU_FROM) name that folder.
+# A relative FROM (build) is a folder of this checkout; an absolute one (a worktree's build
+# folder, /work/wt/NAME/build) also names its checkout, which is this one on the GPU machine.
 if [ -f "$ROOT/build-gpu/FROM" ]; then
   from=$(cat "$ROOT/build-gpu/FROM")
-  [ -e "$ROOT/$from" ] || ln -s "$ROOT/build-gpu" "$ROOT/$from"
+  case "$from" in
+    /*) src=$(dirname "$from")
+        if [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$ROOT" "$src"; fi
+        [ -e "$ROOT/$(basename "$from")" ] || ln -s "$ROOT/build-gpu" "$ROOT/$(basename "$from")" ;;
+    *) [ -e "$ROOT/$from" ] || ln -s "$ROOT/build-gpu" "$ROOT/$from" ;;
+  esac
 fi
 
 export HONE_BUILD=$ROOT/build-gpu
