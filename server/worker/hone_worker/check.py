@@ -41,12 +41,22 @@ def handle_check(params: dict, request: Request) -> dict:
     if not os.path.isfile(spec.library):
         raise KernelError(f"kernel library not found: {spec.library}")
     prepare(spec.form, device)
-    seconds = {}
     request.progress("load", f"task {params.get('task')}")
     task = load_task(params.get("task"))
     language = spec.language or ("cuda" if device.is_cuda else "cpp")
     signature = derive_task_signature(task, device)
     memory = SharedMemory(device)
+    try:
+        # The candidate's session, timing and views live in _judge's frame, which is gone by the
+        # time the arenas are released (a view still alive would keep its arena).
+        return _judge(task, device, spec, policy, signature, language, memory, deadline, request, started)
+    finally:
+        memory.close()
+
+
+def _judge(task: Task, device: Device, spec: KernelSpec, policy: Policy, signature: Signature, language: str,
+           memory: SharedMemory, deadline: Deadline, request: Request, started: float) -> dict:
+    seconds = {}
     session: Optional[CandidateSession] = None
     try:
         session = open_session(spec.form, device, memory, deadline)
@@ -67,7 +77,6 @@ def handle_check(params: dict, request: Request) -> dict:
     finally:
         if session is not None:
             session.end()
-        memory.close()
 
 
 def _load(session: CandidateSession, spec: KernelSpec, signature: Signature, language: str) -> None:

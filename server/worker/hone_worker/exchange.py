@@ -4,6 +4,7 @@ registered host word for the release flag), their BUF/ARG JSON, and the judge's 
 them. The judge writes inputs and poison there before a call and copies outputs out right after
 the reply; it compares only its copies. Used by one check on the judge's main thread."""
 import fcntl
+import gc
 import mmap
 import os
 from dataclasses import dataclass
@@ -81,13 +82,23 @@ class SharedMemory:
         self.device.synchronize()
 
     def close(self) -> None:
+        """Releases the check's arenas. One still viewed (a tensor alive in a traceback, or in a
+        caller's frame) is kept and released by the next close, so the long-lived judge never
+        accumulates them: on the H200 each check's output slots alone are up to 8 GiB."""
         self._regions.clear()
-        for arena in self._arenas.values():
+        pending = list(self._arenas.values()) + _UNRELEASED
+        self._arenas.clear()
+        _UNRELEASED.clear()
+        gc.collect()  # views held only by reference cycles
+        for arena in pending:
             try:
                 arena.close()
             except (RuntimeError, OSError):
-                pass  # a view still alive in a traceback: the process exit releases it
-        self._arenas.clear()
+                _UNRELEASED.append(arena)
+
+
+# Arenas whose views outlived their check's close; retried at every later close.
+_UNRELEASED: List[object] = []
 
 
 def _sealed_host_arena(arena_id: int, size: int) -> HostArena:

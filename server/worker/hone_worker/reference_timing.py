@@ -44,7 +44,7 @@ def handle_time_reference(params: dict, request: Request) -> dict:
     instance = build_instance(task, device, REFERENCE_SEED)
     expected = run_reference(instance)
     memory = SharedMemory(device)
-    session = None
+    session = run = None
     try:
         session = open_session("reference", device, memory, deadline)
         request.progress("timing", f"{task.name} ({mode}): loading the reference in a clean process")
@@ -67,6 +67,7 @@ def handle_time_reference(params: dict, request: Request) -> dict:
     finally:
         if session is not None:
             session.end()
+        run = None  # its output slots view the arenas: drop them so close() can release them
         memory.close()
     spread = max(outcome.call.spread, outcome.device.spread if outcome.device is not None else 0.0)
     return {"mode": mode, "timing": outcome.to_json(), "torch": torch_version, "device": str(device),
