@@ -9,6 +9,10 @@
 namespace hone::cli {
 namespace {
 
+constexpr const char* kEagerMeaning =
+    "(× eager: the task's PyTorch Model takes that many times as long as the kernel on the same device and inputs; "
+    "above 1 the kernel is faster than PyTorch)\n";
+
 using protocol::format_number;
 using protocol::OptimizeEvent;
 using protocol::OptimizeResult;
@@ -123,9 +127,7 @@ std::string result_text(const OptimizeResult& r, const std::filesystem::path& st
     if (r.speedup_eager) out << " · " << times(r.speedup_eager) << " eager";
     if (r.speedup_compile) out << " · " << times(r.speedup_compile) << " torch.compile";
     out << "\n";
-    if (r.speedup_eager)
-      out << "(× eager: the task's PyTorch Model takes that many times as long as this kernel on the same device and "
-             "inputs; above 1 the kernel is faster than PyTorch)\n";
+    if (r.speedup_eager) out << kEagerMeaning;
     if (!r.best->flags.empty()) {
       out << "compiler flags:";
       for (const auto& f : r.best->flags) out << " " << f;
@@ -135,6 +137,7 @@ std::string result_text(const OptimizeResult& r, const std::filesystem::path& st
     }
     out << (r.diff.empty() ? "(same source; only the compiler flags differ)\n" : r.diff);
   } else if (r.status != "failed") {
+    if (r.baseline && r.baseline->speedup_eager) out << kEagerMeaning;
     out << "no verified candidate beat the original kernel\n";
   }
   if (r.status == "interrupted" || r.status == "failed" || r.stop_reason == "budget")
