@@ -47,6 +47,9 @@ struct OptimizeEvent {
   std::int64_t candidate_id = 0;
   std::string status;   // the candidate's, for Proposed / Verified / Recheck
   std::string message;  // human text
+  // Proposed / Verified: what the candidate tried, in words ("BLOCK=32, flags -march=native" for
+  // the tuner, "the model's rewrite of #3" for a model, "as written" for the original kernel).
+  std::string tried;
   // Verified: the candidate's own measurement (median time, speedups over the reference's eager
   // and compiled baselines, the original kernel's time over its), when it has one.
   std::optional<double> p50_us;

@@ -155,7 +155,7 @@ int run_bench(const BenchOptions& o) {
         if (verdicts.is_open()) verdicts << json(v).dump() << std::endl;
       } catch (const EngineError& e) {
         if (e.kind() == EngineError::Kind::Cancelled) return report_error(e, o.json, "task", task.string());
-        if (e.kind() == EngineError::Kind::Environment) {  // the next task would fail the same way
+        if (e.kind() == EngineError::Kind::Environment || e.kind() == EngineError::Kind::NoGpu) {  // the next task would fail the same way
           line.clear();
           return report_error(e, o.json, "task", task.string());
         }

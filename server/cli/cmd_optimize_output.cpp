@@ -9,6 +9,10 @@
 namespace hone::cli {
 namespace {
 
+constexpr const char* kEagerMeaning =
+    "(× eager: the task's PyTorch Model takes that many times as long as the kernel on the same device and inputs; "
+    "above 1 the kernel is faster than PyTorch)\n";
+
 using protocol::format_number;
 using protocol::OptimizeEvent;
 using protocol::OptimizeResult;
@@ -32,6 +36,21 @@ std::string best_text(const OptimizeEvent& e) {
 }
 
 }  // namespace
+
+std::string candidate_text(const OptimizeEvent& e) {
+  const bool original = e.tried == "as written";
+  std::string text = "#" + std::to_string(e.candidate_id) + (original ? " the original kernel: " : " done: ") + e.status;
+  if (e.status == "correct") {
+    if (e.p50_us) text += " · " + format_number(*e.p50_us) + " µs";
+    if (e.speedup_vs_kernel) text += " · " + times(e.speedup_vs_kernel) + " the original";
+    if (e.speedup_eager) text += " · " + times(e.speedup_eager) + " eager";
+  } else if (!e.message.empty()) {
+    const std::string prefix = "the original kernel: ";
+    text += ": " + short_reason(original && e.message.starts_with(prefix) ? e.message.substr(prefix.size()) : e.message);
+  }
+  if (!original && !e.tried.empty()) text += " · tried " + e.tried;
+  return text;
+}
 
 void ProgressView::clear() {
   if (live_ && shown_) std::cerr << "\r\033[K" << std::flush;
@@ -57,12 +76,14 @@ void ProgressView::show(const OptimizeEvent& e) {
     case OptimizeEvent::Kind::Proposed:
       if (e.status != "pending") line(stamp + "#" + std::to_string(e.candidate_id) + " " + e.status + ": " + short_reason(e.message));
       break;
-    case OptimizeEvent::Kind::Verified: {
-      std::string text = stamp + "#" + std::to_string(e.candidate_id) + " " + e.status;
-      if (!e.message.empty() && e.status != "correct") text += ": " + short_reason(e.message);
-      if (!live_ || e.status == "correct") line(text + (e.status == "correct" ? " · " + best_text(e) : ""));
+    case OptimizeEvent::Kind::Verified:
+      if (!labelled_ && e.tried != "as written") {
+        line("each line below is one candidate's own result, in the order candidates finish (#N is the order they "
+             "were made): its verdict, its time, what it tried");
+        labelled_ = true;
+      }
+      line(stamp + candidate_text(e));
       break;
-    }
     case OptimizeEvent::Kind::Recheck:
       line(stamp + (e.status.empty() ? e.message : "#" + std::to_string(e.candidate_id) + " re-verification: " + e.message));
       break;
@@ -106,13 +127,17 @@ std::string result_text(const OptimizeResult& r, const std::filesystem::path& st
     if (r.speedup_eager) out << " · " << times(r.speedup_eager) << " eager";
     if (r.speedup_compile) out << " · " << times(r.speedup_compile) << " torch.compile";
     out << "\n";
+    if (r.speedup_eager) out << kEagerMeaning;
     if (!r.best->flags.empty()) {
       out << "compiler flags:";
       for (const auto& f : r.best->flags) out << " " << f;
-      out << "\n";
+      out << (r.best->source.find("hone: flags=") != std::string::npos
+                  ? " (in the kernel's `// hone: flags=` line: the applied file builds with them)\n"
+                  : "\n");
     }
     out << (r.diff.empty() ? "(same source; only the compiler flags differ)\n" : r.diff);
   } else if (r.status != "failed") {
+    if (r.baseline && r.baseline->speedup_eager) out << kEagerMeaning;
     out << "no verified candidate beat the original kernel\n";
   }
   if (r.status == "interrupted" || r.status == "failed" || r.stop_reason == "budget")

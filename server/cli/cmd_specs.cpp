@@ -45,12 +45,15 @@ int run_specs(const std::string& gpu, bool all, bool as_json, bool measure) {
     Engine engine(EngineOptions{});
     specs = engine.gpu_specs({gpu, all, measure});
   } catch (const EngineError& e) {
-    std::cerr << "hone: error: " << e.what() << "\n";
+    std::cerr << (e.kind() == EngineError::Kind::NoGpu ? "hone: " : "hone: error: ") << e.what() << "\n";
     if (!e.detail().empty()) std::cerr << e.detail() << "\n";
     return 2;
   }
   if (specs.local_unknown)
     std::cerr << "hone: this machine's GPU (" << specs.local_gpu << ") is not in the spec table; showing the table\n";
+  if (specs.local_gpu.empty() && gpu.empty())
+    std::cerr << "hone: no GPU found on this machine (nvidia-smi sees none); showing every GPU in the spec table "
+                 "(`hone specs --gpu NAME` shows one)\n";
   json out = json::array();
   for (const Engine::SpecRow& row : specs.rows) {
     if (as_json) {

@@ -53,8 +53,12 @@ int report_error(const EngineError& e, bool as_json, const char* about, const st
     if (!e.detail().empty()) j["detail"] = e.detail();
     std::cout << j.dump() << std::endl;
   }
-  std::cerr << "hone: error: " << e.what() << "\n";
-  if (!e.detail().empty()) std::cerr << e.detail() << (e.detail().back() == '\n' ? "" : "\n");
+  // A kernel that built where there is no GPU: its warnings first, then what it needs.
+  const bool no_gpu = e.kind() == EngineError::Kind::NoGpu;
+  if (no_gpu && !e.detail().empty()) std::cerr << e.detail() << (e.detail().back() == '\n' ? "" : "\n");
+  std::cerr << (no_gpu ? "hone: " : "hone: error: ") << e.what() << "\n";
+  if (!no_gpu && !e.detail().empty()) std::cerr << e.detail() << (e.detail().back() == '\n' ? "" : "\n");
+  if (e.kind() == EngineError::Kind::NoGpu) return 3;  // `hone check`: built, but its run needs a GPU
   return e.kind() == EngineError::Kind::Cancelled ? 1 : 2;
 }
 

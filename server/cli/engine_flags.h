@@ -44,7 +44,7 @@ class ProgressLine {
 };
 
 // Prints the error (and, with --json, one object naming the `about` subject); returns the exit
-// code: 1 when cancelled, else 2.
+// code: 1 when cancelled, 3 for a GPU kernel that built where there is no GPU, else 2.
 int report_error(const EngineError& e, bool as_json, const char* about, const std::string& subject);
 
 }  // namespace hone::cli

@@ -38,6 +38,26 @@ std::string first_error(const protocol::CompileReport& report) {
   return "the build failed without a diagnostic";
 }
 
+// "k.cu built for sm_90 (2 warnings); " before why it cannot be checked here.
+std::string built_text(const protocol::BuildReport& b) {
+  std::string text = b.kernel + " built for " + b.compile.arch;
+  if (const auto w = b.compile.count(protocol::Severity::Warning)) text += " (" + std::to_string(w) + " warning" + (w == 1 ? "" : "s") + ")";
+  return text + "; checking it needs a GPU: ";
+}
+
+// The build's warnings as "file:line:col: warning: message" lines.
+std::string warnings_text(const protocol::CompileReport& report) {
+  std::string out;
+  for (const auto& d : report.diagnostics) {
+    if (d.severity != protocol::Severity::Warning) continue;
+    std::string where = d.file;
+    if (d.line > 0) where += ":" + std::to_string(d.line);
+    if (d.column > 0) where += ":" + std::to_string(d.column);
+    out += where + ": warning: " + d.message + "\n";
+  }
+  return out;
+}
+
 std::string read_or_usage(const std::filesystem::path& path, const char* what) {
   try {
     return read_file(path);
@@ -138,9 +158,19 @@ PreparedCheck prepare_check(Engine& engine, Engine::Impl& impl, const CheckReque
     device.wait();
     throw;
   }
-  c.device = device.get();
+  try {
+    c.device = device.get();
+  } catch (const EngineError& e) {
+    // No GPU here: the build's outcome is still news. A compile error is the kernel's verdict;
+    // a good build is said before the check is refused.
+    if (e.kind() != EngineError::Kind::NoGpu) throw;
+    if (c.build.ok()) throw EngineError(EngineError::Kind::NoGpu, built_text(c.build) + e.what(), warnings_text(c.build.compile));
+    c.device = impl.gpu();
+    c.no_gpu = e.what();
+    c.device_context.name = "no GPU visible";
+  }
   if (ctx.stop.stop_requested()) throw EngineError(EngineError::Kind::Cancelled, "cancelled");
-  c.device_context = impl.device_context(c.device, ctx);
+  if (c.no_gpu.empty()) c.device_context = impl.device_context(c.device, ctx);
   if (c.build.ok()) c.staged_task = impl.stage_task(c.task, c.task_hash);
   c.prepare_seconds = since(t0);
   return c;
@@ -170,6 +200,8 @@ protocol::Verdict judge_check(Engine& engine, Engine::Impl& impl, const Prepared
       for (auto& line : v.evidence->stderr_tail) line = unstage(line, staged, task);
   }
   describe_check(v, c, impl, ctx);
+  if (!c.no_gpu.empty())
+    v.flags.push_back({"no_gpu", "once it builds, checking it needs a GPU: " + c.no_gpu});
   if (kernel_mismatch) explain_mismatch(v, c, engine, ctx);
   return v;
 }

@@ -328,7 +328,7 @@ Device Engine::resolve_device(const KernelSource& kernel, DeviceKind requested, 
   // A .cu kernel needs a GPU that the worker can see.
   if (!impl_->gpu_visible(ctx)) {
     json h = impl_->hello(Device::cpu(), ctx);
-    throw EngineError(EngineError::Kind::Environment,
+    throw EngineError(EngineError::Kind::NoGpu,
                       path.string() + " is a CUDA kernel, but the eval worker sees no GPU here (torch " +
                           h.value("torch", std::string("?")) + ", CUDA " +
                           (h.contains("torch_cuda") && h["torch_cuda"].is_string() ? h["torch_cuda"].get<std::string>() : std::string("none")) +

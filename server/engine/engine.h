@@ -51,11 +51,13 @@ struct EngineOptions {
 
 // Problems that are not a kernel's verdict: bad input (a missing file, no task paired with the
 // kernel, a task that cannot be loaded or run), a broken environment (no Python that imports
-// torch, a .cu kernel on a machine with no GPU), cancellation, or a bug. The CLI exits 2 on
-// these; the server answers with an error. Thrown by every Engine call.
+// torch), a .cu kernel on a machine whose worker sees no GPU (NoGpu, an environment problem of
+// its own kind: check builds the kernel first and says so), cancellation, or a bug. The CLI exits
+// 2 on these (3 for NoGpu from `hone check`); the server answers with an error. Thrown by every
+// Engine call.
 class EngineError : public std::runtime_error {
  public:
-  enum class Kind { Usage, Environment, Task, Cancelled, Internal };
+  enum class Kind { Usage, Environment, Task, Cancelled, Internal, NoGpu };
   EngineError(Kind kind, const std::string& message, std::string detail = {})
       : std::runtime_error(message), kind_(kind), detail_(std::move(detail)) {}
   Kind kind() const { return kind_; }
@@ -173,7 +175,7 @@ class Engine {
 
   // The device a check of this kernel would use (starts a worker when it must ask about GPUs).
   // Throws EngineError(Usage) for a kernel that cannot run on the requested kind of device, and
-  // EngineError(Environment) for a .cu kernel on a machine whose worker sees no GPU.
+  // EngineError(NoGpu) for a .cu kernel on a machine whose worker sees no GPU.
   Device resolve_device(const KernelSource& kernel, DeviceKind requested, const CallContext& ctx = {});
 
   // The task's expected forward signature, derived by the worker. Any thread.
@@ -182,7 +184,9 @@ class Engine {
 
   // Build + verify + time -> one Verdict. A kernel's failure (compile error, wrong answer, crash,
   // hang, cheat) is a verdict, never an exception; bad input and environment problems throw
-  // EngineError. Any thread: checks of one device are serialised on its worker.
+  // EngineError. A .cu kernel on a machine without a GPU is built first: a compile error is its
+  // verdict (flagged no_gpu), a good build throws EngineError(NoGpu) saying it built. Any thread:
+  // checks of one device are serialised on its worker.
   protocol::Verdict check(const CheckRequest& request, const CallContext& ctx = {});
 
   // The reference's own time in one mode ("eager" | "compile"), measured by the worker with the

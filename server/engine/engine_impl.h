@@ -86,6 +86,7 @@ struct PreparedCheck {
   protocol::Device device = protocol::Device::cpu();
   eval::DeviceContext device_context;
   protocol::BuildReport build;
+  std::string no_gpu;  // a .cu kernel that failed to build where the worker sees no GPU: why it could not run
   double prepare_seconds = 0;
 };
 

@@ -13,6 +13,7 @@
 #include "profile/gpu_specs.h"
 #include "store/run_store.h"
 #include "support/hash.h"
+#include "toolchain/flag_directive.h"
 #include "toolchain/kernel_source.h"
 
 namespace hone {
@@ -218,7 +219,8 @@ std::unique_ptr<Proposer> make_proposer(const RunPlan& plan, std::unique_ptr<Llm
     notify("no `// hone: tune NAME=v1,v2,...` knobs in " + name +
            ": the tuner tries compiler flags only (give --llm-url and --llm-model to let a model rewrite it)");
   if (!target.hint.empty()) notify("the built-in tuner does not read hints; the hint is kept with the run for a model");
-  return std::make_unique<TunerProposer>(target.base_source, std::move(space));
+  // A configuration's flags go into its text (`// hone: flags=`): what is verified is what applies.
+  return std::make_unique<TunerProposer>(target.base_source, std::move(space), toolchain::add_flag_directive);
 }
 
 }  // namespace

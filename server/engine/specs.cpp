@@ -28,6 +28,12 @@ Engine::Specs Engine::gpu_specs(const SpecsRequest& request, const CallContext& 
   Specs out;
   out.local_gpu = local_gpu_name();
   if (request.measure) {
+    if (!impl_->gpu_visible(ctx))
+      throw EngineError(EngineError::Kind::NoGpu,
+                        "there is no GPU here to measure (" +
+                            (out.local_gpu.empty() ? std::string("nvidia-smi sees none") : "nvidia-smi sees " + out.local_gpu) +
+                            ", the eval worker none): --measure times this machine's own GPU; `hone specs --gpu NAME` "
+                            "shows a GPU's published peak rates from the table without measuring");
     protocol::MeasuredCeilings measured = ceilings(true, ctx);
     if (out.local_gpu.empty()) out.local_gpu = measured.device_name;
   }

@@ -20,6 +20,25 @@ std::vector<std::string> flags_of(const CandidateRecord& c) {
   return {};
 }
 
+// What a candidate tried, for its progress line.
+std::string tried_text(const CandidateRecord& c) {
+  if (c.origin == "baseline") return "as written";
+  std::string out;
+  if (c.config.is_object() && c.config.contains("knobs") && c.config["knobs"].is_object())
+    for (const auto& [name, value] : c.config["knobs"].items())
+      out += (out.empty() ? "" : ", ") + name + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+  const auto flags = flags_of(c);
+  if (!flags.empty()) {
+    out += out.empty() ? "flags" : ", flags";
+    for (const auto& f : flags) out += " " + f;
+  } else if (c.origin == "tuner") {
+    out += out.empty() ? "no extra flags" : ", no extra flags";
+  }
+  if (out.empty() && c.origin == "llm")
+    out = c.parent_id ? "the model's rewrite of #" + std::to_string(*c.parent_id) : "the model's rewrite";
+  return out;
+}
+
 nlohmann::json optional_number(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 
 std::optional<double> p50_of(const protocol::Verdict& v) { return v.timing ? std::optional(v.timing->p50_us) : std::nullopt; }
@@ -217,6 +236,7 @@ void Optimizer::run_round(int round, std::vector<ProposalRequest> requests, std:
           proposed.candidate_id = c.id;
           proposed.status = c.status;
           proposed.message = p.source ? "verifying" : c.reason;
+          proposed.tried = tried_text(c);
           emit(proposed);
           if (p.source && verify_candidate(c, stop)) {
             {
@@ -421,6 +441,7 @@ void Optimizer::profile_best(std::stop_token stop) {
 }
 
 void Optimizer::fill_measurement(OptimizeEvent& event, const CandidateRecord& c) const {
+  event.tried = tried_text(c);
   if (c.status != "correct") return;
   event.p50_us = c.p50_us;
   event.speedup_eager = c.speedup_eager;

@@ -27,8 +27,8 @@ TunerSpace tuner_space(std::string_view source, std::string_view language, bool 
   return s;
 }
 
-TunerProposer::TunerProposer(std::string base_source, TunerSpace space)
-    : base_source_(std::move(base_source)), space_(std::move(space)) {
+TunerProposer::TunerProposer(std::string base_source, TunerSpace space, FlagWriter write_flags)
+    : base_source_(std::move(base_source)), space_(std::move(space)), write_flags_(std::move(write_flags)) {
   if (space_.flag_sets.empty()) space_.flag_sets.push_back({});
 }
 
@@ -67,7 +67,9 @@ nlohmann::json TunerProposer::baseline_config() const { return config_of(Point(s
 std::string TunerProposer::source_for(const nlohmann::json& config) const {
   std::map<std::string, std::string> values;
   for (const auto& [name, v] : config["knobs"].items()) values[name] = v.get<std::string>();
-  return apply_knob_values(base_source_, space_.knobs, values);
+  std::string source = apply_knob_values(base_source_, space_.knobs, values);
+  const auto flags = flags_for(config);
+  return write_flags_ && !flags.empty() ? write_flags_(source, flags) : source;
 }
 
 std::vector<std::string> TunerProposer::flags_for(const nlohmann::json& config) const {

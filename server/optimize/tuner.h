@@ -5,6 +5,7 @@
 // plan_round runs on the loop's thread; propose on sample threads.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,8 +31,12 @@ class TunerProposer : public Proposer {
  public:
   // Exhaustive search finishes spaces up to this size once coordinate descent converges.
   static constexpr std::size_t kExhaustiveLimit = 256;
+  // Writes a configuration's flags into its source (the engine's: the `// hone: flags=` line the
+  // toolchain reads), so a candidate's text is what was built and an applied proposal rebuilds
+  // with the same flags. Without one the flags travel only beside the source.
+  using FlagWriter = std::function<std::string(std::string_view source, const std::vector<std::string>& flags)>;
 
-  TunerProposer(std::string base_source, TunerSpace space);
+  TunerProposer(std::string base_source, TunerSpace space, FlagWriter write_flags = {});
 
   std::string origin() const override { return "tuner"; }
   std::vector<ProposalRequest> plan_round(const SearchState& state, int round, int n) override;
@@ -40,7 +45,7 @@ class TunerProposer : public Proposer {
 
   // The configuration of the kernel as written: {"knobs": {NAME: current}, "flags": []}.
   nlohmann::json baseline_config() const override;
-  // A configuration's source and flags.
+  // A configuration's source (its flags written in when there is a FlagWriter) and flags.
   std::string source_for(const nlohmann::json& config) const;
   std::vector<std::string> flags_for(const nlohmann::json& config) const;
 
@@ -53,6 +58,7 @@ class TunerProposer : public Proposer {
 
   std::string base_source_;
   TunerSpace space_;
+  FlagWriter write_flags_;
 };
 
 }  // namespace hone

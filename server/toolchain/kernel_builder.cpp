@@ -14,6 +14,7 @@
 #include "toolchain/compile_plan.h"
 #include "toolchain/diagnostics.h"
 #include "toolchain/early_sass.h"
+#include "toolchain/flag_directive.h"
 #include "toolchain/kernel_facts.h"
 #include "toolchain/nvcc_pipeline.h"
 #include "toolchain/tools.h"
@@ -125,6 +126,10 @@ class Build {
     if (!facts_.form) return compile_error(no_form_message(), 1);
     if (!facts_.forward) return compile_error(no_forward_message(facts_.form), 1);
     form_ = *facts_.form;
+    // The kernel's own `// hone: flags=` line first, then the caller's flags it does not name.
+    FlagDirectiveParse directive = parse_flag_directive(source_, res_.language);
+    if (!directive.error.empty()) return compile_error(directive.error, directive.error_line);
+    extra_flags_ = merge_flags(directive.directive ? directive.directive->flags : std::vector<std::string>{}, req_.extra_flags);
 
     t = Clock::now();
     auto host = find_host_compiler();
@@ -187,7 +192,7 @@ class Build {
     in.arch = res_.report.arch;
     in.share_dir = b_.share_dir();
     in.torch = form_ == KernelForm::Torch ? &torch_ : nullptr;
-    in.extra_flags = req_.extra_flags;
+    in.extra_flags = extra_flags_;
     in.torch_light = form_ == KernelForm::Torch && light_.usable;
     in.fp16_headers = fp16_headers_;
     in.std_headers = std_headers_;
@@ -406,6 +411,7 @@ class Build {
   fs::path kernel_;
   bool cuda_ = true;
   std::string source_;
+  std::vector<std::string> extra_flags_;  // the kernel's `// hone: flags=` line, then the request's
   SourceFacts facts_;
   KernelForm form_ = KernelForm::Raw;
   Tool compiler_;

@@ -1,5 +1,6 @@
 // tests/eval/cli_check_test.cpp: the real `hone check` and `hone task` binaries: exit codes (0
-// correct, 1 any other verdict, 2 usage or environment error), the readable summary, and
+// correct, 1 any other verdict, 2 usage or environment error, 3 a .cu kernel that built where
+// there is no GPU), the readable summary, and
 // `--json` verdicts validated against protocol/schema/verdict.schema.json with python3-jsonschema.
 #include <gtest/gtest.h>
 
@@ -122,11 +123,31 @@ TEST(HoneCheckCli, UsageAndEnvironmentErrorsExitTwo) {
   EXPECT_NE(no_python.err.find("/nonexistent/python3"), std::string::npos) << no_python.err;
 }
 
-TEST(HoneCheckCli, CudaKernelWithoutAGpuExitsTwoSayingSo) {
+TEST(HoneCheckCli, CudaKernelWithoutAGpuBuildsThenExitsThreeSayingItNeedsOne) {
   ProcessResult r = hone_cli({"check", path("relu_gpu.cu")});
   if (r.exit_code == 0) GTEST_SKIP() << "this machine has a GPU: the kernel passed";
-  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("relu_gpu.cu built for sm_"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("needs a GPU"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("sees no GPU"), std::string::npos) << r.err;
+}
+
+TEST(HoneCheckCli, BrokenCudaKernelWithoutAGpuShowsNvccsErrorsThenSaysItNeedsAGpu) {
+  ProcessResult r = hone_cli({"check", path("broken_gpu.cu")});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const auto error = r.out.find("broken_gpu.cu:6:");
+  EXPECT_NE(error, std::string::npos) << r.out;
+  if (!fs::exists("/dev/nvidiactl")) {  // without a GPU: after the errors, what the run would need
+    const auto gpu = r.out.find("needs a GPU");
+    EXPECT_NE(gpu, std::string::npos) << r.out;
+    EXPECT_LT(error, gpu) << r.out;
+  }
+  ProcessResult j = hone_cli({"check", path("broken_gpu.cu"), "--json"});
+  EXPECT_EQ(j.exit_code, 1) << j.err;
+  EXPECT_EQ(validate(j.out), "");
+  auto lines = json_lines(j.out);
+  ASSERT_EQ(lines.size(), 1u) << j.out;
+  EXPECT_EQ(lines[0]["status"], "compile_error");
 }
 
 TEST(HoneTaskCli, PrintsTheForwardSignature) {

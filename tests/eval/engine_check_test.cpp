@@ -263,12 +263,29 @@ TEST(EngineTask, SignatureOfATask) {
   EXPECT_EQ(info.hash.size(), 64u);
 }
 
-TEST(EngineGpu, CudaKernelWithoutAGpuIsAnEnvironmentError) {
+TEST(EngineGpu, CudaKernelWithoutAGpuIsBuiltThenRefusedForWantOfAGpu) {
   Engine engine(cpu_options());
   if (!engine.environment(DeviceKind::Cuda).devices.empty()) GTEST_SKIP() << "this machine has a GPU";
   std::string message;
-  EXPECT_EQ(error_kind(engine, request("relu_gpu.cu"), message), EngineError::Kind::Environment);
+  EXPECT_EQ(error_kind(engine, request("relu_gpu.cu"), message), EngineError::Kind::NoGpu);
+  EXPECT_NE(message.find("relu_gpu.cu built for sm_"), std::string::npos) << message;
+  EXPECT_NE(message.find("needs a GPU"), std::string::npos) << message;
   EXPECT_NE(message.find("sees no GPU"), std::string::npos) << message;
+}
+
+TEST(EngineGpu, CudaKernelThatDoesNotCompileWithoutAGpuIsACompileErrorVerdict) {
+  Engine engine(cpu_options());
+  if (!engine.environment(DeviceKind::Cuda).devices.empty()) GTEST_SKIP() << "this machine has a GPU";
+  protocol::Verdict v = engine.check(request("broken_gpu.cu"));
+  ASSERT_EQ(v.status, protocol::Status::CompileError) << describe(v);
+  bool on_line_6 = false;
+  for (const auto& d : v.compile.diagnostics)
+    on_line_6 |= d.severity == protocol::Severity::Error && d.line == 6 && d.file.ends_with("broken_gpu.cu");
+  EXPECT_TRUE(on_line_6) << describe(v);
+  EXPECT_EQ(v.device.kind, "cuda");
+  ASSERT_FALSE(v.flags.empty());
+  EXPECT_EQ(v.flags.back().id, "no_gpu");
+  EXPECT_NE(v.flags.back().message.find("needs a GPU"), std::string::npos) << v.flags.back().message;
 }
 
 TEST(EngineGpu, CudaKernelPassesOnTheGpu) {

@@ -143,6 +143,31 @@ TEST(TunerProposer, NoKnobsStillTriesFlagSets) {
   EXPECT_TRUE(fixed.plan_round(run2.state(), 1, 4).empty());
 }
 
+TEST(TunerProposer, WritesEachConfigurationsFlagsIntoItsSource) {
+  auto space = hone::tuner_space(kSource, "cuda", true);
+  std::vector<std::vector<std::string>> written;
+  hone::TunerProposer tuner(kSource, space, [&](std::string_view source, const std::vector<std::string>& flags) {
+    written.push_back(flags);
+    std::string line = "// flags:";
+    for (const auto& f : flags) line += " " + f;
+    return line + "\n" + std::string(source);
+  });
+  FakeRun run;
+  run.add(tuner.baseline_config(), 100.0, "baseline");
+  EXPECT_EQ(tuner.source_for(tuner.baseline_config()), kSource);  // no flags: the text as written
+  EXPECT_TRUE(written.empty());
+  bool saw_flags = false;
+  for (const auto& r : tuner.plan_round(run.state(), 1, 16)) {
+    const auto flags = r.config["flags"].get<std::vector<std::string>>();
+    if (flags.empty()) continue;
+    saw_flags = true;
+    EXPECT_EQ(r.source->rfind("// flags: " + flags.front(), 0), 0u) << *r.source;
+    EXPECT_EQ(r.source->substr(r.source->find('\n') + 1),
+              hone::TunerProposer(kSource, space).source_for(r.config));  // the knobs as without a writer
+  }
+  EXPECT_TRUE(saw_flags);
+}
+
 TEST(UnifiedDiff, ShowsTheChangedKnobWithContext) {
   auto p = hone::parse_tune_knobs(kSource);
   auto after = hone::apply_knob_values(kSource, p.knobs, {{"ROWS", "4"}});

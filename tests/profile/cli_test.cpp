@@ -1,7 +1,9 @@
 // tests/profile/cli_test.cpp: `hone specs` without a GPU (text, JSON, a named GPU, an unknown
-// one) and `hone profile` refusing what it cannot profile, through the real binary.
+// one, saying there is none, --measure refused with what to do instead) and `hone profile`
+// refusing what it cannot profile, through the real binary.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "support/subprocess.h"
@@ -41,6 +43,23 @@ TEST(SpecsCommand, UnknownGpuIsAUsageError) {
   ProcessResult r = hone_cli({"specs", "--gpu", "voodoo5"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("no GPU matches 'voodoo5'; known: h100-sxm"), std::string::npos) << r.err;
+}
+
+TEST(SpecsCommand, WithoutAGpuSaysSoAndMeasureSaysWhatGpuDoesInstead) {
+  if (std::filesystem::exists("/dev/nvidiactl")) GTEST_SKIP() << "this machine has a GPU";
+  ProcessResult r = hone_cli({"specs"});
+  ASSERT_TRUE(r.ok()) << r.describe() << r.err;
+  EXPECT_NE(r.err.find("no GPU found on this machine"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("<- this machine's GPU"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("NVIDIA H200 SXM 141GB"), std::string::npos) << r.out;
+  ProcessResult named = hone_cli({"specs", "--gpu", "h200"});
+  ASSERT_TRUE(named.ok()) << named.err;
+  EXPECT_EQ(named.err.find("no GPU found"), std::string::npos) << named.err;  // a named GPU needs no excuse
+  ProcessResult measure = hone_cli({"specs", "--measure"});
+  EXPECT_EQ(measure.exit_code, 2) << measure.out << measure.err;
+  EXPECT_NE(measure.err.find("no GPU here to measure"), std::string::npos) << measure.err;
+  EXPECT_NE(measure.err.find("`hone specs --gpu NAME` shows"), std::string::npos) << measure.err;
+  EXPECT_EQ(measure.err.find("sees no GPU 0"), std::string::npos) << measure.err;
 }
 
 TEST(ProfileCommand, RefusesAMissingKernelAndABadMetricSet) {
