@@ -3,7 +3,7 @@
 # lsp_e2e_neovim): a private workspace with a CPU task (relu) and a kernel with an error, then
 # Debian's nvim --headless runs check_lens.lua. Exit 77 (ctest: skipped) when nvim is missing.
 set -euo pipefail
-server="$1"
+server="$(realpath "$1")"
 here="$(cd "$(dirname "$0")" && pwd)"
 if ! command -v nvim >/dev/null; then
   echo "lsp_e2e_neovim: SKIPPED: no nvim (scripts/install-deps.sh installs Debian's neovim)"
