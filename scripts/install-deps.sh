@@ -11,6 +11,7 @@ PKGS=(
   bubblewrap libseccomp-dev
   libdtl-dev libkainjow-mustache-dev
   clang libclang-rt-14-dev
+  neovim
 )
 
 missing=()

@@ -20,6 +20,9 @@ export const DOCUMENT_SELECTOR = [
   { scheme: 'file', language: 'cpp' },
 ];
 
+/** hone-server commands (workspace/executeCommand) that this extension registers with its own UI. */
+export const CLIENT_COMMANDS = ['hone.check', 'hone.profile', 'hone.optimize', 'hone.showReport', 'hone.applyProposal', 'hone.showPtx', 'hone.showSass'];
+
 /** One per extension activation; every method runs on the extension host thread. */
 export class HoneContext implements vscode.Disposable {
   readonly output: vscode.LogOutputChannel;
@@ -133,7 +136,8 @@ export class HoneContext implements vscode.Disposable {
       documentSelector: DOCUMENT_SELECTOR,
       outputChannel: this.output,
       traceOutputChannel: this.trace,
-      initializationOptions: serverSettings(reading.settings),
+      // The server's commands this extension registers itself (the language client registers the rest).
+      initializationOptions: { ...serverSettings(reading.settings), clientCommands: CLIENT_COMMANDS },
       synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher('**/{hone.toml,*.py}') },
       errorHandler: {
         error: (_error, _message, count) => ({ action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown }),

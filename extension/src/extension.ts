@@ -4,6 +4,7 @@ import type * as vscode from 'vscode';
 import * as apiKey from './api_key';
 import * as check from './check';
 import { HoneContext } from './context';
+import * as machineCode from './machine_code';
 import * as optimize from './optimize';
 import * as proposals from './proposals';
 import * as report from './report';
@@ -17,7 +18,7 @@ export async function activate(extension: vscode.ExtensionContext): Promise<void
   const ctx = new HoneContext(extension);
   context = ctx;
   extension.subscriptions.push(ctx);
-  for (const feature of [statusBar, serverCommands, apiKey, check, optimize, proposals, taskSelect, report]) feature.activate(ctx);
+  for (const feature of [statusBar, serverCommands, apiKey, check, optimize, proposals, taskSelect, report, machineCode]) feature.activate(ctx);
   await ctx.start();
 }
 

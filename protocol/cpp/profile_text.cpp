@@ -129,6 +129,21 @@ std::string kernel_hover_markdown(const KernelStatic& k, const ProfileReport* pr
                                                                       {"constant_bytes", k.constant_bytes}};
   for (const auto& [key, value] : sizes)
     if (value && *value > 0) md += std::string("- ") + key + ": " + std::to_string(*value) + "\n";
+  // Memory access widths and tensor-core use, from SASS where it was read, else PTX.
+  if (const std::optional<InstructionFacts>& f = k.sass ? k.sass : k.ptx; f) {
+    auto widths = [](const WidthCounts& w) {
+      std::string out;
+      for (auto it = w.rbegin(); it != w.rend(); ++it) out += (out.empty() ? "" : ", ") + std::to_string(it->first) + "-bit ×" + std::to_string(it->second);
+      return out.empty() ? std::string("none") : out;
+    };
+    const char* from = k.sass ? "SASS" : "PTX";
+    md += std::string("- global loads (") + from + "): " + widths(f->global_loads) + "; stores: " + widths(f->global_stores) + "\n";
+    if (f->local_loads + f->local_stores > 0)
+      md += "- local memory: " + std::to_string(f->local_loads) + " loads, " + std::to_string(f->local_stores) + " stores\n";
+    md += std::string("- tensor cores: ") + (f->tensor_core ? "yes" : "no");
+    if (f->tensor_core && !f->tensor_core_instructions.empty()) md += " (" + f->tensor_core_instructions.front() + ")";
+    md += "\n";
+  }
   if (!profile) return md;
   for (const ProfiledKernel& pk : profile->candidate.kernels) {
     if (!same_kernel(pk.record.name, name)) continue;

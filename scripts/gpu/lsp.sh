@@ -2,7 +2,8 @@
 # scripts/gpu/lsp.sh: hone-server on the H200 (section of scripts/gpu-check.sh): the transcript
 # tests through the real binary (nvcc diagnostics, lenses, hints, bad input), then
 # bench/lsp_latency with 50 open CUDA kernels while their builds and a GPU check of relu.cu run:
-# hover/lens/hint percentiles (p99 must stay under 20 ms) and the checked kernel's lens.
+# hover/lens/hint percentiles (p99 must stay under 20 ms) and the checked kernel's lens; the
+# ServerCuda tests (any .cu file, projects, executeCommand, PTX and SASS views).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 rc=0
@@ -15,6 +16,14 @@ else
 fi
 
 python_path=$(command -v "$PY")
+# Issue 16: ordinary CUDA files and projects through the real server: nvcc diagnostics, facts
+# (SASS load widths where cuobjdump is), compile_commands.json, executeCommand, the PTX and the
+# SASS view (nvdisasm: ServerCuda.SassOfTheKernelUnderTheCursorMapsToItsSourceLines must pass here,
+# not skip).
+if [ -x "$HONE_BIN/lsp_tests" ]; then
+  HONE_PYTHON="$python_path" timeout 300 "$HONE_BIN/lsp_tests" --gtest_filter='ServerCuda.*' > "$OUT/lsp_cuda.log" 2>&1 || rc=1
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[ +(OK|FAILED|SKIPPED) +\]" "$OUT/lsp_cuda.log" | tail -n 12
+fi
 timeout 240 "$PY" bench/lsp_latency/lsp_latency.py --server "$HONE_BIN/hone-server" --device cuda \
   --python "$python_path" --docs 50 --requests 600 --json "$OUT/lsp_latency.json" > "$OUT/lsp_latency.log" 2>&1 || rc=1
 cat "$OUT/lsp_latency.log" | tail -n 8

@@ -24,6 +24,7 @@ struct BuildOptions {
   std::string python;
   double timeout_s = 300;
   std::vector<std::string> flags;
+  std::string compile_commands;
   bool json = false;
   bool no_cache = false;
   bool no_sandbox = false;
@@ -94,9 +95,11 @@ void print_text(const protocol::BuildReport& r) {
   }
   std::ostringstream secs;
   secs << std::fixed << std::setprecision(2) << c.seconds;
-  std::cout << "built " << r.kernel << " (" << (r.form == "unknown" ? "?" : r.form) << " form, " << c.arch << ") in "
-            << secs.str() << " s" << (c.cached ? " (cached)" : "") << "\n";
-  std::cout << "  library " << c.library << "\n";
+  // A file without hone's form (or a header) builds for its diagnostics and facts only.
+  const bool plain = c.library.empty();
+  std::cout << "built " << r.kernel << " (" << (plain ? "no hone form: diagnostics and facts only" : r.form + " form") << ", " << c.arch
+            << ") in " << secs.str() << " s" << (c.cached ? " (cached)" : "") << "\n";
+  if (!plain) std::cout << "  library " << c.library << "\n";
   if (!r.op_namespace.empty()) std::cout << "  op torch.ops." << r.op_namespace << ".forward\n";
   if (!c.kernels.empty() && !c.sass_available) std::cout << "  (no cuobjdump here: instruction facts from PTX only)\n";
   for (const auto& k : c.kernels) print_kernel(std::cout, k);
@@ -108,6 +111,7 @@ int run_build(const BuildOptions& o) {
   if (!o.python.empty()) options.python = o.python;
   options.compile_timeout = std::chrono::seconds(static_cast<long>(o.timeout_s));
   options.sandbox = !o.no_sandbox;
+  if (!o.compile_commands.empty()) options.compile_commands = o.compile_commands;
   protocol::BuildReport r;
   try {
     Engine engine(options);
@@ -134,6 +138,8 @@ void add_build_command(CLI::App& app, CommandRegistry& registry) {
   cmd->add_flag("--json", o->json, "print one JSON object (the compile report and the build's facts)");
   cmd->add_option("--python", o->python, "torch form: the Python interpreter that imports torch (default: $HONE_PYTHON, else search)");
   cmd->add_option("--timeout", o->timeout_s, "seconds per compiler command before it is killed")->check(CLI::PositiveNumber);
+  cmd->add_option("--compile-commands", o->compile_commands,
+                  "the project's compile_commands.json (or its folder); default: found walking up from the file");
   cmd->add_option("--flag", o->flags, "an extra compiler flag (repeatable), e.g. --flag=-DTILE=64 --flag=-maxrregcount=64");
   cmd->add_flag("--no-cache", o->no_cache, "rebuild even when an identical build is cached (replaces it)");
   cmd->add_flag("--no-sandbox", o->no_sandbox, "compile unconfined (the include check and the private build folder are skipped)");

@@ -153,7 +153,7 @@ PreparedCheck prepare_check(Engine& engine, Engine::Impl& impl, const CheckReque
     return d;
   });
   try {
-    c.build = engine.build(BuildRequest{c.kernel, request.extra_flags, true}, ctx);
+    c.build = engine.build(BuildRequest{c.kernel, request.extra_flags, true, true}, ctx);
   } catch (...) {
     device.wait();
     throw;

@@ -6,6 +6,7 @@
 #include "sandbox/kernel_stage.h"
 #include "support/hash.h"
 #include "support/paths.h"
+#include "toolchain/compile_db.h"
 #include "toolchain/kernel_builder.h"
 #include "toolchain/kernel_source.h"
 #include "toolchain/tools.h"
@@ -92,6 +93,7 @@ protocol::BuildReport Engine::build(const BuildRequest& request, const CallConte
   br.timeout = impl.options.compile_timeout;
   br.extra_flags = request.extra_flags;
   br.use_cache = request.use_cache;
+  br.require_form = request.require_form;
   br.stop = ctx.stop;
 
   // A file hone cannot read or name is the builder's to report (BadInput); otherwise its form
@@ -106,12 +108,32 @@ protocol::BuildReport Engine::build(const BuildRequest& request, const CallConte
     }
   }
   std::optional<toolchain::KernelForm> form;
-  if (text && language) form = toolchain::analyze_kernel_source(kernel, *text).form;
+  bool plain = false;
+  if (text && language) {
+    const toolchain::SourceFacts facts = toolchain::analyze_kernel_source(kernel, *text);
+    form = facts.form;
+    plain = !request.require_form && (!facts.form || (toolchain::kernel_file_type(kernel)->header && !facts.forward));
+  }
+  // A plain build compiles with its project's flags, when the file has a project.
+  std::optional<toolchain::ProjectFlags> project;
+  std::string project_error;
+  if (plain) {
+    if (auto db = toolchain::find_compile_database(kernel, impl.options.compile_commands)) {
+      project = toolchain::project_flags(*db, kernel, &project_error);
+      if (project) {
+        br.project_flags = project->flags;
+        if (project->includer) {
+          br.includer = project->includer->source;
+          br.includer_line = project->includer->line;
+        }
+      }
+    }
+  }
 
   // The torch form needs the interpreter the workers run (found once: a search costs a Python
   // start); the raw form never asks for it. Without one, a torch-form build says what is missing.
   std::optional<toolchain::TorchEnv> torch;
-  if (form != toolchain::KernelForm::Raw) {
+  if (!plain && form != toolchain::KernelForm::Raw) {
     try {
       br.python = impl.python();
     } catch (const EngineError&) {
@@ -121,7 +143,25 @@ protocol::BuildReport Engine::build(const BuildRequest& request, const CallConte
   }
 
   const sandbox::Sandbox& box = impl.sandbox();
-  if (box.mode() != sandbox::SandboxMode::none && text && language) {
+  if (box.mode() != sandbox::SandboxMode::none && text && language && plain) {
+    // A plain build is the user's own project file, compiled and never run: the compiler reads
+    // the project (the workspace holding it, else the file's folder) and its include folders.
+    fs::path root = kernel.parent_path();
+    const fs::path ws = impl.options.workspace.empty() ? fs::path() : fs::absolute(impl.options.workspace).lexically_normal();
+    if (!ws.empty() && !kernel.lexically_relative(ws).empty() && *kernel.lexically_relative(ws).begin() != "..") root = ws;
+    auto readable = toolchain_read_paths(kernel, torch);
+    if (project) {
+      for (const auto& d : project->include_dirs) readable.push_back(d);
+      readable.push_back(project->directory);
+      if (project->includer) readable.push_back(project->includer->source.parent_path());
+    }
+    std::error_code ec;
+    std::erase_if(readable, [&](const fs::path& p) { return !fs::exists(p, ec); });
+    br.wrap_command = [&box, root, readable](ProcessSpec spec) {
+      fs::path out = spec.cwd.value_or(fs::temp_directory_path());
+      return box.wrap(spec, sandbox::build_policy(root, out, readable));
+    };
+  } else if (box.mode() != sandbox::SandboxMode::none && text && language) {
     // Defence in depth before any compiler runs: no include may reach outside the kernel's folder.
     sandbox::IncludeScan scan = sandbox::scan_includes(kernel, *text, kernel.parent_path());
     if (!scan.violations.empty()) {
@@ -157,7 +197,12 @@ protocol::BuildReport Engine::build(const BuildRequest& request, const CallConte
     case toolchain::BuildOutcome::BadInput: throw EngineError(EngineError::Kind::Usage, r.error);
     case toolchain::BuildOutcome::MissingTool: throw EngineError(EngineError::Kind::Environment, r.error);
   }
-  return report_of(request.kernel.path.string(), std::move(r));
+  protocol::BuildReport out = report_of(request.kernel.path.string(), std::move(r));
+  if (!project_error.empty())
+    out.compile.diagnostics.push_back({kernel.string(), 0, 0, protocol::Severity::Warning,
+                                       "the project's compile database cannot be read: " + project_error,
+                                       protocol::DiagnosticSource::Hone});
+  return out;
 }
 
 }  // namespace hone

@@ -47,6 +47,9 @@ struct EngineOptions {
   std::chrono::seconds compile_timeout{300};    // one compiler command
   std::chrono::seconds check_timeout{180};      // one worker request (a check, a task's signature)
   std::chrono::seconds worker_start_timeout{120};  // the worker's start-up (import torch, CUDA context)
+  // The project's compile_commands.json (a file or its folder); nullopt: hone.toml's
+  // `compile_commands`, else found walking up from each file (as clangd does).
+  std::optional<std::filesystem::path> compile_commands;
 };
 
 // Problems that are not a kernel's verdict: bad input (a missing file, no task paired with the
@@ -91,10 +94,14 @@ struct KernelSource {
   std::optional<std::string> contents;   // nullopt: read the file
 };
 
+// Any .cu/.cuh (and a hone .cpp) builds: a file in hone's form into a loadable library, any
+// other file (no form, or a header without forward) "plain", into an object for its diagnostics
+// and kernel facts, with its project's flags (compile_commands.json) when it has a project.
 struct BuildRequest {
   KernelSource kernel;
   std::vector<std::string> extra_flags;  // compiler flags and -D defines (the optimizer's tuner)
   bool use_cache = true;                 // false: rebuild and replace the cache entry
+  bool require_form = false;             // true (a check): a file without hone's form is a compile error saying what to add
 };
 
 // What the worker derived from a task: the expected forward signature and the task's facts.
@@ -152,6 +159,27 @@ struct ProfileResult {
   std::string skipped;                        // why the kernel was not profiled (empty when it was)
 };
 
+// The machine code of one kernel of a file, each line mapped to its source line (from -lineinfo).
+struct MachineCodeRequest {
+  KernelSource kernel;
+  std::string kind = "ptx";  // "ptx" | "sass" (SASS needs nvdisasm, else cuobjdump without a mapping)
+  std::string function;      // the kernel's unqualified name; empty: the one covering `line`, else the first
+  int line = 0;              // 1-based source line (the cursor's)
+};
+struct MachineCodeLine {
+  std::string text;
+  std::string file;  // empty: the line maps to no source
+  int line = 0;      // 1-based
+};
+struct MachineCode {
+  std::string kind;                    // "ptx" | "sass"
+  std::string symbol;                  // the function shown, mangled
+  std::string name;                    // unqualified
+  std::vector<std::string> functions;  // the unqualified names of every function in the build
+  std::vector<MachineCodeLine> lines;
+  bool mapped = true;                  // false: no source mapping (SASS from cuobjdump)
+};
+
 class Engine {
  public:
   // Finds nothing and starts nothing yet: the interpreter and the workers are found and started
@@ -168,6 +196,10 @@ class Engine {
   // compile.ok false and its diagnostics; a missing file, an unknown file type or a missing tool
   // throws EngineError. Any thread; builds run in parallel.
   protocol::BuildReport build(const BuildRequest& request, const CallContext& ctx = {});
+
+  // The PTX or SASS of a kernel of a CUDA file, from its (cached) build. Throws EngineError(Usage)
+  // for a file that does not compile or is not CUDA, EngineError(Environment) without the tool.
+  MachineCode machine_code(const MachineCodeRequest& request, const CallContext& ctx = {});
 
   // The task paired with a kernel: `// hone: task=PATH` in its source, else the same stem with .py,
   // else hone.toml. Throws EngineError(Usage) naming what was tried when there is none.

@@ -30,6 +30,20 @@ json command(const std::string& title, const std::string& name, json arguments) 
   return {{"title", title}, {"command", name}, {"arguments", std::move(arguments)}};
 }
 
+}  // namespace
+
+// Whether the document has a task (`// hone: task=`, the same stem .py, hone.toml).
+bool HoneLspServer::paired_task(const Document& doc) {
+  try {
+    engine()->find_task(KernelSource{doc.path, doc.text});
+    return true;
+  } catch (const EngineError&) {
+    return false;
+  }
+}
+
+namespace {
+
 Range whole_document(const Document& doc, PositionEncoding encoding) {
   Position end = position_of(doc.text, doc.text.size(), encoding);
   return Range{{0, 0}, end};
@@ -46,22 +60,38 @@ void HoneLspServer::on_code_lens(const DocumentParams& params, Reply reply) {
   }
   Outline outline = outline_of(*doc);
   KernelResults r = results_.get(doc->uri);
+  json args = json::array({doc->uri});
+  // Check, profile and optimize need hone's form (a `forward`) and a task: without a form, the
+  // lens says what to add and offers the task skeleton (and the kernel's PTX); without a task, the
+  // status lens does.
+  if (!outline.forward_line) {
+    const std::string title = "hone: to check, add forward() and a task — create " + doc->path.stem().string() + ".py";
+    for (const auto& k : outline.kernels) {
+      json range = Range{{k.line, 0}, {k.line, 0}};
+      lenses.push_back({{"range", range}, {"command", command(title, "hone.createTask", args)}});
+      lenses.push_back({{"range", range}, {"command", command("PTX", "hone.showPtx", json::array({doc->uri, {{"line", k.line}, {"function", k.name}}}))}});
+    }
+    reply(lenses);
+    return;
+  }
+  const bool has_task = paired_task(*doc);
   std::string title;
   if (!r.running.empty()) {
     for (const auto& kind : r.running) title += (title.empty() ? "⟳ " : ", ") + kind;
     title += "…";
   } else if (r.check) {
     title = protocol::verdict_headline(*r.check);
+  } else if (!has_task) {
+    title = "hone: no task paired — create " + doc->path.stem().string() + ".py";
   } else {
     title = "hone: not checked";
   }
   std::vector<int> lines;
   if (outline.forward_line) lines.push_back(*outline.forward_line);
   for (const auto& k : outline.kernels) lines.push_back(k.line);
-  json args = json::array({doc->uri});
   for (int line : lines) {
     json range = Range{{line, 0}, {line, 0}};
-    lenses.push_back({{"range", range}, {"command", command(title, "hone.showReport", args)}});
+    lenses.push_back({{"range", range}, {"command", command(title, has_task || r.check ? "hone.showReport" : "hone.createTask", args)}});
     lenses.push_back({{"range", range}, {"command", command("Check", "hone.check", args)}});
     lenses.push_back({{"range", range}, {"command", command("Profile", "hone.profile", args)}});
     lenses.push_back({{"range", range}, {"command", command("Optimize", "hone.optimize", args)}});
@@ -147,6 +177,28 @@ void HoneLspServer::on_code_action(const json& params, Reply reply) {
                        {"kind", "quickfix"},
                        {"command", command("hone: optimize — " + title, "hone.optimize",
                                            json::array({doc->uri, {{"hint", protocol::suggestion_text(s)}}}))}});
+  }
+  const Outline outline = outline_of(*doc);
+  const bool checkable = outline.forward_line && paired_task(*doc);
+  // The lenses' commands as code actions too, for clients that draw no lenses (eglot, Helix).
+  if (checkable && is_kernel_document(*doc)) {
+    for (const char* verb : {"check", "profile", "optimize"}) {
+      const std::string title = std::string("hone: ") + verb;
+      actions.push_back({{"title", title}, {"kind", "source"}, {"command", command(title, std::string("hone.") + verb, json::array({doc->uri}))}});
+    }
+  }
+  if (!checkable && is_kernel_document(*doc)) {
+    const std::string title = "hone: create a task skeleton (" + doc->path.stem().string() + ".py) to check this kernel";
+    actions.push_back({{"title", title}, {"kind", "quickfix"}, {"command", command(title, "hone.createTask", json::array({doc->uri}))}});
+  }
+  for (const auto& k : outline.kernels) {
+    if (k.line < parsed.range.start.line || k.line > parsed.range.end.line) continue;
+    for (const char* kind : {"PTX", "SASS"}) {
+      const std::string title = std::string("hone: show the ") + kind + " of " + k.name;
+      actions.push_back({{"title", title}, {"kind", "source"},
+                         {"command", command(title, std::string(kind) == "PTX" ? "hone.showPtx" : "hone.showSass",
+                                             json::array({doc->uri, {{"line", k.line}, {"function", k.name}}}))}});
+    }
   }
   if (const Proposal* best = r.optimize ? r.optimize->find(std::nullopt) : nullptr) {
     std::string title = "hone: apply proposal " + std::to_string(best->id);

@@ -23,9 +23,11 @@ struct HoneLspServer::Job {
   std::optional<JobResult> result;
   std::optional<std::string> error;
   bool cancelled = false;
+  bool via_command = false;
 };
 
-void HoneLspServer::on_job(const std::string& kind, const JobParams& params, Reply reply, std::stop_token stop) {
+void HoneLspServer::on_job(const std::string& kind, const JobParams& params, Reply reply, std::stop_token stop,
+                           bool via_command) {
   auto doc = documents_.get(params.textDocument.uri);
   if (!doc) {
     reply.error({rpc::kInvalidParams, "document is not open: " + params.textDocument.uri});
@@ -37,6 +39,7 @@ void HoneLspServer::on_job(const std::string& kind, const JobParams& params, Rep
   }
   auto job = std::make_shared<Job>();
   job->kind = kind;
+  job->via_command = via_command;
   job->doc = *doc;
   job->params = params;
   try {
@@ -157,6 +160,9 @@ void HoneLspServer::finish_job(const std::shared_ptr<Job>& job, JobOutcome outco
   if ((status == "done" || partial) && job->result) finished["result"] = *job->result;
   if (job->error) finished["error"] = *job->error;
   dispatcher_.notify("hone/jobFinished", finished);
+  if (job->via_command)
+    show_message(status == "failed" ? 1 : 3, "hone " + job->kind + " " + job->doc.path.filename().string() + ": " +
+                                                 (status == "failed" ? job->error->substr(0, job->error->find('\n')) : summary));
   if (status == "done") {
     (*job->reply)(finished);
   } else if (status == "failed") {

@@ -61,6 +61,9 @@ void HoneLspServer::bind_methods() {
   d.request<RangeParams>("textDocument/inlayHint", request_of(this, &HoneLspServer::on_inlay_hint));
   d.request<TextDocumentPositionParams>("textDocument/hover", request_of(this, &HoneLspServer::on_hover));
   d.request("textDocument/codeAction", [this](const json& params, Reply reply, std::stop_token) { on_code_action(params, std::move(reply)); });
+  d.request("workspace/executeCommand", [this](const json& params, Reply reply, std::stop_token stop) {
+    on_execute_command(params, std::move(reply), stop);
+  });
   d.request<DocumentParams>("hone/result", request_of(this, &HoneLspServer::on_result));
   d.request<ProposalParams>("hone/proposal", request_of(this, &HoneLspServer::on_proposal));
   for (const char* kind : {"check", "profile", "optimize"}) {
@@ -125,6 +128,7 @@ void HoneLspServer::on_initialize(const json& params, Reply reply) {
   client_creates_progress_ = capability(capabilities, "/window/workDoneProgress");
   client_refreshes_lenses_ = capability(capabilities, "/workspace/codeLens/refreshSupport");
   client_refreshes_hints_ = capability(capabilities, "/workspace/inlayHint/refreshSupport");
+  client_shows_documents_ = capability(capabilities, "/window/showDocument/support");
   encoding_ = PositionEncoding::utf16;
   json encodings = capabilities.contains("/general/positionEncodings"_json_pointer)
                        ? capabilities.at("/general/positionEncodings"_json_pointer) : json::array();
@@ -143,6 +147,14 @@ void HoneLspServer::on_initialize(const json& params, Reply reply) {
   lifecycle_ = Lifecycle::running;
   json options = params.value("initializationOptions", json::object());
   if (options.is_object()) settings_ = options;
+  // A client that registers some of hone's commands itself (VS Code's extension) names them, so
+  // that its language client does not register them a second time.
+  if (options.is_object() && options.contains("clientCommands") && options["clientCommands"].is_array())
+    for (const json& c : options["clientCommands"])
+      if (c.is_string()) client_commands_.insert(c.get<std::string>());
+  json commands = json::array();
+  for (const std::string& c : server_commands())
+    if (!client_commands_.count(c)) commands.push_back(c);
 
   json server_capabilities = {
       {"positionEncoding", encoding_ == PositionEncoding::utf8 ? "utf-8" : "utf-16"},
@@ -150,7 +162,8 @@ void HoneLspServer::on_initialize(const json& params, Reply reply) {
       {"codeLensProvider", {{"resolveProvider", false}}},
       {"inlayHintProvider", true},
       {"hoverProvider", true},
-      {"codeActionProvider", {{"codeActionKinds", {"quickfix", "refactor.rewrite"}}}},
+      {"codeActionProvider", {{"codeActionKinds", {"quickfix", "refactor.rewrite", "source"}}}},
+      {"executeCommandProvider", {{"commands", commands}}},
       {"experimental", {{"hone", {{"protocolVersion", 1}}}}},
   };
   reply({{"capabilities", server_capabilities}, {"serverInfo", {{"name", "hone-server"}, {"version", HONE_VERSION}}}});
@@ -178,7 +191,7 @@ void HoneLspServer::apply_settings(const json& settings) {
   json previous = settings_;
   settings_ = settings;
   // Settings the engine is made with: a change gives later jobs a new engine.
-  for (const char* key : {"python", "device", "arch", "sandbox", "seeds"}) {
+  for (const char* key : {"python", "device", "arch", "sandbox", "seeds", "compileCommands"}) {
     if (previous.value(key, json()) != settings.value(key, json())) {
       engine_.reset();
       break;
@@ -200,6 +213,11 @@ std::shared_ptr<Engine> HoneLspServer::engine() {
     options.arch = settings_["arch"].get<std::string>();
   }
   if (settings_.contains("seeds") && settings_["seeds"].is_number_integer()) options.seeds = settings_["seeds"].get<int>();
+  if (settings_.contains("compileCommands") && settings_["compileCommands"].is_string() &&
+      !settings_["compileCommands"].get<std::string>().empty()) {
+    std::filesystem::path db = settings_["compileCommands"].get<std::string>();
+    options.compile_commands = db.is_absolute() || options.workspace.empty() ? db : options.workspace / db;
+  }
   if (settings_.contains("sandbox") && settings_["sandbox"].is_boolean()) options.sandbox = settings_["sandbox"].get<bool>();
   engine_ = std::make_shared<Engine>(options);
   return engine_;

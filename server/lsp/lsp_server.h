@@ -32,6 +32,11 @@ struct ServerOptions {
   int job_workers = 4;                             // checks, profiles and optimize runs at once
 };
 
+// The commands workspace/executeCommand runs (commands.cpp): hone.check, hone.profile,
+// hone.optimize, hone.showReport, hone.applyProposal, hone.undoProposal, hone.showPtx,
+// hone.showSass, hone.createTask.
+const std::vector<std::string>& server_commands();
+
 class HoneLspServer : public MessageSink {
  public:
   // The transport outlives the server. Nothing starts until run().
@@ -76,10 +81,19 @@ class HoneLspServer : public MessageSink {
   void on_hover(const TextDocumentPositionParams& params, Reply reply);
   void on_code_action(const nlohmann::json& params, Reply reply);
   void on_result(const DocumentParams& params, Reply reply);
+  bool paired_task(const Document& doc);
   void on_proposal(const ProposalParams& params, Reply reply);
 
-  // Jobs (jobs.cpp).
-  void on_job(const std::string& kind, const JobParams& params, Reply reply, std::stop_token stop);
+  // workspace/executeCommand (commands.cpp): every command a lens or code action carries.
+  void on_execute_command(const nlohmann::json& params, Reply reply, std::stop_token stop);
+  void apply_text(const std::string& uri, const std::string& text, const std::string& label, Reply reply,
+                  std::function<void()> on_applied);
+  void show_message(int type, const std::string& message);
+  void create_task(const std::string& uri, Reply reply);
+  void show_machine_code(const std::string& kind, const std::string& uri, const nlohmann::json& args, Reply reply);
+
+  // Jobs (jobs.cpp). `via_command`: started by workspace/executeCommand (its summary is shown too).
+  void on_job(const std::string& kind, const JobParams& params, Reply reply, std::stop_token stop, bool via_command = false);
   void on_progress_cancel(const WorkDoneProgressCancelParams& params);
   JobResult run_job(Job& job, const CallContext& ctx);
   void finish_job(const std::shared_ptr<Job>& job, JobOutcome outcome);
@@ -98,6 +112,8 @@ class HoneLspServer : public MessageSink {
   bool client_creates_progress_ = false;
   bool client_refreshes_lenses_ = false;
   bool client_refreshes_hints_ = false;
+  bool client_shows_documents_ = false;
+  std::set<std::string> client_commands_;  // commands the client runs itself (initializationOptions.clientCommands)
   nlohmann::json settings_ = nlohmann::json::object();
   std::shared_ptr<Engine> engine_;
   std::map<std::uint64_t, std::shared_ptr<Job>> jobs_;

@@ -24,6 +24,7 @@ struct KernelResults {
   std::optional<OptimizeResult> optimize;      // the last optimizer run and the proposals so far
   std::set<std::string> running;               // kinds of the jobs running on this kernel
   std::set<std::string> diagnostic_uris;       // where its diagnostics were last published
+  std::optional<std::string> before_proposal;  // the text an applied proposal replaced (hone.undoProposal)
 };
 
 class ResultStore {

@@ -111,6 +111,30 @@ void HoneLspServer::run_build(const std::string& uri, std::stop_token stop) {
   schedule_refresh();
 }
 
+namespace {
+
+// The 0-based line of the #include in `text` that names `header` (by its file name); nullopt when none does.
+std::optional<int> include_line(std::string_view text, const std::filesystem::path& header) {
+  const std::string name = header.filename().string();
+  int line = 0;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view l = text.substr(start, end - start);
+    std::size_t hash = l.find_first_not_of(" \t");
+    if (hash != std::string_view::npos && l[hash] == '#' && l.find("include") != std::string_view::npos &&
+        (l.find("/" + name) != std::string_view::npos || l.find("\"" + name) != std::string_view::npos ||
+         l.find("<" + name) != std::string_view::npos))
+      return line;
+    ++line;
+    start = end + 1;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 void HoneLspServer::publish_diagnostics(const std::string& uri) {
   auto doc = documents_.get(uri);
   if (!doc) return;
@@ -131,7 +155,23 @@ void HoneLspServer::publish_diagnostics(const std::string& uri) {
       std::filesystem::path file = d.file;
       if (!file.empty() && file.is_relative()) file = doc->path.parent_path() / file;
       std::string target = file.empty() || file.lexically_normal() == doc->path ? uri : uri_from_path(file);
-      by_uri[target].push_back(to_lsp_diagnostic(d, text_of(target, file), encoding_));
+      json lsp = to_lsp_diagnostic(d, text_of(target, file), encoding_);
+      // In an included header: shown at the header's line, pointing back at the #include (and,
+      // for errors, repeated at the #include as clangd does, pointing at the header's line).
+      if (target != uri) {
+        if (auto include = include_line(doc->text, file)) {
+          json at_include = Range{{*include, 0}, {*include, static_cast<int>(line_text(doc->text, *include).size())}};
+          lsp["relatedInformation"] = json::array(
+              {{{"location", {{"uri", uri}, {"range", at_include}}}, {"message", "included from " + doc->path.filename().string()}}});
+          if (d.severity == protocol::Severity::Error) {
+            json here = {{"range", at_include}, {"severity", lsp["severity"]}, {"source", lsp["source"]},
+                         {"message", "in included file " + file.filename().string() + ":" + std::to_string(d.line) + ": " + d.message},
+                         {"relatedInformation", json::array({{{"location", {{"uri", target}, {"range", lsp["range"]}}}, {"message", d.message}}})}};
+            by_uri[uri].push_back(std::move(here));
+          }
+        }
+      }
+      by_uri[target].push_back(std::move(lsp));
     }
   }
   Outline outline = outline_of(*doc);

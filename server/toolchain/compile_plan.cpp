@@ -1,6 +1,7 @@
 // toolchain/compile_plan.cpp: building nvcc / host compiler commands for both kernel forms.
 #include "toolchain/compile_plan.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace hone::toolchain {
@@ -15,6 +16,29 @@ std::string line_literal(const std::string& path) {
     out += c;
   }
   return out + "\"";
+}
+
+// A plain build: the file compiled to an object with the project's flags (hone's arch, -lineinfo
+// and ptxas's report for the facts).
+CompilePlan plain_plan(const PlanInputs& in, CompilePlan plan) {
+  const bool cuda = in.language == KernelLanguage::Cuda;
+  const bool optimizes = std::any_of(in.project_flags.begin(), in.project_flags.end(),
+                                     [](const std::string& f) { return f.starts_with("-O"); });
+  auto& a = plan.argv;
+  a.push_back(in.compiler.string());
+  if (cuda) {
+    a.insert(a.end(), {"-ccbin", in.host_compiler.string(), "-arch=" + in.arch, "-lineinfo", "-Xptxas", "-v", "--keep",
+                       "--keep-dir", plan.keep_dir});
+  } else {
+    a.push_back("-std=c++17");
+  }
+  if (!optimizes) a.push_back("-O3");
+  a.insert(a.end(), in.project_flags.begin(), in.project_flags.end());
+  a.push_back("-I" + in.kernel.parent_path().string());
+  a.insert(a.end(), in.extra_flags.begin(), in.extra_flags.end());
+  a.insert(a.end(), {"-c", plan.tu_name, "-o", "kernel.o"});
+  plan.library_name = "kernel.o";
+  return plan;
 }
 
 }  // namespace
@@ -51,8 +75,11 @@ CompilePlan make_compile_plan(const PlanInputs& in) {
   const bool torch = in.form == KernelForm::Torch;
   plan.tu_name = cuda ? "kernel.cu" : "kernel.cpp";
 
-  plan.tu_text = "#line 1 " + line_literal(in.kernel.string()) + "\n" + in.source;
+  plan.tu_text = in.prefix;
+  if (!plan.tu_text.empty() && plan.tu_text.back() != '\n') plan.tu_text += "\n";
+  plan.tu_text += "#line 1 " + line_literal(in.kernel.string()) + "\n" + in.source;
   if (!in.source.empty() && in.source.back() != '\n') plan.tu_text += "\n";
+  if (in.plain) return plain_plan(in, std::move(plan));
   plan.tu_text += "#line 1 \"<hone entry>\"\n";
   plan.tu_text += torch ? "#include \"hone/torch_entry.h\"\n" : "#include \"hone/raw_entry.h\"\n";
 

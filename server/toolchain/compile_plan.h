@@ -33,13 +33,20 @@ struct PlanInputs {
   bool fp16_headers = true;          // raw CUDA form: false spares the kernel cuda_fp16.h/cuda_bf16.h
   bool std_headers = true;           // raw form: false (HONE_LEAN_STD) spares it <string>/<stdexcept>
   std::vector<std::string> extra_flags;
+  // Any file, form or not (a project's .cu, a header): compiled to an object for its diagnostics
+  // and facts only, no hone entry appended, no library linked; project_flags (compile_db.h) go
+  // before -I<kernel folder> and extra_flags; `prefix` (a header's includer up to its #include,
+  // with its own #line) goes before the kernel's text.
+  bool plain = false;
+  std::vector<std::string> project_flags;
+  std::string prefix;
 };
 
 struct CompilePlan {
   std::string tu_name;                 // "kernel.cu" | "kernel.cpp"
   std::string tu_text;
   std::vector<std::string> argv;       // run in the build folder
-  std::string library_name = "kernel.so";
+  std::string library_name = "kernel.so";  // "kernel.o" for a plain build
   std::string keep_dir = "keep";       // nvcc's intermediate files (PTX, cubin)
 };
 

@@ -123,9 +123,16 @@ class Build {
     } else {
       res_.report.arch = "cpu";
     }
-    if (!facts_.form) return compile_error(no_form_message(), 1);
-    if (!facts_.forward) return compile_error(no_forward_message(facts_.form), 1);
-    form_ = *facts_.form;
+    const bool header = kernel_file_type(kernel_)->header;
+    plain_ = !facts_.form || (header && !facts_.forward);
+    if (plain_ && req_.require_form) {
+      if (!facts_.form) return compile_error(no_form_message(), 1);
+      return compile_error(no_forward_message(facts_.form), 1);
+    }
+    if (!plain_ && !facts_.forward) return compile_error(no_forward_message(facts_.form), 1);
+    res_.plain = plain_;
+    if (plain_) prepare_plain();
+    if (facts_.form) form_ = *facts_.form;
     // The kernel's own `// hone: flags=` line first, then the caller's flags it does not name.
     FlagDirectiveParse directive = parse_flag_directive(source_, res_.language);
     if (!directive.error.empty()) return compile_error(directive.error, directive.error_line);
@@ -145,7 +152,7 @@ class Build {
     }
     stage("tools", t);
 
-    if (form_ == KernelForm::Torch) {
+    if (!plain_ && form_ == KernelForm::Torch) {
       t = Clock::now();
       auto env = find_torch_env(req_.python);
       stage("torch_env", t);
@@ -155,7 +162,7 @@ class Build {
       for (const auto& h : facts_.headers) texts.push_back(h.contents);
       light_ = plan_torch_light(texts, torch_.include_dirs);
     }
-    if (form_ == KernelForm::Raw) {
+    if (!plain_ && form_ == KernelForm::Raw) {
       std::vector<std::string_view> texts{source_};
       for (const auto& h : facts_.headers) texts.push_back(h.contents);
       if (cuda_) fp16_headers_ = names_16bit_floats(texts);
@@ -163,7 +170,9 @@ class Build {
     }
     if (!compute_key()) return;
 
-    if (req_.use_cache) {
+    // A project build reads headers hone does not hash (its include folders): never from the cache.
+    project_ = !req_.project_flags.empty() || req_.includer;
+    if (req_.use_cache && !project_) {
       t = Clock::now();
       auto cached = cache().lookup(res_.key);
       stage("cache_lookup", t);
@@ -181,6 +190,29 @@ class Build {
 
   BuildCache cache() const { return BuildCache(b_.cache_dir() / "build"); }
 
+  // A plain build's translation unit: a header through its includer's text up to its #include,
+  // else on its own as a header unit (its `#pragma once` blanked: it is the main file here).
+  void prepare_plain() {
+    // A header is the main file here: its `#pragma once` would be warned about.
+    if (kernel_file_type(kernel_)->header) {
+      std::size_t at = 0;
+      while ((at = source_.find("#pragma once", at)) != std::string::npos) source_.replace(at, 12, std::string(12, ' '));
+    }
+    if (!req_.includer) return;
+    try {
+      includer_text_ = read_file(*req_.includer);
+    } catch (const std::exception&) {
+      return;
+    }
+    std::size_t at = 0;
+    for (int line = 1; line < req_.includer_line && at != std::string::npos; ++line) {
+      at = includer_text_.find('\n', at);
+      if (at != std::string::npos) ++at;
+    }
+    prefix_ = "#line 1 \"" + req_.includer->string() + "\"\n" +
+              includer_text_.substr(0, at == std::string::npos ? includer_text_.size() : at);
+  }
+
   PlanInputs plan_inputs() const {
     PlanInputs in;
     in.kernel = kernel_;
@@ -196,27 +228,31 @@ class Build {
     in.torch_light = form_ == KernelForm::Torch && light_.usable;
     in.fp16_headers = fp16_headers_;
     in.std_headers = std_headers_;
+    in.plain = plain_;
+    in.project_flags = req_.project_flags;
+    in.prefix = prefix_;
     return in;
   }
 
   bool compute_key() {
     Sha256 h;
-    h.field("hone-build-v1").field(kernel_.string()).field(source_);
+    h.field(plain_ ? "hone-build-v1-plain" : "hone-build-v1").field(kernel_.string()).field(source_).field(prefix_);
     for (const auto& header : facts_.headers) h.field(header.path.string()).field(header.contents);
     try {
-      for (const auto& f : entry_files(b_.share_dir(), form_)) h.field(f.string()).field(read_file(f));
+      if (!plain_)
+        for (const auto& f : entry_files(b_.share_dir(), form_)) h.field(f.string()).field(read_file(f));
     } catch (const std::exception& e) {
       fail(BuildOutcome::MissingTool, std::string("hone's share folder is incomplete: ") + e.what());
       return false;
     }
     h.field(compiler_.path.string()).field(compiler_.version).field(host_.path.string()).field(host_.version);
     h.field(res_.report.arch).field(cuobjdump_ ? cuobjdump_->string() : "no cuobjdump");
-    if (form_ == KernelForm::Torch)
+    if (!plain_ && form_ == KernelForm::Torch)
       h.field(torch_.version).field(torch_.torch_dir.string()).field(torch_.cxx11_abi ? "abi1" : "abi0").field(torch_.cuda.value_or("cpu"));
     // The command without the op namespace, which is derived from this key.
     for (const auto& a : make_compile_plan(plan_inputs()).argv) h.field(a);
     res_.key = h.hex();
-    if (form_ == KernelForm::Torch) res_.op_namespace = "hone_" + res_.key.substr(0, 16);
+    if (!plain_ && form_ == KernelForm::Torch) res_.op_namespace = "hone_" + res_.key.substr(0, 16);
     return true;
   }
 
@@ -228,7 +264,7 @@ class Build {
     // compiler build is one command, so it waits first.
     std::future<GlueResult> glue_job;
     std::function<void()> wait_for_glue;
-    if (form_ == KernelForm::Torch) {
+    if (!plain_ && form_ == KernelForm::Torch) {
       GlueRequest g{b_.share_dir(), b_.cache_dir(), host_.path, host_.version, &torch_, req_.timeout, req_.stop, req_.wrap_command};
       std::string error;
       auto object = torch_glue_object(g, &error);
@@ -260,7 +296,7 @@ class Build {
       return void(fail(BuildOutcome::MissingTool, std::string("cannot write the build folder: ") + e.what()));
     }
     if (cuda_) fs::create_directories(work / plan.keep_dir);
-    if (form_ == KernelForm::Torch) res_.torch_headers = in.torch_light ? "light" : "full: " + light_.why_full;
+    if (!plain_ && form_ == KernelForm::Torch) res_.torch_headers = in.torch_light ? "light" : "full: " + light_.why_full;
 
     // One nvcc run; the SASS disassembly overlaps its host compile.
     const fs::path cubin = work / plan.keep_dir / ("kernel." + res_.report.arch + ".cubin");
@@ -292,7 +328,7 @@ class Build {
     ProcessResult run = compile_once(plan);
     stage("compile", t);
     std::string light_log;
-    if ((in.torch_light || !in.fp16_headers || !in.std_headers) && run.started && !run.ok() && !run.timed_out && !run.cancelled) {
+    if (!plain_ && (in.torch_light || !in.fp16_headers || !in.std_headers) && run.started && !run.ok() && !run.timed_out && !run.cancelled) {
       // The light headers did not declare something the kernel uses: the full headers decide,
       // and only their diagnostics are reported.
       res_.stage_seconds["compile_light"] = res_.stage_seconds["compile"];
@@ -341,6 +377,10 @@ class Build {
       dc.user_files.push_back(h.path);
       dc.user_texts[h.path] = h.contents;
     }
+    if (req_.includer && !prefix_.empty()) {
+      dc.user_files.push_back(*req_.includer);
+      dc.user_texts[*req_.includer] = includer_text_;
+    }
     dc.kernel_line = [this](const std::string& mangled) { return kernel_line_in_file(facts_, kernel_, mangled); };
     res_.report.diagnostics = parse_compiler_output(output, dc);
 
@@ -380,17 +420,17 @@ class Build {
       fs::rename(fi.cubin, work / "kernel.cubin", ec);
       fs::remove_all(work / plan.keep_dir, ec);
     }
-    if (built) res_.report.library = (entry / plan.library_name).string();
+    if (built && !plain_) res_.report.library = (entry / plan.library_name).string();
     try {
       write_file_atomic(work / "build.log", light_log + command_line(plan.argv) + "\n" + output);
       write_file_atomic(work / "report.json", nlohmann::json(res_.report).dump(2));
-      c.publish(work, res_.key, !req_.use_cache);
+      c.publish(work, res_.key, !req_.use_cache || project_);
     } catch (const std::exception& e) {
       BuildCache::discard(work);
       return void(fail(BuildOutcome::MissingTool, std::string("cannot store the build in the cache: ") + e.what()));
     }
     res_.outcome = built ? BuildOutcome::Built : BuildOutcome::CompileError;
-    if (built) res_.library = res_.report.library;
+    if (built && !plain_) res_.library = res_.report.library;
   }
 
   // Waits for the glue compile; false (the build failed, with the glue's error) when it failed.
@@ -414,6 +454,10 @@ class Build {
   std::vector<std::string> extra_flags_;  // the kernel's `// hone: flags=` line, then the request's
   SourceFacts facts_;
   KernelForm form_ = KernelForm::Raw;
+  bool plain_ = false;
+  bool project_ = false;       // built with a project's flags (never served from the cache)
+  std::string prefix_;         // plain header builds: the includer up to its #include
+  std::string includer_text_;
   Tool compiler_;
   Tool host_;
   std::optional<fs::path> cuobjdump_;

@@ -36,6 +36,15 @@ struct BuildRequest {
   // set to the only folder it writes to (TMPDIR points there too). Identity when empty.
   std::function<ProcessSpec(ProcessSpec)> wrap_command;
   bool use_cache = true;                    // false: rebuild and replace the cache entry
+  // A file without hone's form (or a header without `forward`) builds plain: an object for its
+  // diagnostics and kernel facts, no library (BuildResult::plain). true: such a file is a compile
+  // error naming what to add (a check needs a library to load).
+  bool require_form = false;
+  std::vector<std::string> project_flags;   // the project's flags for this file (compile_db.h), plain builds
+  // A header compiled through a project source that includes it: that source and its #include's
+  // line (its text before that line is compiled first). Plain builds only.
+  std::optional<std::filesystem::path> includer;
+  int includer_line = 0;
 };
 
 enum class BuildOutcome {
@@ -55,7 +64,8 @@ struct BuildResult {
   bool ok() const { return outcome == BuildOutcome::Built; }
   bool cached = false;
   double seconds = 0;
-  std::filesystem::path library;          // the built .so inside the cache (empty unless built)
+  std::filesystem::path library;          // the built .so inside the cache (empty unless built, and for plain builds)
+  bool plain = false;                     // built as an object only (no form, or a header): nothing to load
   std::optional<KernelForm> form;
   KernelLanguage language = KernelLanguage::Cuda;
   std::string op_namespace;               // torch form: torch.ops.<op_namespace>.forward

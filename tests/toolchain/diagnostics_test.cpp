@@ -198,7 +198,11 @@ TEST_F(BuildErrors, MissingFileAndUnknownExtension) {
 }
 
 TEST_F(BuildErrors, NoFormAndNoForwardAreCompileErrorsAtLineOne) {
-  BuildResult no_form = build(write("plain.cpp", "#include <vector>\nvoid forward() {}\n"));
+  // A check needs a library (require_form): without hone's form the file is a compile error.
+  BuildRequest checked;
+  checked.kernel = write("plain.cpp", "#include <vector>\nvoid forward() {}\n");
+  checked.require_form = true;
+  BuildResult no_form = builder().build(checked);
   EXPECT_EQ(no_form.outcome, BuildOutcome::CompileError);
   ASSERT_EQ(no_form.report.diagnostics.size(), 1u);
   EXPECT_EQ(no_form.report.diagnostics[0].line, 1);
@@ -208,6 +212,12 @@ TEST_F(BuildErrors, NoFormAndNoForwardAreCompileErrorsAtLineOne) {
   EXPECT_EQ(no_forward.outcome, BuildOutcome::CompileError);
   ASSERT_EQ(no_forward.report.diagnostics.size(), 1u);
   EXPECT_NE(no_forward.report.diagnostics[0].message.find("no forward function"), std::string::npos);
+
+  // hone build and the editor build it anyway, plain: an object for diagnostics and facts, no library.
+  BuildResult plain = build(checked.kernel);
+  EXPECT_EQ(plain.outcome, BuildOutcome::Built) << nlohmann::json(plain.report).dump(2);
+  EXPECT_TRUE(plain.plain);
+  EXPECT_TRUE(plain.library.empty());
 }
 
 TEST_F(BuildErrors, NvccNotFound) {

@@ -140,7 +140,9 @@ test('a broken CUDA kernel gets nvcc diagnostics at its line', async () => {
   assert.equal(result.compile.ok, false);
   const lenses = await connection.sendRequest('textDocument/codeLens', { textDocument: { uri } });
   assert.deepEqual(lenses.map((l) => l.range.start.line), [7, 7, 7, 7, 2, 2, 2, 2]);
-  assert.equal(lenses[0].command.title, 'hone: not checked');
+  // broken.cu has no task: the status lens says so and offers the skeleton.
+  assert.equal(lenses[0].command.title, 'hone: no task paired — create broken.py');
+  assert.equal(lenses[0].command.command, 'hone.createTask');
   assert.deepEqual(lenses.slice(1, 4).map((l) => l.command.command), ['hone.check', 'hone.profile', 'hone.optimize']);
 });
 

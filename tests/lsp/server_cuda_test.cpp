@@ -1,0 +1,257 @@
+// tests/lsp/server_cuda_test.cpp: hone-server on ordinary CUDA files and projects (issue 16),
+// through the real server, engine and nvcc: a .cu without hone's form gets nvcc's diagnostics at
+// its own lines and its kernels' facts; an error in an included header is shown at the header's
+// line with related information at the #include; a project's compile_commands.json gives the
+// flags; every lens command runs through workspace/executeCommand (check, the task skeleton, the
+// PTX view with its source mapping).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "lsp/documents.h"
+#include "lsp_client.h"
+
+namespace hone::lsp::test {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+class ServerCuda : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("hone-lsp-cuda-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    open_up(dir_);
+    ServerOptions options;
+    options.engine.workspace = dir_;
+    const char* python = std::getenv("HONE_PYTHON");
+    options.engine.python = python && *python ? python : "/usr/bin/python3";
+    options.engine.device = DeviceKind::Cpu;
+    options.engine.arch = "sm_90";
+    options.change_debounce = std::chrono::milliseconds(100);
+    options.refresh_debounce = std::chrono::milliseconds(0);
+    client_ = std::make_unique<LspClient>(options);
+  }
+  void TearDown() override {
+    client_.reset();
+    fs::remove_all(dir_);
+  }
+  static void open_up(const fs::path& p) {
+    fs::permissions(p, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                           fs::perms::others_exec);
+  }
+  fs::path write(const std::string& name, const std::string& text) {
+    fs::path p = dir_ / name;
+    fs::create_directories(p.parent_path());
+    for (fs::path d = p.parent_path(); d != dir_; d = d.parent_path()) open_up(d);
+    std::ofstream(p) << text;
+    return p;
+  }
+  std::string open(const std::string& name, const std::string& text) {
+    write(name, text);
+    std::string uri = uri_from_path(dir_ / name);
+    client_->notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "cuda"}, {"version", 1}, {"text", text}}}});
+    return uri;
+  }
+  // The last diagnostics published for `uri`.
+  json last_diagnostics(const std::string& uri) {
+    json last = json();
+    for (const json& p : client_->take("textDocument/publishDiagnostics"))
+      if (p["params"]["uri"] == uri) last = p["params"]["diagnostics"];
+    return last;
+  }
+  json execute(const std::string& command, json arguments) {
+    return client_->call("workspace/executeCommand", {{"command", command}, {"arguments", std::move(arguments)}});
+  }
+
+  fs::path dir_;
+  std::unique_ptr<LspClient> client_;
+};
+
+const char* kPlainBroken =
+    "// an ordinary CUDA file: no hone.h, no forward\n"
+    "#include <cstdio>\n"
+    "\n"
+    "__global__ void scale(float* x, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n) x[i] = 2.0f * ;\n"
+    "}\n";
+
+const char* kPlainFine =
+    "// an ordinary CUDA file: no hone.h, no forward\n"
+    "__global__ void scale(const float4* __restrict__ x, float4* __restrict__ y, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n) {\n"
+    "    float4 v = x[i];\n"
+    "    y[i] = make_float4(2 * v.x, 2 * v.y, 2 * v.z, 2 * v.w);\n"
+    "  }\n"
+    "}\n";
+
+TEST_F(ServerCuda, InitializeListsEveryCommandButThoseTheClientRunsItself) {
+  json init = client_->call("initialize", {{"capabilities", json::object()},
+                                           {"initializationOptions", {{"clientCommands", {"hone.check", "hone.profile"}}}}});
+  json commands = init["result"]["capabilities"]["executeCommandProvider"]["commands"];
+  EXPECT_TRUE(std::find(commands.begin(), commands.end(), "hone.showPtx") != commands.end()) << commands.dump();
+  EXPECT_TRUE(std::find(commands.begin(), commands.end(), "hone.createTask") != commands.end());
+  EXPECT_TRUE(std::find(commands.begin(), commands.end(), "hone.check") == commands.end());
+  EXPECT_TRUE(std::find(commands.begin(), commands.end(), "hone.profile") == commands.end());
+  client_->notify("initialized", json::object());
+  json unknown = execute("hone.nothing", json::array({"file:///x.cu"}));
+  EXPECT_EQ(unknown["error"]["code"], -32602) << unknown.dump();
+}
+
+TEST_F(ServerCuda, APlainCudaFileGetsNvccDiagnosticsAtItsOwnLine) {
+  client_->initialize();
+  std::string uri = open("plain.cu", kPlainBroken);
+  client_->sync();
+  json diagnostics = last_diagnostics(uri);
+  ASSERT_TRUE(diagnostics.is_array() && !diagnostics.empty()) << diagnostics.dump();
+  bool at_line = false;
+  for (const json& d : diagnostics) {
+    EXPECT_EQ(d["message"].get<std::string>().find("cannot tell the kernel's form"), std::string::npos) << d.dump();
+    if (d["severity"] == 1 && d["range"]["start"]["line"] == 5) at_line = true;
+  }
+  EXPECT_TRUE(at_line) << diagnostics.dump(2);
+  // No form: the lens says what to add and offers the task skeleton.
+  json lenses = client_->call("textDocument/codeLens", {{"textDocument", {{"uri", uri}}}})["result"];
+  ASSERT_FALSE(lenses.empty());
+  EXPECT_EQ(lenses[0]["range"]["start"]["line"], 3);
+  EXPECT_EQ(lenses[0]["command"]["command"], "hone.createTask");
+  EXPECT_NE(lenses[0]["command"]["title"].get<std::string>().find("add forward()"), std::string::npos);
+}
+
+TEST_F(ServerCuda, APlainCudaFileGetsItsKernelFactsAndPtxWithTheSourceMapping) {
+  client_->initialize({{"window", {{"showDocument", {{"support", true}}}}}});
+  std::string uri = open("plain.cu", kPlainFine);
+  client_->sync();
+  json diagnostics = last_diagnostics(uri);
+  for (const json& d : diagnostics) EXPECT_NE(d["severity"], 1) << d.dump();
+  json hints = client_->call("textDocument/inlayHint", {{"textDocument", {{"uri", uri}}}, {"range", {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 20}, {"character", 0}}}}}})["result"];
+  ASSERT_EQ(hints.size(), 1u) << hints.dump();
+  EXPECT_NE(hints[0]["label"].get<std::string>().find("regs"), std::string::npos) << hints.dump();
+  json hover = client_->call("textDocument/hover", {{"textDocument", {{"uri", uri}}}, {"position", {{"line", 1}, {"character", 18}}}})["result"];
+  const std::string md = hover["contents"]["value"];
+  EXPECT_NE(md.find("global loads (PTX): 128-bit"), std::string::npos) << md;
+  EXPECT_NE(md.find("tensor cores: no"), std::string::npos) << md;
+
+  json ptx = execute("hone.showPtx", json::array({uri, {{"line", 4}}}));
+  ASSERT_TRUE(ptx.contains("result")) << ptx.dump();
+  const json& r = ptx["result"];
+  EXPECT_EQ(r["kind"], "ptx");
+  EXPECT_EQ(r["name"], "scale");
+  bool load_mapped = false;
+  for (const json& l : r["lines"])
+    if (l["text"].get<std::string>().find("ld.global") != std::string::npos && l["line"] == 4 && l["inFile"] == true) load_mapped = true;
+  EXPECT_TRUE(load_mapped) << r["text"].get<std::string>();
+  ASSERT_TRUE(r.contains("path"));
+  EXPECT_TRUE(fs::is_regular_file(r["path"].get<std::string>()));
+  EXPECT_FALSE(client_->take("window/showDocument").empty());
+}
+
+TEST_F(ServerCuda, SassOfTheKernelUnderTheCursorMapsToItsSourceLines) {
+  if (!fs::exists("/usr/local/cuda/bin/nvdisasm"))
+    GTEST_SKIP() << "no /usr/local/cuda/bin/nvdisasm: the SASS view is checked on the GPU machine (scripts/gpu/lsp.sh)";
+  client_->initialize();
+  std::string uri = open("plain.cu", kPlainFine);
+  client_->sync();
+  json sass = execute("hone.showSass", json::array({uri, {{"line", 4}}}));
+  ASSERT_TRUE(sass.contains("result")) << sass.dump();
+  const json& r = sass["result"];
+  EXPECT_EQ(r["kind"], "sass");
+  EXPECT_EQ(r["name"], "scale");
+  EXPECT_EQ(r["mapped"], true);
+  bool load_mapped = false;
+  for (const json& l : r["lines"])
+    if (l["text"].get<std::string>().find("LDG") != std::string::npos && l["line"] == 4 && l["inFile"] == true) load_mapped = true;
+  EXPECT_TRUE(load_mapped) << r["text"].get<std::string>();
+}
+
+TEST_F(ServerCuda, AnErrorInAnIncludedHeaderIsShownAtTheHeaderWithTheIncludeRelated) {
+  client_->initialize();
+  write("util.cuh", "#pragma once\n__device__ float twice(float v) { return 2 * undefined_in_header; }\n");
+  std::string uri = open("user.cu", "#include <cstdio>\n#include \"util.cuh\"\n__global__ void k(float* x) { x[0] = twice(x[0]); }\n");
+  client_->sync();
+  const std::string header_uri = uri_from_path(dir_ / "util.cuh");
+  json header = json(), source = json();
+  for (const json& p : client_->take("textDocument/publishDiagnostics")) {
+    if (p["params"]["uri"] == header_uri) header = p["params"]["diagnostics"];
+    if (p["params"]["uri"] == uri) source = p["params"]["diagnostics"];
+  }
+  ASSERT_TRUE(header.is_array() && !header.empty()) << header.dump();
+  EXPECT_EQ(header[0]["range"]["start"]["line"], 1);
+  ASSERT_TRUE(header[0].contains("relatedInformation")) << header.dump(2);
+  EXPECT_EQ(header[0]["relatedInformation"][0]["location"]["uri"], uri);
+  EXPECT_EQ(header[0]["relatedInformation"][0]["location"]["range"]["start"]["line"], 1);
+  ASSERT_TRUE(source.is_array() && !source.empty()) << source.dump();
+  EXPECT_EQ(source[0]["range"]["start"]["line"], 1);
+  EXPECT_NE(source[0]["message"].get<std::string>().find("in included file util.cuh:2"), std::string::npos) << source.dump();
+}
+
+TEST_F(ServerCuda, AProjectFileBuildsWithItsCompileDatabaseAndItsHeaderThroughItsIncluder) {
+  client_->initialize();
+  write("proj/include/proj/util.cuh", "#pragma once\n#ifndef SCALE\n#error SCALE must be defined by the project\n#endif\n"
+                                      "__device__ inline float scaled(float v) { return v * SCALE; }\n");
+  const std::string src_text = "#include <proj/util.cuh>\n__global__ void k(float* x) { x[0] = scaled(x[0]); }\n";
+  write("proj/src/k.cu", src_text);
+  json db = json::array({{{"directory", (dir_ / "proj" / "build").string()},
+                          {"arguments", {"/usr/local/cuda/bin/nvcc", "-DSCALE=3.0f", "-I../include", "--expt-relaxed-constexpr", "-c",
+                                         (dir_ / "proj" / "src" / "k.cu").string(), "-o", "k.o"}},
+                          {"file", (dir_ / "proj" / "src" / "k.cu").string()}}});
+  write("proj/build/compile_commands.json", db.dump());
+  std::string uri = open("proj/src/k.cu", src_text);
+  const std::string header_text = "#pragma once\n#ifndef SCALE\n#error SCALE must be defined by the project\n#endif\n"
+                                  "__device__ inline float scaled(float v) { return v * SCALE; }\n";
+  std::string header_uri = open("proj/include/proj/util.cuh", header_text);
+  client_->sync();
+  json source = json(), header = json();
+  for (const json& p : client_->take("textDocument/publishDiagnostics")) {
+    if (p["params"]["uri"] == uri) source = p["params"]["diagnostics"];
+    if (p["params"]["uri"] == header_uri) header = p["params"]["diagnostics"];
+  }
+  EXPECT_EQ(source, json::array()) << source.dump(2);
+  EXPECT_EQ(header, json::array()) << header.dump(2);
+  json hints = client_->call("textDocument/inlayHint", {{"textDocument", {{"uri", uri}}}, {"range", {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 5}, {"character", 0}}}}}})["result"];
+  EXPECT_EQ(hints.size(), 1u) << hints.dump();
+}
+
+TEST_F(ServerCuda, TheTaskSkeletonCommandWritesAPairedTaskAndTheLensesFollow) {
+  client_->initialize();
+  const char* kernel = "#include \"hone.h\"\n\nvoid forward(hone::In<float> x, hone::Out<float> out) {\n"
+                       "  for (int64_t i = 0; i < x.numel(); ++i) out.data()[i] = x.data()[i];\n}\n";
+  std::string uri = open("copy.cpp", kernel);
+  client_->sync();
+  json lenses = client_->call("textDocument/codeLens", {{"textDocument", {{"uri", uri}}}})["result"];
+  ASSERT_EQ(lenses.size(), 4u) << lenses.dump();
+  EXPECT_EQ(lenses[0]["command"]["command"], "hone.createTask");
+  json actions = client_->call("textDocument/codeAction", {{"textDocument", {{"uri", uri}}}, {"range", {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 0}, {"character", 0}}}}}, {"context", {{"diagnostics", json::array()}}}})["result"];
+  bool offered = false;
+  for (const json& a : actions) offered = offered || a["command"]["command"] == "hone.createTask";
+  EXPECT_TRUE(offered) << actions.dump();
+
+  json created = execute(lenses[0]["command"]["command"], lenses[0]["command"]["arguments"]);
+  ASSERT_TRUE(created.contains("result")) << created.dump();
+  EXPECT_TRUE(fs::is_regular_file(dir_ / "copy.py"));
+  EXPECT_FALSE(client_->take("window/showMessage").empty());
+  // The skeleton is a task the worker loads: the check runs (identity reference, copy kernel).
+  lenses = client_->call("textDocument/codeLens", {{"textDocument", {{"uri", uri}}}})["result"];
+  EXPECT_EQ(lenses[0]["command"]["title"], "hone: not checked");
+  json again = execute("hone.createTask", json::array({uri}));
+  EXPECT_TRUE(again.contains("error")) << "a second skeleton overwrote the first";
+  json checked = execute("hone.check", json::array({uri, {{"timing", false}}}));
+  ASSERT_TRUE(checked.contains("result")) << checked.dump().substr(0, 2000);
+  EXPECT_EQ(checked["result"]["result"]["verdict"]["status"], "correct") << checked.dump().substr(0, 3000);
+  bool shown = false;
+  for (const json& m : client_->take("window/showMessage"))
+    shown = shown || m["params"]["message"].get<std::string>().find("correct") != std::string::npos;
+  EXPECT_TRUE(shown);
+  lenses = client_->call("textDocument/codeLens", {{"textDocument", {{"uri", uri}}}})["result"];
+  EXPECT_EQ(lenses[0]["command"]["title"].get<std::string>().rfind("✓ correct", 0), 0u) << lenses.dump();
+}
+
+}  // namespace
+}  // namespace hone::lsp::test
