@@ -33,6 +33,11 @@ struct PlanInputs {
   bool fp16_headers = true;          // raw CUDA form: false spares the kernel cuda_fp16.h/cuda_bf16.h
   bool std_headers = true;           // raw form: false (HONE_LEAN_STD) spares it <string>/<stdexcept>
   std::vector<std::string> extra_flags;
+  // A load_inline answer's functions (torch form): hone/inline_entry.h registers each as
+  // torch.ops.<op_namespace>.<name> instead of torch_entry.h's forward.
+  std::vector<std::string> inline_functions;
+  std::vector<std::string> link_flags;  // after the sources: CUDA libraries (toolchain/cuda_libraries.h)
+  std::string prelude;               // before the user's `#line 1` (toolchain/task_constants.h)
 };
 
 struct CompilePlan {
