@@ -99,7 +99,7 @@ struct Registration {
       for (int32_t i = 0; i < hone_torch_op_count(); ++i) {
         std::string schema = hone_torch_op_schema(i);
         op_index()[ns + "::" + schema.substr(0, schema.find('('))] = i;
-        library->def(schema, torch::CppFunction::makeFromBoxedFunction<&call_forward>());
+        library->def(schema.c_str(), torch::CppFunction::makeFromBoxedFunction<&call_forward>());
       }
       return;
     }
