@@ -28,6 +28,9 @@ cp -r ../shared/kernelbench/baselines build-gpu/shared/kernelbench/
 mkdir -p build-gpu/shared/kernelbench/level1 build-gpu/shared/kernelbench/level2
 cp ../shared/kernelbench/level1/*.py build-gpu/shared/kernelbench/level1/
 cp ../shared/kernelbench/level2/*.py build-gpu/shared/kernelbench/level2/
+# KernelBench's own answers (unit tests, prompt examples) and level 3 (init arguments): scripts/gpu/kb.sh.
+cp -r ../shared/kernelbench/answers build-gpu/shared/kernelbench/
+mkdir -p build-gpu/shared/kernelbench/level3 && cp ../shared/kernelbench/level3/*.py build-gpu/shared/kernelbench/level3/
 git rev-parse HEAD > build-gpu/COMMIT
 git diff --quiet || echo "+uncommitted" >> build-gpu/COMMIT
 du -sh build-gpu/bin build-gpu/lib build-gpu/share build-gpu/shared build-gpu/carried-lib 2>/dev/null

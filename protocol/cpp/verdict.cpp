@@ -214,6 +214,16 @@ void from_json(const json& j, Flag& v) {
   get(j, "message", v.message);
 }
 
+void to_json(json& j, const AnswerFacts& v) {
+  j = json{{"initialised", v.initialised}, {"parameters", v.parameters}, {"extensions", v.extensions}, {"triton", v.triton}};
+}
+void from_json(const json& j, AnswerFacts& v) {
+  get(j, "initialised", v.initialised);
+  get(j, "parameters", v.parameters);
+  get(j, "extensions", v.extensions);
+  get(j, "triton", v.triton);
+}
+
 void to_json(json& j, const Evidence& v) {
   j = json::object();
   put(j, "signal", v.signal);
@@ -305,6 +315,7 @@ void to_json(json& j, const Verdict& v) {
   put(j, "kernel_time", v.kernel_time);
   j["flags"] = v.flags;
   if (v.evidence && !v.evidence->empty()) j["evidence"] = *v.evidence;
+  put(j, "answer", v.answer);
   put(j, "profile", v.profile);
   if (!v.seconds.empty()) j["seconds"] = v.seconds;
   put(j, "created_at", v.created_at);
@@ -326,6 +337,7 @@ void from_json(const json& j, Verdict& v) {
   get(j, "signature", v.signature);
   get(j, "correctness", v.correctness);
   get(j, "timing", v.timing);
+  get(j, "answer", v.answer);
   get(j, "baselines", v.baselines);
   get(j, "speedup", v.speedup);
   get(j, "floor", v.floor);

@@ -122,6 +122,15 @@ struct Flag {
   std::string message;
 };
 
+// A KernelBench answer file (kernel.form "modelnew", issue 15): how ModelNew was built, whether
+// its parameters equal Model's, and hone's builds of its load_inline calls.
+struct AnswerFacts {
+  std::string initialised;          // "Model and ModelNew each built after seeding ... with 42 ..."
+  std::string parameters = "match";  // "match", or why ModelNew's state_dict() differs from Model's
+  std::vector<std::string> extensions;  // the load_inline names hone built
+  bool triton = false;                  // the answer uses Triton
+};
+
 struct Evidence {
   std::optional<std::string> signal;  // "SIGSEGV"
   std::optional<int> exit_code;
@@ -134,7 +143,7 @@ struct Evidence {
 struct KernelRef {
   std::string path;
   std::string hash;
-  std::string form = "unknown";  // "raw" | "torch" | "unknown"
+  std::string form = "unknown";  // "raw" | "torch" | "modelnew" (a KernelBench answer) | "unknown"
   std::string language;          // "cuda" | "cpp"
 };
 
@@ -183,6 +192,7 @@ struct Verdict {
   std::optional<KernelTime> kernel_time;
   std::vector<Flag> flags;
   std::optional<Evidence> evidence;
+  std::optional<AnswerFacts> answer;      // a KernelBench answer file
   std::optional<ProfileReport> profile;   // added by hone profile
   std::map<std::string, double> seconds;  // wall time of each stage
   std::optional<std::string> created_at;  // ISO 8601 UTC
@@ -214,6 +224,8 @@ void to_json(nlohmann::json& j, const KernelTime& v);
 void from_json(const nlohmann::json& j, KernelTime& v);
 void to_json(nlohmann::json& j, const Flag& v);
 void from_json(const nlohmann::json& j, Flag& v);
+void to_json(nlohmann::json& j, const AnswerFacts& v);
+void from_json(const nlohmann::json& j, AnswerFacts& v);
 void to_json(nlohmann::json& j, const Evidence& v);
 void from_json(const nlohmann::json& j, Evidence& v);
 void to_json(nlohmann::json& j, const KernelRef& v);

@@ -193,6 +193,17 @@ std::string verdict_details(const Verdict& v) {
   if (!correct) out += failure_details(v);
   if (v.evidence) out += evidence_details(*v.evidence);
   if (correct && v.timing) out += "  timing: " + timing_text(*v.timing) + "\n";
+  if (v.answer) {
+    out += "  KernelBench answer";
+    if (!v.answer->extensions.empty()) {
+      out += " (built by hone: ";
+      for (std::size_t i = 0; i < v.answer->extensions.size(); ++i) out += (i ? ", " : "") + v.answer->extensions[i];
+      out += ")";
+    }
+    if (v.answer->triton) out += " (Triton)";
+    out += ": " + (v.answer->initialised.empty() ? std::string("ModelNew") : v.answer->initialised) + "\n";
+    out += "  parameters: " + (v.answer->parameters == "match" ? std::string("ModelNew's equal Model's") : v.answer->parameters) + "\n";
+  }
   if (v.baselines) {
     if (v.baselines->eager) out += "  reference eager: " + format_us(v.baselines->eager->p50_us) + "\n";
     if (v.baselines->compile_measured && v.baselines->compile)

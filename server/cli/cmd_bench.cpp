@@ -1,8 +1,10 @@
-// cli/cmd_bench.cpp: `hone bench TASKS... [--kernels DIR] [--device] [--json] [--out F] [--plot F]`
-// checks one kernel per task over a task set in the KernelBench format (task `19_ReLU.py`, kernel
-// `19_ReLU.cu` or `.cpp` in --kernels or beside the task) with one engine, so the worker starts
-// once, and reports each verdict, the share correct, fast_p against eager and torch.compile and
-// geometric-mean speedups; --out keeps every full verdict as JSON lines, --plot draws fast_p.
+// cli/cmd_bench.cpp: `hone bench TASKS... [--kernels DIR] [--device] [--json] [--out F] [--plot F]
+// [--format hone|kernelbench]` checks the kernels of each task over a task set in the KernelBench
+// format (task `19_ReLU.py`; hone-form kernel `19_ReLU.cu` or `.cpp` in --kernels or beside the
+// task; KernelBench answers in --kernels as KernelBench's runs lay them out, or `19_ReLU.py`) with
+// one engine, so the worker starts once, and reports each verdict, the share correct, fast_p
+// against eager and torch.compile and geometric-mean speedups; --out keeps every full verdict as
+// JSON lines (or, with --format kernelbench, KernelBench's eval results), --plot draws fast_p.
 // Exit code 0 when every kernel is correct, 1 otherwise, 2 for usage or environment errors.
 #include <unistd.h>
 
@@ -12,12 +14,14 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "cli/bench_summary.h"
 #include "cli/commands.h"
 #include "cli/engine_flags.h"
+#include "cli/kernelbench_runs.h"
 #include "engine/engine.h"
 
 namespace hone::cli {
@@ -31,6 +35,7 @@ struct BenchOptions {
   std::string kernels;
   std::string out;
   std::string plot;
+  std::string format = "hone";
   EngineFlags flags;
   bool json = false;
 };
@@ -117,6 +122,8 @@ int run_bench(const BenchOptions& o) {
     tasks = expand_tasks(o.tasks);
     if (!o.kernels.empty() && !fs::is_directory(o.kernels))
       throw EngineError(EngineError::Kind::Usage, "--kernels: no such folder: " + o.kernels);
+    if (o.format == "kernelbench" && o.out.empty())
+      throw EngineError(EngineError::Kind::Usage, "--format kernelbench writes KernelBench's eval results to --out FILE");
     if (!o.out.empty()) {
       verdicts.open(o.out, std::ios::trunc);
       if (!verdicts) throw EngineError(EngineError::Kind::Usage, "--out: cannot write " + o.out);
@@ -129,54 +136,84 @@ int run_bench(const BenchOptions& o) {
   const bool tty = ::isatty(STDERR_FILENO);
   ProgressLine line(tty);
   std::vector<BenchRow> rows;
+  json kernelbench = json::object();
+  std::set<int> levels;
+  auto add_entry = [&](const fs::path& task, const fs::path& kernel, json entry) {
+    auto key = kernelbench_key(kernel).value_or(task_key(task).value_or(KernelBenchKey{}));
+    if (auto t = task_key(task); t && !key.problem) key = *t;
+    levels.insert(key.level);
+    json& slot = kernelbench["level" + std::to_string(key.level)][std::to_string(key.problem)];
+    if (!slot.is_array()) slot = json::array();
+    slot.push_back(std::move(entry));
+  };
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const fs::path& task = tasks[i];
-    BenchRow row;
-    row.task = task.string();
-    std::optional<fs::path> kernel = kernel_for(*engine, task, o.kernels, device);
-    if (!kernel) {
+    std::vector<fs::path> kernels;
+    if (std::optional<fs::path> kernel = kernel_for(*engine, task, o.kernels, device)) kernels.push_back(*kernel);
+    if (!o.kernels.empty())
+      for (auto& a : answers_for(task, o.kernels)) kernels.push_back(std::move(a));
+    if (kernels.empty()) {
+      BenchRow row;
+      row.task = task.string();
       row.status = "missing";
       row.reason = "no kernel " + task.stem().string() + (device == DeviceKind::Cpu ? ".cpp" : device == DeviceKind::Cuda ? ".cu" : ".cu or .cpp") +
-                   " in " + (o.kernels.empty() ? task.parent_path().string() : o.kernels);
-    } else {
+                   " or KernelBench answer in " + (o.kernels.empty() ? task.parent_path().string() : o.kernels);
+      add_entry(task, {}, kernelbench_error_entry(row.status, row.reason, 0));
+      if (!o.json) std::cerr << row_progress(i + 1, tasks.size(), row) << "\n";
+      rows.push_back(std::move(row));
+      continue;
+    }
+    for (const fs::path& kernel : kernels) {
+      BenchRow row;
+      row.task = task.string();
+      const int sample = kernelbench_key(kernel).value_or(KernelBenchKey{}).sample;
       CheckRequest req;
-      req.kernel.path = *kernel;
+      req.kernel.path = kernel;
       req.task = task;
       req.device = device;
       req.baselines = o.flags.baselines != "none";
       req.compile_baseline = o.flags.baselines == "all";
       CallContext ctx;
       std::string prefix = "[" + std::to_string(i + 1) + "/" + std::to_string(tasks.size()) + "] " +
-                           task.filename().string() + " ";
+                           kernel.filename().string() + " ";
       ctx.progress = [&line, &prefix](const Progress& p) { line.show(prefix + p.stage + ": " + p.message); };
       try {
         protocol::Verdict v = engine->check(req, ctx);
-        row = row_from(task, *kernel, v);
-        if (verdicts.is_open()) verdicts << json(v).dump() << std::endl;
+        row = row_from(task, kernel, v);
+        add_entry(task, kernel, kernelbench_entry(v, sample));
+        if (verdicts.is_open() && o.format != "kernelbench") verdicts << json(v).dump() << std::endl;
       } catch (const EngineError& e) {
         if (e.kind() == EngineError::Kind::Cancelled) return report_error(e, o.json, "task", task.string());
         if (e.kind() == EngineError::Kind::Environment || e.kind() == EngineError::Kind::NoGpu) {  // the next task would fail the same way
           line.clear();
           return report_error(e, o.json, "task", task.string());
         }
-        row.kernel = kernel->string();
+        row.kernel = kernel.string();
         row.status = "error";
         row.reason = e.what();
+        add_entry(task, kernel, kernelbench_error_entry(row.status, row.reason, sample));
       }
+      line.clear();
+      if (!o.json) std::cerr << row_progress(i + 1, tasks.size(), row) << "\n";
+      rows.push_back(std::move(row));
     }
-    line.clear();
-    if (!o.json) std::cerr << row_progress(i + 1, tasks.size(), row) << "\n";
-    rows.push_back(std::move(row));
+  }
+  if (o.format == "kernelbench" && verdicts.is_open()) {
+    // KernelBench's eval results: {"<problem id>": [entries]} for one level; per level when several.
+    json out = levels.size() == 1 ? kernelbench.begin().value() : kernelbench;
+    verdicts << out.dump(2) << std::endl;
   }
   if (!o.plot.empty()) {
     std::ofstream svg(o.plot, std::ios::trunc);
     svg << bench_svg(rows, "fast_p over " + std::to_string(rows.size()) + " task(s)");
     if (!svg) std::cerr << "hone: warning: could not write the plot to " << o.plot << "\n";
   }
-  if (o.json)
-    std::cout << bench_json(rows).dump() << std::endl;
-  else
-    std::cout << bench_text(rows) << std::flush;
+  if (o.json) {
+    json j = bench_json(rows);
+    if (o.format == "kernelbench") j["kernelbench"] = kernelbench;
+    std::cout << j.dump() << std::endl;
+  }
+  if (!o.json) std::cout << bench_text(rows) << std::flush;
   bool all_correct = std::all_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.status == "correct"; });
   return all_correct ? 0 : 1;
 }
@@ -187,10 +224,14 @@ void add_bench_command(CLI::App& app, CommandRegistry& registry) {
   auto o = std::make_shared<BenchOptions>();
   CLI::App* cmd = app.add_subcommand("bench", "Check one kernel per task over a task set: correctness, speedups, fast_p");
   cmd->add_option("tasks", o->tasks, "Task files or folders of them (KernelBench format)")->required();
-  cmd->add_option("--kernels", o->kernels, "Folder with a kernel per task, named as the task (default: beside each task)");
+  cmd->add_option("--kernels", o->kernels,
+                  "Folder with a kernel per task, named as the task (default: beside each task), and/or KernelBench "
+                  "answers (level_L_problem_P_sample_S_kernel.py, level_L/problem_P/sample_S/*.py, or <task>.py)");
   add_engine_flags(cmd, o->flags);
   add_check_flags(cmd, o->flags);
-  cmd->add_option("--out", o->out, "Write every verdict as a JSON line to this file");
+  cmd->add_option("--out", o->out, "Write every verdict as a JSON line to this file (--format kernelbench: KernelBench's eval results)");
+  cmd->add_option("--format", o->format, "hone (verdict JSON lines) or kernelbench (KernelBench's eval-result fields, runtimes in ms)")
+      ->check(CLI::IsMember({"hone", "kernelbench"}));
   cmd->add_option("--plot", o->plot, "Write an SVG plot of fast_p against the speedup threshold");
   cmd->add_flag("--json", o->json, "Print one JSON object: per-task rows and the summary");
   cmd->callback([o, &registry] { registry.set_exit_code(run_bench(*o)); });

@@ -74,7 +74,7 @@ int describe_task(Engine& engine, const std::string& task, DeviceKind device, co
     if (as_json) {
       json j{{"task", info.path.string()}, {"hash", info.hash}, {"name", info.name}, {"signature", info.signature},
              {"input_bytes", info.input_bytes}, {"output_bytes", info.output_bytes},
-             {"weak", info.weak}, {"max_abs_diff_across_seeds", info.max_abs_diff_across_seeds}};
+             {"weak", info.weak}, {"max_abs_diff_across_seeds", info.max_abs_diff_across_seeds}, {"init", info.init}};
       for (const auto& [mode, t] : timings) {
         j["reference"][mode] = t.timing ? json(*t.timing) : json(nullptr);
         if (!t.unavailable.empty()) j["reference_unavailable"][mode] = t.unavailable;
@@ -91,6 +91,14 @@ int describe_task(Engine& engine, const std::string& task, DeviceKind device, co
     std::cout << "outputs:\n";
     for (const auto& s : info.signature.outputs) std::cout << spec_line(s);
     std::cout << "forward:\n" << signature_text(info.signature);
+    if (!info.init.empty()) std::cout << "init (get_init_inputs(); the scalars are constexpr in kernels):\n";
+    for (const json& a : info.init) {
+      std::cout << "  " << a.value("name", "?") << " = ";
+      if (a.contains("value")) std::cout << (a["value"].is_string() ? a["value"].get<std::string>() : a["value"].dump());
+      else std::cout << a.value("kind", "?") << (a.contains("shape") ? " " + a["shape"].dump() : std::string());
+      if (a.contains("cpp")) std::cout << "  (" << a["cpp"].get<std::string>() << ")";
+      std::cout << "\n";
+    }
     if (info.weak) std::cout << "⚑ weak task: the reference output barely depends on its inputs\n";
     for (const auto& [mode, t] : timings) {
       if (t.timing)

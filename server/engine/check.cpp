@@ -123,7 +123,7 @@ eval::EvalRequest eval_request(const PreparedCheck& c, const CheckRequest& reque
   er.task = c.staged_task;
   er.task_hash = c.task_hash;
   er.device = c.device;
-  er.kernel = {c.build.compile.library, c.build.form, c.build.op_namespace, c.build.own_kernels};
+  er.kernel = {c.build.compile.library, c.build.form, c.build.op_namespace, c.build.own_kernels, c.kernel_extra};
   er.seeds = request.seeds.value_or(options.seeds);
   er.atol = request.atol;
   er.rtol = request.rtol;
@@ -139,6 +139,11 @@ eval::EvalRequest eval_request(const PreparedCheck& c, const CheckRequest& reque
 
 PreparedCheck prepare_check(Engine& engine, Engine::Impl& impl, const CheckRequest& request, const CallContext& ctx) {
   const auto t0 = Clock::now();
+  if (is_answer_file(request.kernel.path)) {
+    PreparedCheck answer = prepare_answer_check(engine, impl, request, ctx);
+    answer.prepare_seconds = since(t0);
+    return answer;
+  }
   PreparedCheck c;
   c.kernel = {impl.absolute(request.kernel.path), request.kernel.contents};
   if (!c.kernel.contents) c.kernel.contents = read_or_usage(c.kernel.path, "kernel");
@@ -153,7 +158,7 @@ PreparedCheck prepare_check(Engine& engine, Engine::Impl& impl, const CheckReque
     return d;
   });
   try {
-    c.build = engine.build(BuildRequest{c.kernel, request.extra_flags, true, true}, ctx);
+    c.build = engine.build(BuildRequest{c.kernel, request.extra_flags, true, true, c.task}, ctx);
   } catch (...) {
     device.wait();
     throw;
@@ -183,6 +188,14 @@ protocol::Verdict judge_check(Engine& engine, Engine::Impl& impl, const Prepared
   if (!c.build.ok()) {
     v.status = protocol::Status::CompileError;
     v.reason = first_error(c.build.compile);
+  } else if (c.answer_failure) {
+    // The answer could not be imported (it raised, or needs Triton where there is none).
+    v.status = protocol::Status::RuntimeError;
+    v.reason = *c.answer_failure;
+    if (!c.answer_traceback.empty()) {
+      v.evidence.emplace();
+      v.evidence->traceback = c.answer_traceback;
+    }
   } else {
     const std::string staged = c.staged_task.string(), task = c.task.string();
     try {
@@ -202,6 +215,12 @@ protocol::Verdict judge_check(Engine& engine, Engine::Impl& impl, const Prepared
   describe_check(v, c, impl, ctx);
   if (!c.no_gpu.empty())
     v.flags.push_back({"no_gpu", "once it builds, checking it needs a GPU: " + c.no_gpu});
+  if (c.answer) {
+    protocol::AnswerFacts facts = v.answer.value_or(protocol::AnswerFacts{});
+    facts.extensions = c.answer->extensions;
+    facts.triton = c.answer->triton;
+    v.answer = facts;
+  }
   if (kernel_mismatch) explain_mismatch(v, c, engine, ctx);
   return v;
 }

@@ -94,6 +94,7 @@ protocol::BuildReport Engine::build(const BuildRequest& request, const CallConte
   br.extra_flags = request.extra_flags;
   br.use_cache = request.use_cache;
   br.require_form = request.require_form;
+  br.inline_functions = request.inline_functions;
   br.stop = ctx.stop;
 
   // A file hone cannot read or name is the builder's to report (BadInput); otherwise its form
@@ -141,6 +142,8 @@ protocol::BuildReport Engine::build(const BuildRequest& request, const CallConte
     }
     if (auto found = toolchain::find_torch_env(br.python); found.env) torch = found.env;
   }
+
+  if (text) br.task_constants = impl.task_constants(*this, request.kernel, *text, request.task, ctx);
 
   const sandbox::Sandbox& box = impl.sandbox();
   if (box.mode() != sandbox::SandboxMode::none && text && language && plain) {

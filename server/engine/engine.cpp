@@ -314,6 +314,11 @@ std::filesystem::path Engine::find_task(const KernelSource& kernel) const {
 
 Device Engine::resolve_device(const KernelSource& kernel, DeviceKind requested, const CallContext& ctx) {
   auto path = impl_->absolute(kernel.path);
+  if (is_answer_file(path)) {  // a KernelBench answer: its own check settles the device from its sources
+    const DeviceKind kind = requested != DeviceKind::Auto ? requested : impl_->options.device;
+    if (kind == DeviceKind::Cpu) return Device::cpu();
+    return impl_->default_device(ctx);
+  }
   auto language = toolchain::language_for_path(path);
   if (!language) throw EngineError(EngineError::Kind::Usage, toolchain::unknown_extension_message(path));
   DeviceKind kind = requested == DeviceKind::Auto ? impl_->options.device : requested;
@@ -370,6 +375,7 @@ TaskInfo Engine::task_info(const std::filesystem::path& task, DeviceKind device,
     info.weak = v->value("weak", false);
     info.max_abs_diff_across_seeds = v->value("max_abs_diff_across_seeds", 0.0);
   }
+  if (auto init = result.find("init"); init != result.end() && init->is_array()) info.init = *init;
   return info;
 }
 

@@ -102,6 +102,12 @@ struct BuildRequest {
   std::vector<std::string> extra_flags;  // compiler flags and -D defines (the optimizer's tuner)
   bool use_cache = true;                 // false: rebuild and replace the cache entry
   bool require_form = false;             // true (a check): a file without hone's form is a compile error saying what to add
+  // The task whose __init__ scalars the kernel sees as `hone::task::<name>` (asked of the worker
+  // only when the source names hone::task::); nullopt: paired with the kernel as find_task does.
+  std::optional<std::filesystem::path> task;
+  // A KernelBench answer's load_inline sources (engine/answer.cpp): the functions to register as
+  // torch.ops.<namespace>.<name> instead of a `forward`.
+  std::vector<std::string> inline_functions;
 };
 
 // What the worker derived from a task: the expected forward signature and the task's facts.
@@ -114,6 +120,9 @@ struct TaskInfo {
   std::int64_t output_bytes = 0;
   bool weak = false;              // the reference output barely depends on its inputs
   double max_abs_diff_across_seeds = 0;
+  // get_init_inputs() by Model.__init__ parameter: [{"name", "kind": "int"|"float"|"bool"|"tensor"|...,
+  // "value", "cpp": "hone::task::<name>" (the scalars a kernel sees as constexprs)}].
+  nlohmann::json init = nlohmann::json::array();
 };
 
 struct CheckRequest {

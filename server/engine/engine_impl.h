@@ -17,6 +17,7 @@
 #include "eval/evaluator.h"
 #include "eval/worker_slot.h"
 #include "sandbox/sandbox.h"
+#include "toolchain/task_constants.h"
 
 namespace hone {
 
@@ -65,6 +66,11 @@ struct Engine::Impl {
   // One raw request to the device's worker, serialised with the checks (task signatures, the
   // profile and ceiling requests). Returns the reply's `result`; a worker-side error, death or
   // deadline throws EngineError with the evidence in detail().
+  // The task's __init__ scalars for a kernel whose text names hone::task:: (the worker's
+  // task_init, cached per task hash); empty for any other kernel or when no task is paired.
+  std::vector<toolchain::TaskConstant> task_constants(Engine& engine, const KernelSource& kernel, const std::string& text,
+                                                      const std::optional<std::filesystem::path>& task,
+                                                      const CallContext& ctx);
   nlohmann::json call_worker(protocol::Device device, const std::string& method, const nlohmann::json& params,
                              std::chrono::seconds deadline, const CallContext& ctx);
 
@@ -73,6 +79,7 @@ struct Engine::Impl {
   std::optional<std::filesystem::path> python_;
   std::optional<sandbox::Sandbox> sandbox_;
   std::map<std::string, std::shared_ptr<eval::WorkerSlot>> slots_;
+  std::map<std::string, std::vector<toolchain::TaskConstant>> task_constants_;  // by task hash
 };
 
 // A kernel made ready for the judge (check.cpp): paired with its task, built, the task staged,
@@ -88,6 +95,12 @@ struct PreparedCheck {
   protocol::BuildReport build;
   std::string no_gpu;  // a .cu kernel that failed to build where the worker sees no GPU: why it could not run
   double prepare_seconds = 0;
+  // A KernelBench answer (engine/answer.cpp): the judge's kernel fields beside library and form
+  // (its load_inline builds), what the verdict says about it, and why it could not be imported.
+  nlohmann::json kernel_extra = nlohmann::json::object();
+  std::optional<protocol::AnswerFacts> answer;
+  std::optional<std::string> answer_failure;
+  std::string answer_traceback;
 };
 
 // check.cpp: the steps of a check. prepare_check pairs, builds (while the device's worker
@@ -96,6 +109,11 @@ struct PreparedCheck {
 PreparedCheck prepare_check(Engine& engine, Engine::Impl& impl, const CheckRequest& request, const CallContext& ctx);
 protocol::Verdict judge_check(Engine& engine, Engine::Impl& impl, const PreparedCheck& check, const CheckRequest& request,
                               const CallContext& ctx);
+
+// answer.cpp: a KernelBench answer file (.py): recorded in a confined process, its load_inline
+// calls built by the toolchain, the task staged and the device's worker started.
+bool is_answer_file(const std::filesystem::path& path);
+PreparedCheck prepare_answer_check(Engine& engine, Engine::Impl& impl, const CheckRequest& request, const CallContext& ctx);
 
 // `text` with the staged copy's path replaced by the user's task path (messages, tracebacks and
 // stderr lines name the file the user knows).

@@ -183,7 +183,9 @@ OptimizeTarget new_target(Engine& engine, const Engine::Impl& impl, const Optimi
 // source, name and signature, and the GPU's facts for the prompts.
 void complete_target(Engine& engine, OptimizeTarget& target, const CallContext& ctx) {
   auto language = toolchain::language_for_path(target.kernel_path);
-  target.language = language ? std::string(toolchain::to_string(*language)) : "cpp";
+  target.language = is_answer_file(target.kernel_path) ? "python"  // a KernelBench answer: proposals are whole .py files
+                    : language                         ? std::string(toolchain::to_string(*language))
+                                                       : "cpp";
   try {
     target.task_source = read_file(target.task_path);
   } catch (const std::exception& e) {

@@ -26,6 +26,7 @@ struct KernelArtifact {
   std::string form;          // "raw" | "torch"
   std::string op_namespace;  // torch form
   std::vector<std::string> own_kernels;
+  nlohmann::json extra = nlohmann::json::object();  // more fields of the judge's `kernel` (modelnew: modules)
 };
 
 struct EvalRequest {

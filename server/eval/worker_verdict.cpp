@@ -34,6 +34,7 @@ void apply_result(const json& r, protocol::Verdict& v) {
   take(r, "correctness", v.correctness);
   take(r, "timing", v.timing);
   take(r, "kernel_time", v.kernel_time);
+  take(r, "answer", v.answer);
   if (auto it = r.find("flags"); it != r.end() && it->is_array())
     for (const auto& f : *it) v.flags.push_back(f.get<protocol::Flag>());
   take(r, "evidence", v.evidence);

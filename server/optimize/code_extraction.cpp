@@ -165,10 +165,38 @@ std::optional<std::vector<std::string>> forward_parameters(std::string_view sour
   return std::nullopt;
 }
 
+namespace {
+
+// A KernelBench answer (the user's file is a .py defining ModelNew): the last complete ```python
+// (or untagged) block that defines class ModelNew is the whole proposed file.
+Extraction extract_answer(const std::vector<CodeBlock>& blocks) {
+  static const std::regex model_new(R"((^|\n)\s*class\s+ModelNew\b)");
+  Extraction out;
+  bool truncated = false;
+  for (auto b = blocks.rbegin(); b != blocks.rend(); ++b) {
+    if (b->language != "python" && b->language != "py" && !b->language.empty()) continue;
+    if (!std::regex_search(b->code, model_new)) continue;
+    if (!b->closed) {
+      truncated = true;
+      continue;
+    }
+    out.source = b->code;
+    return out;
+  }
+  out.status = "no_code";
+  out.reason = truncated ? "the reply ends inside its code block (cut off, e.g. by max_tokens): the answer is incomplete"
+                         : "the reply has no ```python block defining class ModelNew: answer with the complete KernelBench "
+                           "answer file (ModelNew, its CUDA/C++ in load_inline sources) in one ```python block";
+  return out;
+}
+
+}  // namespace
+
 Extraction extract_kernel(std::string_view reply, std::string_view target_language,
                           const std::optional<ExpectedSignature>& expected) {
   Extraction out;
   auto blocks = find_code_blocks(reply);
+  if (target_language == "python") return extract_answer(blocks);
   if (blocks.empty()) {
     out.status = "no_code";
     out.reason = "the reply has no fenced code block; answer with the complete kernel file in one ```cuda block";

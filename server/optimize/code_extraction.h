@@ -35,7 +35,8 @@ struct Extraction {
   std::string reason;                 // for the user and the next prompt
 };
 
-// target_language: "cuda" (a .cu kernel) or "cpp" (a CPU .cpp kernel: CUDA code is refused).
+// target_language: "cuda" (a .cu kernel) or "cpp" (a CPU .cpp kernel: CUDA code is refused), or
+// "python" (a KernelBench answer: the last complete ```python block defining class ModelNew).
 // expected: when known, forward's parameter count must fit the raw or the torch form.
 Extraction extract_kernel(std::string_view reply, std::string_view target_language,
                           const std::optional<ExpectedSignature>& expected = std::nullopt);

@@ -1,6 +1,8 @@
 // optimize/prompt_context.cpp: turning verdicts, profiles and histories into template variables.
 #include "optimize/prompt_context.h"
 
+#include <filesystem>
+
 #include "protocol/verdict_text.h"
 
 namespace hone {
@@ -135,8 +137,12 @@ json prompt_context(const PromptInputs& in) {
     s.erase(s.find_last_not_of(" \t\r\n") + 1);
     return s;
   };
+  // A KernelBench answer (.py): the file is proposed whole, in its own form.
+  const bool answer = std::filesystem::path(in.kernel_path).extension() == ".py";
   json ctx = {{"language", cuda ? "CUDA C++" : "C++"},
-              {"fence", cuda ? "cuda" : "cpp"},
+              {"fence", answer ? "python" : cuda ? "cuda" : "cpp"},
+              {"is_answer", answer},
+              {"is_hone_form", !answer},
               {"is_cuda", cuda},
               {"is_cpu", !cuda},
               {"round", in.round},

@@ -75,13 +75,19 @@ CompilePlan make_compile_plan(const PlanInputs& in) {
   const bool torch = in.form == KernelForm::Torch;
   plan.tu_name = cuda ? "kernel.cu" : "kernel.cpp";
 
-  plan.tu_text = in.prefix;
-  if (!plan.tu_text.empty() && plan.tu_text.back() != '\n') plan.tu_text += "\n";
+  plan.tu_text = in.prelude + in.prefix;
+  if (!in.prefix.empty() && in.prefix.back() != '\n') plan.tu_text += "\n";
   plan.tu_text += "#line 1 " + line_literal(in.kernel.string()) + "\n" + in.source;
   if (!in.source.empty() && in.source.back() != '\n') plan.tu_text += "\n";
   if (in.plain) return plain_plan(in, std::move(plan));
   plan.tu_text += "#line 1 \"<hone entry>\"\n";
-  plan.tu_text += torch ? "#include \"hone/torch_entry.h\"\n" : "#include \"hone/raw_entry.h\"\n";
+  if (torch && !in.inline_functions.empty()) {
+    plan.tu_text += "#include \"hone/inline_entry.h\"\nHONE_INLINE_FUNCTIONS(";
+    for (const auto& f : in.inline_functions) plan.tu_text += "HONE_INLINE_FUNCTION(" + f + ") ";
+    plan.tu_text += ")\nHONE_INLINE_EXPORTS\n";
+  } else {
+    plan.tu_text += torch ? "#include \"hone/torch_entry.h\"\n" : "#include \"hone/raw_entry.h\"\n";
+  }
 
   const std::filesystem::path include = in.share_dir / "include";
   auto& a = plan.argv;
@@ -108,6 +114,7 @@ CompilePlan make_compile_plan(const PlanInputs& in) {
   a.insert(a.end(), in.extra_flags.begin(), in.extra_flags.end());
   a.push_back(plan.tu_name);
   if (torch && in.glue_object) a.push_back(in.glue_object->string());
+  a.insert(a.end(), in.link_flags.begin(), in.link_flags.end());
   a.insert(a.end(), {"-o", plan.library_name});
 
   // Link: bind the library's own symbols to itself (two kernels loaded in one process each call

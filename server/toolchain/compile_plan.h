@@ -40,6 +40,11 @@ struct PlanInputs {
   bool plain = false;
   std::vector<std::string> project_flags;
   std::string prefix;
+  // A load_inline answer's functions (torch form): hone/inline_entry.h registers each as
+  // torch.ops.<op_namespace>.<name> instead of torch_entry.h's forward.
+  std::vector<std::string> inline_functions;
+  std::vector<std::string> link_flags;  // after the sources: CUDA libraries (toolchain/cuda_libraries.h)
+  std::string prelude;               // before the user's `#line 1` (toolchain/task_constants.h)
 };
 
 struct CompilePlan {

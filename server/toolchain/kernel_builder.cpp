@@ -12,6 +12,7 @@
 #include "toolchain/build_cache.h"
 #include "toolchain/command_runner.h"
 #include "toolchain/compile_plan.h"
+#include "toolchain/cuda_libraries.h"
 #include "toolchain/diagnostics.h"
 #include "toolchain/early_sass.h"
 #include "toolchain/flag_directive.h"
@@ -48,8 +49,9 @@ std::string tail(const std::string& s, std::size_t n = kOutputTail) { return s.s
 std::vector<fs::path> entry_files(const fs::path& share, KernelForm form) {
   const fs::path inc = share / "include";
   if (form == KernelForm::Raw) return {inc / "hone.h", inc / "hone" / "raw_entry.h"};
-  return {inc / "hone" / "torch_entry.h", inc / "hone" / "torch_abi.h", inc / "shim" / "torch" / "extension.h",
-          inc / "hone" / "torch_light.h", inc / "hone" / "torch_glue.cpp"};
+  return {inc / "hone" / "torch_entry.h", inc / "hone" / "torch_abi.h", inc / "hone" / "torch_signature.h",
+          inc / "hone" / "inline_entry.h", inc / "shim" / "torch" / "extension.h", inc / "hone" / "torch_light.h",
+          inc / "hone" / "torch_glue.cpp"};
 }
 
 class Build {
@@ -124,12 +126,15 @@ class Build {
       res_.report.arch = "cpu";
     }
     const bool header = kernel_file_type(kernel_)->header;
-    plain_ = !facts_.form || (header && !facts_.forward);
+    const bool inline_answer = !req_.inline_functions.empty();
+    plain_ = !inline_answer && (!facts_.form || (header && !facts_.forward));
     if (plain_ && req_.require_form) {
       if (!facts_.form) return compile_error(no_form_message(), 1);
       return compile_error(no_forward_message(facts_.form), 1);
     }
-    if (!plain_ && !facts_.forward) return compile_error(no_forward_message(facts_.form), 1);
+    if (inline_answer && facts_.form != KernelForm::Torch)
+      return compile_error("a load_inline answer's sources build in the torch form (torch/extension.h)", 1);
+    if (!plain_ && !facts_.forward && !inline_answer) return compile_error(no_forward_message(facts_.form), 1);
     res_.plain = plain_;
     if (plain_) prepare_plain();
     if (facts_.form) form_ = *facts_.form;
@@ -167,6 +172,17 @@ class Build {
       for (const auto& h : facts_.headers) texts.push_back(h.contents);
       if (cuda_) fp16_headers_ = names_16bit_floats(texts);
       std_headers_ = names_std_library(texts);
+    }
+    if (cuda_) {
+      // A kernel that includes cuBLAS/cuDNN/... headers links those libraries (both forms).
+      std::vector<std::string_view> texts{source_};
+      for (const auto& h : facts_.headers) texts.push_back(h.contents);
+      auto names = cuda_libraries_named(texts);
+      if (!names.empty()) {
+        const fs::path root = fs::weakly_canonical(compiler_.path).parent_path().parent_path();
+        library_flags_ = cuda_library_flags(
+            locate_cuda_libraries(names, root, form_ == KernelForm::Torch ? torch_.library_dir : fs::path()));
+      }
     }
     if (!compute_key()) return;
 
@@ -225,6 +241,9 @@ class Build {
     in.share_dir = b_.share_dir();
     in.torch = form_ == KernelForm::Torch ? &torch_ : nullptr;
     in.extra_flags = extra_flags_;
+    in.link_flags = library_flags_;
+    in.inline_functions = req_.inline_functions;
+    in.prelude = task_constants_prelude(req_.task_constants);
     in.torch_light = form_ == KernelForm::Torch && light_.usable;
     in.fp16_headers = fp16_headers_;
     in.std_headers = std_headers_;
@@ -236,7 +255,8 @@ class Build {
 
   bool compute_key() {
     Sha256 h;
-    h.field(plain_ ? "hone-build-v1-plain" : "hone-build-v1").field(kernel_.string()).field(source_).field(prefix_);
+    h.field(plain_ ? "hone-build-v1-plain" : "hone-build-v1").field(kernel_.string()).field(source_).field(prefix_)
+        .field(task_constants_prelude(req_.task_constants));
     for (const auto& header : facts_.headers) h.field(header.path.string()).field(header.contents);
     try {
       if (!plain_)
@@ -461,6 +481,7 @@ class Build {
   Tool compiler_;
   Tool host_;
   std::optional<fs::path> cuobjdump_;
+  std::vector<std::string> library_flags_;  // CUDA libraries the kernel's headers name
   TorchEnv torch_;
   TorchLightPlan light_;
   bool fp16_headers_ = true;

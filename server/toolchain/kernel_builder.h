@@ -18,6 +18,7 @@
 #include "protocol/build_report.h"
 #include "support/subprocess.h"
 #include "toolchain/kernel_source.h"
+#include "toolchain/task_constants.h"
 
 namespace hone::toolchain {
 
@@ -45,6 +46,11 @@ struct BuildRequest {
   // line (its text before that line is compiled first). Plain builds only.
   std::optional<std::filesystem::path> includer;
   int includer_line = 0;
+  // The task's __init__ scalars: `constexpr hone::task::<name>` before the kernel's first line.
+  std::vector<TaskConstant> task_constants;
+  // A load_inline answer's sources (the engine writes `contents` with #line directives into the
+  // .py): torch form without a `forward`; these functions become torch.ops.<namespace>.<name>.
+  std::vector<std::string> inline_functions;
 };
 
 enum class BuildOutcome {

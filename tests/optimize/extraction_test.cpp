@@ -118,4 +118,24 @@ TEST(ExtractKernel, CudaIsRefusedForACpuKernel) {
   EXPECT_NE(e.reason.find("CPU"), std::string::npos) << e.reason;
 }
 
+// A KernelBench answer (issue 15): the user's file is a .py defining ModelNew, so a reply in that
+// form is the proposal, whole.
+TEST(ExtractKernel, AModelNewReplyIsTheProposalForAnAnswerFile) {
+  const std::string answer =
+      "import torch\nfrom torch.utils.cpp_extension import load_inline\nsrc = 'torch::Tensor f(torch::Tensor x);'\n"
+      "class ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return x\n";
+  auto e = hone::extract_kernel("Here is a faster one:\n```cuda\n__global__ void k() {}\n```\n```python\n" + answer + "```\n", "python");
+  ASSERT_TRUE(e.source) << e.reason;
+  EXPECT_EQ(*e.source, answer);
+  EXPECT_EQ(e.status, "");
+
+  auto hone_form = hone::extract_kernel(std::string("```cuda\n") + kRawKernel + "```\n", "python");
+  EXPECT_EQ(hone_form.status, "no_code");
+  EXPECT_NE(hone_form.reason.find("class ModelNew"), std::string::npos) << hone_form.reason;
+
+  auto cut = hone::extract_kernel("```python\n" + answer, "python");
+  EXPECT_EQ(cut.status, "no_code");
+  EXPECT_NE(cut.reason.find("cut off"), std::string::npos) << cut.reason;
+}
+
 }  // namespace

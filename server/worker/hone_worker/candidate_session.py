@@ -79,6 +79,10 @@ class CandidateSession:
                               error.get("traceback") or "")
         raise self._failure(error, f"loading the {fields.get('form')}-form candidate")
 
+    def state(self, outputs: List[dict]) -> dict:
+        """A ModelNew's state_dict() tensors copied into the given buffers (modelnew form)."""
+        return self._ok("state", {"outputs": outputs}, "reading ModelNew's parameters")
+
     def call(self, args: List[dict], outputs: List[dict], label: str, poison: bool) -> dict:
         """One forward call; the reply's fields (`returned`, `poison_problems`)."""
         self.note(f"calling candidate forward ({label})")

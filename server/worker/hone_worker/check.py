@@ -16,6 +16,7 @@ from .exchange import SharedMemory
 from .faults import CandidateFailure
 from .instance import build_instance, clone_args
 from .kernel_spec import KernelSpec
+from .modelnew import MODEL_SEED, initialisation_note, load_modelnew, parameter_problem
 from .records import CallRecords, records_from_reply
 from .results import Flag, Policy
 from .sessions import open_session, prepare
@@ -62,13 +63,19 @@ def _judge(task: Task, device: Device, spec: KernelSpec, policy: Policy, signatu
         session = open_session(spec.form, device, memory, deadline)
         verdict = _Verdict(signature, language, seconds)
         timing = None
+        model_seed = MODEL_SEED if spec.form == "modelnew" else None
         try:
             if policy.timing:
                 timing = TimingStage(task, device, session, memory, signature, spec.form == "raw", policy, deadline,
-                                     lambda m: request.progress("timing", m))
+                                     lambda m: request.progress("timing", m), model_seed)
                 timing.measure_null_before_load()
-            _load(session, spec, signature, language)
-            caller = CandidateCaller(session, memory, signature, spec.form == "raw")
+            if spec.form == "modelnew":
+                params = load_modelnew(session, spec, task).get("params")
+                verdict.answer = {"form": "modelnew", "initialised": initialisation_note(task),
+                                  "parameters": parameter_problem(session, memory, task, device, params) or "match"}
+            else:
+                _load(session, spec, signature, language)
+            caller = CandidateCaller(session, memory, signature, spec.form == "raw", model_seed)
         except CandidateFailure as failure:
             seconds["load"] = time.perf_counter() - started
             return verdict.failed(failure, started)
@@ -161,6 +168,7 @@ class _Verdict:
         self.seconds = seconds
         self.flags: List[Flag] = []
         self.extra: dict = {}
+        self.answer: Optional[dict] = None  # a KernelBench answer: how ModelNew was built, its parameters
 
     def add_records(self, records: CallRecords) -> None:
         if records.escape:
@@ -196,12 +204,18 @@ class _Verdict:
         }
         if self.correctness is not None and self.correctness.variability is not None:
             out["variability"] = self.correctness.variability
+        if self.answer is not None:
+            out["answer"] = self.answer
         out.update(self.extra)
         return out
 
     def failed(self, failure: CandidateFailure, started: float) -> dict:
         out = self._base(started)
-        out.update(status=failure.status, reason=failure.reason, evidence=failure.evidence)
+        reason = failure.reason
+        if self.answer is not None and self.answer.get("parameters") not in (None, "match") and \
+                failure.status == "incorrect":
+            reason = f"{reason}; ModelNew's parameters do not match Model's: {self.answer['parameters']}"
+        out.update(status=failure.status, reason=reason, evidence=failure.evidence)
         return out
 
     def passed(self, started: float) -> dict:
@@ -212,8 +226,8 @@ class _Verdict:
 
 def _records_stage(task: Task, device: Device, caller: CandidateCaller, spec: KernelSpec,
                    policy: Policy) -> Optional[CallRecords]:
-    instance = build_instance(task, device, policy.seeds[0])
-    args = caller.bind(instance.inputs + clone_args(instance.params))
+    instance = build_instance(task, device, policy.seeds[0], caller.model_seed)
+    args = caller.bind(instance.inputs + ([] if caller.model_seed is not None else clone_args(instance.params)))
     spin_us = min(SPIN_MAX_US, max(SPIN_MIN_US, 4 * caller.last_call_us))
     reply = caller.session.records(args.json(), caller.outputs.bufs(), spin_us)
     if reply is None:

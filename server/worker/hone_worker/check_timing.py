@@ -31,15 +31,15 @@ class TimingStage:
 
     def __init__(self, task: Task, device: Device, session: CandidateSession, memory: SharedMemory,
                  signature: Signature, raw: bool, policy: Policy, deadline: Deadline,
-                 progress: Callable[[str], None]) -> None:
+                 progress: Callable[[str], None], model_seed: Optional[int] = None) -> None:
         self.session, self.memory, self.device, self.deadline = session, memory, device, deadline
         seed = policy.seeds[0]
-        instance = build_instance(task, device, seed)
+        instance = build_instance(task, device, seed, model_seed)
         sets = InputSets(task, device, instance.inputs, pool_size(instance.inputs, device), seed)
         checker = SlotChecker(lambda inputs: run_reference(instance, inputs), output_tolerances(task, signature, policy),
                               raw, policy.verify_ms, policy.spot_checks)
         outputs = [(getattr(torch, o.dtype), o.shape) for o in signature.outputs]
-        self.run = TimedRun(session, memory, device, sets, instance.inputs + clone_args(instance.params),
+        self.run = TimedRun(session, memory, device, sets, instance.inputs + ([] if model_seed is not None else clone_args(instance.params)),
                             len(instance.inputs), outputs, policy, checker, progress)
         self._costs: Dict[str, bounds.LoopCost] = {}
         self._nulls: List[CandidateSession] = []

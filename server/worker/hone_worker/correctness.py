@@ -59,8 +59,10 @@ class CandidateCaller:
     hold hone's poison before every call; the torch form's own allocations are poisoned by the
     runner (`poison`). Outputs are copied into the judge's memory as soon as the reply arrives."""
 
-    def __init__(self, session: CandidateSession, memory: SharedMemory, signature: Signature, raw: bool) -> None:
+    def __init__(self, session: CandidateSession, memory: SharedMemory, signature: Signature, raw: bool,
+                 model_seed: Optional[int] = None) -> None:
         self.session = session
+        self.model_seed = model_seed  # a ModelNew answer: the seed its weights (and Model's) were built with
         self.memory = memory
         self.signature = signature
         self.raw = raw
@@ -139,11 +141,12 @@ def _first(a, b):
 def _run_trial(task: Task, device: Device, caller: CandidateCaller, seed: int, first: bool, result: Correctness,
                spread: "_Spread") -> Trial:
     checks = result.checks
-    instance = build_instance(task, device, seed)
+    instance = build_instance(task, device, seed, caller.model_seed)
     # The candidate gets copies of the parameters: the reference may update buffers in place
     # (BatchNorm's running statistics in training mode), the candidate may not. `values` stay the
-    # judge's private copies; the candidate sees them in shared buffers.
-    values = instance.inputs + clone_args(instance.params)
+    # judge's private copies; the candidate sees them in shared buffers. A ModelNew answer owns
+    # its parameters: it gets the inputs only.
+    values = instance.inputs + ([] if caller.model_seed is not None else clone_args(instance.params))
     args = caller.bind(values)
     if first:
         call = caller.call(args, f"trial 1, seed {seed}, before the reference")

@@ -4,7 +4,7 @@ import inspect
 import keyword
 import re
 from dataclasses import dataclass
-from typing import Callable, List, Sequence
+from typing import Callable, List, Optional, Sequence
 
 import torch
 
@@ -27,10 +27,12 @@ class Instance:
     params: List[torch.Tensor]  # state_dict() tensors in order, detached from autograd
 
 
-def build_instance(task: Task, device: Device, seed: int) -> Instance:
+def build_instance(task: Task, device: Device, seed: int, weights_seed: Optional[int] = None) -> Instance:
     """Seeds every generator, then builds Model(*get_init_inputs()) and get_inputs() on the device.
-    Never calls model.eval(): KernelBench references run in their default (training) mode."""
-    device.seed(seed)
+    Never calls model.eval(): KernelBench references run in their default (training) mode.
+    `weights_seed` (a ModelNew answer, which owns its weights): Model is built after seeding with it
+    for every seed, as ModelNew was, and only the inputs follow `seed`."""
+    device.seed(seed if weights_seed is None else weights_seed)
     with device.placement(), torch.no_grad():
         init = _call(task.get_init_inputs, "get_init_inputs()")
         if not isinstance(init, (list, tuple)):

@@ -7,6 +7,7 @@ from .environment import handle_hello
 from .profile import handle_profile
 from .reference_timing import handle_time_reference
 from .task_info import handle_task_info
+from .task_init import handle_task_init
 
 
 def _shutdown(params: dict, request) -> dict:
@@ -16,6 +17,7 @@ def _shutdown(params: dict, request) -> dict:
 METHODS = {
     "hello": handle_hello,
     "task_info": handle_task_info,
+    "task_init": handle_task_init,
     "check": handle_check,
     "time_reference": handle_time_reference,
     "profile": handle_profile,

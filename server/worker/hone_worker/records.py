@@ -131,7 +131,8 @@ def _kernel_time(work: Sequence[Activity], raw_form: bool, own_kernels: Sequence
             return True
         if own_names:
             return kernel_base_name(a.name) in own_names
-        return raw_form or not _LIBRARY_KERNEL.search(a.name)
+        # No names of its own (a raw kernel that only calls cuBLAS, say): library kernels by name.
+        return not _LIBRARY_KERNEL.search(a.name)
 
     kernels = [{"name": a.name, "duration_us": a.duration_us, "own": is_own(a), "stream": a.stream} for a in work]
     own_us = sum(k["duration_us"] for k in kernels if k["own"])

@@ -12,6 +12,7 @@ from .errors import TaskError
 from .instance import build_instance, clone_args, run_reference
 from .signature import Signature, derive_signature
 from .task import Task, load_task
+from .task_init import task_init
 
 SIGNATURE_SEED = 0x5EED
 VARIABILITY_SEEDS = (1, 2, 3)
@@ -39,6 +40,7 @@ def handle_task_info(params: dict, request: Request) -> dict:
     result["output_bytes"] = _bytes(outputs)
     tolerances = _tolerances(task, outputs)
     result["tolerance"] = {"atol": max(t.atol for t in tolerances), "rtol": max(t.rtol for t in tolerances)}
+    result["init"] = task_init(task)
     result["variability"] = None if device.kind == "meta" else _variability(task, device, tolerances, request)
     return result
 

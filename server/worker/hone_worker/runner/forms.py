@@ -27,6 +27,8 @@ class LoadSpec:
     namespace: Optional[str] = None
     source: Optional[str] = None
     modules: Dict[str, str] = field(default_factory=dict)
+    namespaces: Dict[str, str] = field(default_factory=dict)  # modelnew: extension name -> torch.ops namespace
+    task: Optional[str] = None  # modelnew: the task file whose get_init_inputs() builds ModelNew
     init: Optional[list] = None
     seed: Optional[int] = None
     language: Optional[str] = None
@@ -38,7 +40,7 @@ class LoadSpec:
         if form not in FORM_MODULES:
             raise bad_request(f"load.form must be one of {', '.join(FORM_MODULES)}, not {form!r}")
         spec = LoadSpec(form)
-        for name in ("library", "namespace", "source", "language"):
+        for name in ("library", "namespace", "source", "language", "task"):
             value = request.get(name)
             if value is not None and not isinstance(value, str):
                 raise bad_request(f"load.{name} must be a string, not {value!r}")
@@ -48,6 +50,11 @@ class LoadSpec:
                                                     for k, v in modules.items()):
             raise bad_request("load.modules must map extension names to library paths")
         spec.modules = modules
+        namespaces = request.get("namespaces") or {}
+        if not isinstance(namespaces, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                                       for k, v in namespaces.items()):
+            raise bad_request("load.namespaces must map extension names to torch.ops namespaces")
+        spec.namespaces = namespaces
         init = request.get("init")
         if init is not None and not isinstance(init, list):
             raise bad_request(f"load.init must be a list, not {init!r}")
