@@ -2,7 +2,9 @@
 // checks one kernel per task over a task set in the KernelBench format (task `19_ReLU.py`, kernel
 // `19_ReLU.cu` or `.cpp` in --kernels or beside the task) with one engine, so the worker starts
 // once, and reports each verdict, the share correct, fast_p against eager and torch.compile and
-// geometric-mean speedups; --out keeps every full verdict as JSON lines, --plot draws fast_p.
+// geometric-mean speedups; --out keeps every full verdict as JSON lines as it arrives (--resume
+// continues from them), --plot draws fast_p. Tasks are sharded over the pool's GPUs (--gpus) or
+// Slurm jobs (--executor slurm).
 // Exit code 0 when every kernel is correct, 1 otherwise, 2 for usage or environment errors.
 #include <unistd.h>
 
@@ -10,6 +12,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +37,7 @@ struct BenchOptions {
   std::string plot;
   EngineFlags flags;
   bool json = false;
+  bool resume = false;
 };
 
 // The task files named: files as given, folders expanded to their *.py files in name order.
@@ -109,16 +114,39 @@ std::string row_progress(std::size_t i, std::size_t n, const BenchRow& r) {
   return s;
 }
 
+// The verdicts a previous run wrote to --out, by "task\nkernel" (the last line of each wins);
+// lines that are not verdicts are skipped.
+std::map<std::string, protocol::Verdict> journal(const std::string& path) {
+  std::map<std::string, protocol::Verdict> found;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    json j = json::parse(line, nullptr, false);
+    if (!j.is_object()) continue;
+    try {
+      protocol::Verdict v = j.get<protocol::Verdict>();
+      if (v.executor && v.device.name == "Slurm") continue;  // no job finished it: check it again
+      found[v.task.path + "\n" + v.kernel.path] = std::move(v);
+    } catch (const std::exception&) {
+      continue;  // a torn last line of an interrupted run
+    }
+  }
+  return found;
+}
+
 int run_bench(const BenchOptions& o) {
   std::vector<fs::path> tasks;
   std::unique_ptr<Engine> engine;
   std::ofstream verdicts;
+  std::map<std::string, protocol::Verdict> done;
   try {
     tasks = expand_tasks(o.tasks);
     if (!o.kernels.empty() && !fs::is_directory(o.kernels))
       throw EngineError(EngineError::Kind::Usage, "--kernels: no such folder: " + o.kernels);
+    if (o.resume && o.out.empty()) throw EngineError(EngineError::Kind::Usage, "--resume needs --out (the run's verdicts)");
+    if (o.resume) done = journal(o.out);
     if (!o.out.empty()) {
-      verdicts.open(o.out, std::ios::trunc);
+      verdicts.open(o.out, o.resume ? std::ios::app : std::ios::trunc);
       if (!verdicts) throw EngineError(EngineError::Kind::Usage, "--out: cannot write " + o.out);
     }
     engine = std::make_unique<Engine>(engine_options(o.flags));
@@ -128,45 +156,78 @@ int run_bench(const BenchOptions& o) {
   DeviceKind device = *parse_device_kind(o.flags.device);
   const bool tty = ::isatty(STDERR_FILENO);
   ProgressLine line(tty);
-  std::vector<BenchRow> rows;
+  std::vector<BenchRow> rows(tasks.size());
+  std::vector<CheckRequest> requests;
+  std::vector<std::size_t> request_task;  // requests[i] checks tasks[request_task[i]]
+  std::vector<fs::path> kernels(tasks.size());
+  std::size_t finished = 0, resumed = 0;
+  std::mutex report;
+  auto show = [&](std::size_t t) {
+    line.clear();
+    ++finished;
+    if (!o.json) std::cerr << row_progress(finished, tasks.size(), rows[t]) << "\n";
+  };
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const fs::path& task = tasks[i];
-    BenchRow row;
-    row.task = task.string();
+    rows[i].task = task.string();
     std::optional<fs::path> kernel = kernel_for(*engine, task, o.kernels, device);
     if (!kernel) {
-      row.status = "missing";
-      row.reason = "no kernel " + task.stem().string() + (device == DeviceKind::Cpu ? ".cpp" : device == DeviceKind::Cuda ? ".cu" : ".cu or .cpp") +
-                   " in " + (o.kernels.empty() ? task.parent_path().string() : o.kernels);
-    } else {
-      CheckRequest req;
-      req.kernel.path = *kernel;
-      req.task = task;
-      req.device = device;
-      req.baselines = o.flags.baselines != "none";
-      req.compile_baseline = o.flags.baselines == "all";
-      CallContext ctx;
-      std::string prefix = "[" + std::to_string(i + 1) + "/" + std::to_string(tasks.size()) + "] " +
-                           task.filename().string() + " ";
-      ctx.progress = [&line, &prefix](const Progress& p) { line.show(prefix + p.stage + ": " + p.message); };
-      try {
-        protocol::Verdict v = engine->check(req, ctx);
-        row = row_from(task, *kernel, v);
-        if (verdicts.is_open()) verdicts << json(v).dump() << std::endl;
-      } catch (const EngineError& e) {
-        if (e.kind() == EngineError::Kind::Cancelled) return report_error(e, o.json, "task", task.string());
-        if (e.kind() == EngineError::Kind::Environment) {  // the next task would fail the same way
-          line.clear();
-          return report_error(e, o.json, "task", task.string());
-        }
-        row.kernel = kernel->string();
-        row.status = "error";
-        row.reason = e.what();
-      }
+      rows[i].status = "missing";
+      rows[i].reason = "no kernel " + task.stem().string() + (device == DeviceKind::Cpu ? ".cpp" : device == DeviceKind::Cuda ? ".cu" : ".cu or .cpp") +
+                       " in " + (o.kernels.empty() ? task.parent_path().string() : o.kernels);
+      show(i);
+      continue;
     }
+    kernels[i] = *kernel;
+    const std::string key = fs::absolute(task).lexically_normal().string() + "\n" + fs::absolute(*kernel).lexically_normal().string();
+    if (auto found = done.find(key); found != done.end()) {
+      rows[i] = row_from(task, *kernel, found->second);
+      ++resumed;
+      show(i);
+      continue;
+    }
+    CheckRequest req;
+    req.kernel.path = *kernel;
+    req.task = task;
+    req.device = device;
+    req.baselines = o.flags.baselines != "none";
+    req.compile_baseline = o.flags.baselines == "all";
+    requests.push_back(req);
+    request_task.push_back(i);
+  }
+  if (resumed && !o.json) std::cerr << "bench: " << resumed << " verdict(s) kept from " << o.out << "\n";
+  CallContext ctx;
+  ctx.progress = [&](const Progress& p) {
+    std::lock_guard lock(report);
+    line.show(p.stage + ": " + p.message);
+  };
+  // The tasks are sharded over the pool's GPUs (or Slurm jobs); each verdict is kept in --out as
+  // it arrives, so an interrupted run resumes from there.
+  Engine::ManyResult result;
+  try {
+    result = engine->check_many(requests, ctx, [&](std::size_t r, const protocol::Verdict& v) {
+      std::lock_guard lock(report);
+      const std::size_t t = request_task[r];
+      rows[t] = row_from(tasks[t], kernels[t], v);
+      if (verdicts.is_open()) verdicts << json(v).dump() << std::endl;
+      show(t);
+    });
+  } catch (const EngineError& e) {
     line.clear();
-    if (!o.json) std::cerr << row_progress(i + 1, tasks.size(), row) << "\n";
-    rows.push_back(std::move(row));
+    return report_error(e, o.json, "tasks", o.tasks.front());
+  }
+  for (std::size_t r = 0; r < requests.size(); ++r) {
+    if (!result.errors[r]) continue;
+    const EngineError& e = *result.errors[r];
+    const std::size_t t = request_task[r];
+    if (e.kind() == EngineError::Kind::Environment) {  // the next task would fail the same way
+      line.clear();
+      return report_error(e, o.json, "task", tasks[t].string());
+    }
+    rows[t].kernel = kernels[t].string();
+    rows[t].status = "error";
+    rows[t].reason = e.what();
+    show(t);
   }
   if (!o.plot.empty()) {
     std::ofstream svg(o.plot, std::ios::trunc);
@@ -190,7 +251,9 @@ void add_bench_command(CLI::App& app, CommandRegistry& registry) {
   cmd->add_option("--kernels", o->kernels, "Folder with a kernel per task, named as the task (default: beside each task)");
   add_engine_flags(cmd, o->flags);
   add_check_flags(cmd, o->flags);
-  cmd->add_option("--out", o->out, "Write every verdict as a JSON line to this file");
+  add_scale_flags(cmd, o->flags);
+  cmd->add_option("--out", o->out, "Write every verdict as a JSON line to this file (as each finishes)");
+  cmd->add_flag("--resume", o->resume, "Continue an interrupted run: keep the verdicts already in --out, check the rest");
   cmd->add_option("--plot", o->plot, "Write an SVG plot of fast_p against the speedup threshold");
   cmd->add_flag("--json", o->json, "Print one JSON object: per-task rows and the summary");
   cmd->callback([o, &registry] { registry.set_exit_code(run_bench(*o)); });

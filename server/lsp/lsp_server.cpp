@@ -178,7 +178,7 @@ void HoneLspServer::apply_settings(const json& settings) {
   json previous = settings_;
   settings_ = settings;
   // Settings the engine is made with: a change gives later jobs a new engine.
-  for (const char* key : {"python", "device", "arch", "sandbox", "seeds"}) {
+  for (const char* key : {"python", "device", "arch", "sandbox", "seeds", "gpus"}) {
     if (previous.value(key, json()) != settings.value(key, json())) {
       engine_.reset();
       break;
@@ -201,6 +201,13 @@ std::shared_ptr<Engine> HoneLspServer::engine() {
   }
   if (settings_.contains("seeds") && settings_["seeds"].is_number_integer()) options.seeds = settings_["seeds"].get<int>();
   if (settings_.contains("sandbox") && settings_["sandbox"].is_boolean()) options.sandbox = settings_["sandbox"].get<bool>();
+  // "gpus": the pool the checks spread over (a job per check: the scheduler runs several at once).
+  if (settings_.contains("gpus") && settings_["gpus"].is_string()) {
+    if (auto selection = GpuSelection::parse(settings_["gpus"].get<std::string>())) {
+      options.gpus = *selection;
+      if (selection->mode == GpuSelection::Mode::List) options.gpu_index = selection->indices.front();
+    }
+  }
   engine_ = std::make_shared<Engine>(options);
   return engine_;
 }
