@@ -195,7 +195,7 @@ int run_bench(const BenchOptions& o) {
     requests.push_back(req);
     request_task.push_back(i);
   }
-  if (resumed && !o.json) std::cerr << "bench: " << resumed << " verdict(s) kept from " << o.out << "\n";
+  if (resumed) std::cerr << "bench: " << resumed << " verdict(s) kept from " << o.out << "\n";
   CallContext ctx;
   ctx.progress = [&](const Progress& p) {
     std::lock_guard lock(report);

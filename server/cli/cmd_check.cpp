@@ -76,7 +76,29 @@ int run_check(const std::vector<std::string>& kernels, const std::string& task, 
     }
     return worst;
   }
-  // Several kernels spread over the pool's GPUs (one at a time with one GPU); printed in order.
+  // One judge: each verdict printed as it comes, as hone always did.
+  int width = 1;
+  if (kernels.size() > 1) {
+    try {
+      width = engine->pool_width(DeviceKind::Auto);
+    } catch (const EngineError&) {
+      width = 1;  // the first check reports the problem
+    }
+  }
+  if (width <= 1 && engine->options().executor == Executor::Local) {
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+      try {
+        protocol::Verdict v = engine->check(requests[i], ctx);
+        line.clear();
+        worst = std::max(worst, print_verdicts(kernels[i], {v}, kernels.size() > 1, as_json));
+      } catch (const EngineError& e) {
+        line.clear();
+        worst = std::max(worst, report_error(e, as_json, "kernel", kernels[i]));
+      }
+    }
+    return worst;
+  }
+  // Several kernels spread over the pool's GPUs (or Slurm jobs); printed in order.
   Engine::ManyResult result;
   try {
     result = engine->check_many(requests, ctx);

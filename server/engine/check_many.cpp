@@ -191,8 +191,16 @@ Engine::ManyResult Engine::check_many(const std::vector<CheckRequest>& requests,
   }
   std::atomic<std::size_t> next{0};
   std::atomic<bool> cancelled{false};
+  std::optional<EngineError> broken;  // an environment error: every later check would fail the same way
   auto work = [&] {
     for (std::size_t i = next++; i < requests.size() && !cancelled; i = next++) {
+      {
+        std::lock_guard lock(report);
+        if (broken) {
+          out.errors[i] = broken;
+          continue;
+        }
+      }
       CheckRequest r = requests[i];
       r.local_only = true;
       try {
@@ -201,6 +209,7 @@ Engine::ManyResult Engine::check_many(const std::vector<CheckRequest>& requests,
         if (e.kind() == EngineError::Kind::Cancelled) cancelled = true;
         std::lock_guard lock(report);
         out.errors[i] = e;
+        if (e.kind() == EngineError::Kind::Environment && !broken) broken = e;
       } catch (const std::exception& e) {
         std::lock_guard lock(report);
         out.errors[i] = EngineError(EngineError::Kind::Internal, e.what());
