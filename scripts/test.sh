@@ -8,6 +8,14 @@ echo "test: the first run installs packages and compiles hone (~8 minutes on 2 c
 bash scripts/install-deps.sh
 cmake -S . -B build -G Ninja -DHONE_BUILD_FUZZERS=ON
 cmake --build build -j "$(nproc)"
+# A one-node Slurm for the Slurm executor's tests (tests/cluster); they skip, visibly, without it.
+if slurm_out=$(bash scripts/slurm-local.sh 2>&1); then
+  export SLURM_CONF=${HONE_SLURM_DIR:-/tmp/hone-slurm}/slurm.conf
+  echo "test: local Slurm up ($(sinfo -h -o '%P %T' | head -1))"
+else
+  echo "test: could not start a local Slurm; the Slurm tests will skip:"
+  echo "$slurm_out" | tail -n 20
+fi
 log=$(mktemp)
 set +e
 ctest --test-dir build --output-on-failure -j "$(nproc)" 2>&1 | tee "$log"

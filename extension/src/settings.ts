@@ -7,6 +7,8 @@ export interface HoneSettings {
   serverPath: string;
   python: string;
   device: 'auto' | 'cpu' | 'cuda';
+  /** The GPUs checks spread over: 'all', a count ('2') or indices ('0,2'); '' for one GPU. */
+  gpus: string;
   llm: { baseUrl: string; model: string };
   optimize: { budgetMinutes: number; samples: number; rounds: number };
   tolerance: { atol: number | null; rtol: number | null };
@@ -25,6 +27,7 @@ export const DEFAULTS: HoneSettings = {
   serverPath: '',
   python: '',
   device: 'auto',
+  gpus: '',
   llm: { baseUrl: '', model: '' },
   optimize: { budgetMinutes: 15, samples: 4, rounds: 8 },
   tolerance: { atol: null, rtol: null },
@@ -69,10 +72,17 @@ export function readSettings(get: SettingsGetter): SettingsReading {
   if (deviceText === 'auto' || deviceText === 'cpu' || deviceText === 'cuda') device = deviceText;
   else problems.push(`hone.device must be auto, cpu or cuda, not "${deviceText}"; using auto`);
 
+  let gpus = str('gpus', '');
+  if (gpus && !/^(all|[1-9][0-9]*|[0-9]+(,[0-9]+)+)$/.test(gpus)) {
+    problems.push(`hone.gpus must be all, a count (2) or GPU indices (0,2), not "${gpus}"; using one GPU`);
+    gpus = '';
+  }
+
   const settings: HoneSettings = {
     serverPath: str('server.path', ''),
     python: str('python', ''),
     device,
+    gpus,
     llm: { baseUrl: str('llm.baseUrl', ''), model: str('llm.model', '') },
     optimize: {
       budgetMinutes: num('optimize.budgetMinutes', DEFAULTS.optimize.budgetMinutes, 0.1, 1440, false),
@@ -108,6 +118,7 @@ export function serverEnvironment(base: NodeJS.ProcessEnv, apiKey: string | unde
 export function serverSettings(s: HoneSettings): ServerSettings {
   const out: ServerSettings = { device: s.device };
   if (s.python) out.python = s.python;
+  if (s.gpus) out.gpus = s.gpus;
   if (s.llm.baseUrl) out.llm = { baseUrl: s.llm.baseUrl, model: s.llm.model };
   return out;
 }

@@ -38,6 +38,14 @@ describe('settings', () => {
     assert.equal(describeOptimizeSettings(settings), 'deepseek-reasoner at api.deepseek.com · 8 samples × 3 rounds · 2.5 min');
   });
 
+  it('sends the GPU pool setting and refuses a malformed one', () => {
+    assert.deepEqual(serverSettings(readSettings(getter({ gpus: 'all' })).settings), { device: 'auto', gpus: 'all' });
+    assert.deepEqual(serverSettings(readSettings(getter({ gpus: '0,2' })).settings), { device: 'auto', gpus: '0,2' });
+    const bad = readSettings(getter({ gpus: 'two' }));
+    assert.equal(bad.settings.gpus, '');
+    assert.match(bad.problems.join('\n'), /hone\.gpus must be all/);
+  });
+
   it('uses the built-in proposer when no endpoint is set, and sends no null tolerances', () => {
     const { settings } = readSettings(getter({ 'optimize.budgetMinutes': 0.5 }));
     assert.deepEqual(serverSettings(settings), { device: 'auto' });

@@ -250,6 +250,7 @@ void to_json(json& j, const DeviceFacts& f) {
            {"memory_bus_bits", f.memory_bus_bits},
            {"sm_clock_khz", f.sm_clock_khz}};
   if (auto bw = f.theoretical_dram_bytes_per_s()) j["theoretical_dram_bytes_per_s"] = *bw;
+  if (!f.uuid.empty()) j["uuid"] = f.uuid;
 }
 
 void from_json(const json& j, DeviceFacts& f) {
@@ -259,6 +260,7 @@ void from_json(const json& j, DeviceFacts& f) {
   f.name = j["name"].get<std::string>();
   number(j, "index", f.index);
   if (j.contains("arch") && j["arch"].is_string()) f.arch = j["arch"].get<std::string>();
+  if (j.contains("uuid") && j["uuid"].is_string()) f.uuid = j["uuid"].get<std::string>();
   number(j, "sm_count", f.sm_count);
   number(j, "l2_bytes", f.l2_bytes);
   number(j, "memory_bytes", f.memory_bytes);

@@ -64,6 +64,7 @@ struct DeviceFacts {
   int index = 0;
   std::string name;
   std::string arch;  // "sm_90"
+  std::string uuid;  // "GPU-..." (empty when torch does not report it)
   int sm_count = 0;
   std::uint64_t l2_bytes = 0;
   std::uint64_t memory_bytes = 0;

@@ -264,12 +264,26 @@ void to_json(json& j, const DeviceRef& v) {
   j = json{{"kind", v.kind}, {"name", v.name}};
   put(j, "index", v.index);
   put(j, "arch", v.arch);
+  put(j, "uuid", v.uuid);
 }
 void from_json(const json& j, DeviceRef& v) {
   need(j, "kind", v.kind);
   need(j, "name", v.name);
   get(j, "index", v.index);
   get(j, "arch", v.arch);
+  get(j, "uuid", v.uuid);
+}
+
+void to_json(json& j, const ExecutorFacts& v) {
+  j = json{{"kind", v.kind}, {"attempts", v.attempts}};
+  put(j, "job_id", v.job_id);
+  put(j, "node", v.node);
+}
+void from_json(const json& j, ExecutorFacts& v) {
+  need(j, "kind", v.kind);
+  get(j, "job_id", v.job_id);
+  get(j, "node", v.node);
+  v.attempts = j.value("attempts", 1);
 }
 
 void to_json(json& j, const ToolchainVersions& v) {
@@ -319,6 +333,7 @@ void to_json(json& j, const Verdict& v) {
   put(j, "profile", v.profile);
   if (!v.seconds.empty()) j["seconds"] = v.seconds;
   put(j, "created_at", v.created_at);
+  put(j, "executor", v.executor);
 }
 
 void from_json(const json& j, Verdict& v) {
@@ -347,6 +362,7 @@ void from_json(const json& j, Verdict& v) {
   get(j, "profile", v.profile);
   get(j, "seconds", v.seconds);
   get(j, "created_at", v.created_at);
+  get(j, "executor", v.executor);
 }
 
 }  // namespace hone::protocol

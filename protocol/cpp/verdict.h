@@ -158,6 +158,15 @@ struct DeviceRef {
   std::string name;
   std::optional<int> index;
   std::optional<std::string> arch;
+  std::optional<std::string> uuid;  // the GPU's UUID ("GPU-..."), so a pool's GPUs are told apart
+};
+
+// Where the check ran when not in this process's own worker pool: the Slurm job that ran it.
+struct ExecutorFacts {
+  std::string kind;                   // "slurm"
+  std::optional<std::string> job_id;  // the Slurm job id
+  std::optional<std::string> node;    // the node it ran on
+  int attempts = 1;                   // jobs it took (a cancelled or preempted job is retried)
 };
 
 struct ToolchainVersions {
@@ -196,6 +205,7 @@ struct Verdict {
   std::optional<ProfileReport> profile;   // added by hone profile
   std::map<std::string, double> seconds;  // wall time of each stage
   std::optional<std::string> created_at;  // ISO 8601 UTC
+  std::optional<ExecutorFacts> executor; // set when a cluster executor (Slurm) ran the check
 
   bool has_flag(std::string_view id) const;
 };
@@ -233,6 +243,8 @@ void from_json(const nlohmann::json& j, KernelRef& v);
 void to_json(nlohmann::json& j, const TaskRef& v);
 void from_json(const nlohmann::json& j, TaskRef& v);
 void to_json(nlohmann::json& j, const DeviceRef& v);
+void to_json(nlohmann::json& j, const ExecutorFacts& v);
+void from_json(const nlohmann::json& j, ExecutorFacts& v);
 void from_json(const nlohmann::json& j, DeviceRef& v);
 void to_json(nlohmann::json& j, const ToolchainVersions& v);
 void from_json(const nlohmann::json& j, ToolchainVersions& v);

@@ -83,6 +83,20 @@ export type Verdict = {
      * e.g. sm_90
      */
     arch?: string;
+    /**
+     * the GPU's UUID (GPU-...), naming it in a pool of several
+     */
+    uuid?: string;
+    [k: string]: unknown;
+  };
+  /**
+   * Set when a cluster executor ran the check: the Slurm job and node, and how many jobs it took.
+   */
+  executor?: {
+    kind: 'slurm';
+    job_id?: string;
+    node?: string;
+    attempts: number;
     [k: string]: unknown;
   };
   toolchain?: {
@@ -215,6 +229,20 @@ export type Verdict1 = {
      * e.g. sm_90
      */
     arch?: string;
+    /**
+     * the GPU's UUID (GPU-...), naming it in a pool of several
+     */
+    uuid?: string;
+    [k: string]: unknown;
+  };
+  /**
+   * Set when a cluster executor ran the check: the Slurm job and node, and how many jobs it took.
+   */
+  executor?: {
+    kind: 'slurm';
+    job_id?: string;
+    node?: string;
+    attempts: number;
     [k: string]: unknown;
   };
   toolchain?: {
@@ -324,13 +352,17 @@ export interface HoneLspProtocol {
   [k: string]: unknown;
 }
 /**
- * initializationOptions, and the `hone` section of workspace/didChangeConfiguration. Changing python, device, arch, sandbox or seeds gives later jobs a new engine.
+ * initializationOptions, and the `hone` section of workspace/didChangeConfiguration. Changing python, device, arch, sandbox, seeds or gpus gives later jobs a new engine.
  *
  * This interface was referenced by `HoneLspProtocol`'s JSON-Schema
  * via the `definition` "Settings".
  */
 export interface Settings {
   python?: string;
+  /**
+   * The GPUs checks spread over: all, a count (2) or indices (0,2); absent: one GPU
+   */
+  gpus?: string;
   device?: 'auto' | 'cpu' | 'cuda';
   /**
    * e.g. sm_90
@@ -647,6 +679,7 @@ export interface Profile {
     index?: number;
     name: string;
     arch?: string;
+    uuid?: string;
     sm_count?: number;
     l2_bytes?: number;
     memory_bytes?: number;

@@ -4,7 +4,9 @@
 // task; KernelBench answers in --kernels as KernelBench's runs lay them out, or `19_ReLU.py`) with
 // one engine, so the worker starts once, and reports each verdict, the share correct, fast_p
 // against eager and torch.compile and geometric-mean speedups; --out keeps every full verdict as
-// JSON lines (or, with --format kernelbench, KernelBench's eval results), --plot draws fast_p.
+// JSON lines as each arrives (--resume continues from them; with --format kernelbench,
+// KernelBench's eval results at the end), --plot draws fast_p. Checks are sharded over the pool's
+// GPUs (--gpus) or Slurm jobs (--executor slurm).
 // Exit code 0 when every kernel is correct, 1 otherwise, 2 for usage or environment errors.
 #include <unistd.h>
 
@@ -12,6 +14,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <set>
@@ -35,9 +39,10 @@ struct BenchOptions {
   std::string kernels;
   std::string out;
   std::string plot;
-  std::string format = "hone";
   EngineFlags flags;
   bool json = false;
+  bool resume = false;
+  std::string format = "hone";
 };
 
 // The task files named: files as given, folders expanded to their *.py files in name order.
@@ -114,18 +119,43 @@ std::string row_progress(std::size_t i, std::size_t n, const BenchRow& r) {
   return s;
 }
 
+// The verdicts a previous run wrote to --out, by "task\nkernel" (the last line of each wins);
+// lines that are not verdicts are skipped.
+std::map<std::string, protocol::Verdict> journal(const std::string& path) {
+  std::map<std::string, protocol::Verdict> found;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    json j = json::parse(line, nullptr, false);
+    if (!j.is_object()) continue;
+    try {
+      protocol::Verdict v = j.get<protocol::Verdict>();
+      if (v.executor && v.device.name == "Slurm") continue;  // no job finished it: check it again
+      found[v.task.path + "\n" + v.kernel.path] = std::move(v);
+    } catch (const std::exception&) {
+      continue;  // a torn last line of an interrupted run
+    }
+  }
+  return found;
+}
+
 int run_bench(const BenchOptions& o) {
   std::vector<fs::path> tasks;
   std::unique_ptr<Engine> engine;
   std::ofstream verdicts;
+  std::map<std::string, protocol::Verdict> done;
   try {
     tasks = expand_tasks(o.tasks);
     if (!o.kernels.empty() && !fs::is_directory(o.kernels))
       throw EngineError(EngineError::Kind::Usage, "--kernels: no such folder: " + o.kernels);
     if (o.format == "kernelbench" && o.out.empty())
       throw EngineError(EngineError::Kind::Usage, "--format kernelbench writes KernelBench's eval results to --out FILE");
+    if (o.resume && o.format == "kernelbench")
+      throw EngineError(EngineError::Kind::Usage, "--resume reads hone's verdict lines: use it with --format hone");
+    if (o.resume && o.out.empty()) throw EngineError(EngineError::Kind::Usage, "--resume needs --out (the run's verdicts)");
+    if (o.resume) done = journal(o.out);
     if (!o.out.empty()) {
-      verdicts.open(o.out, std::ios::trunc);
+      verdicts.open(o.out, o.resume ? std::ios::app : std::ios::trunc);
       if (!verdicts) throw EngineError(EngineError::Kind::Usage, "--out: cannot write " + o.out);
     }
     engine = std::make_unique<Engine>(engine_options(o.flags));
@@ -135,68 +165,104 @@ int run_bench(const BenchOptions& o) {
   DeviceKind device = *parse_device_kind(o.flags.device);
   const bool tty = ::isatty(STDERR_FILENO);
   ProgressLine line(tty);
-  std::vector<BenchRow> rows;
+  // One job per (task, kernel): the task's hone-form kernel and any KernelBench answers for it.
+  struct Job {
+    std::size_t task;
+    fs::path kernel;  // empty: nothing to check for the task
+    int sample = 0;
+  };
+  std::vector<Job> jobs;
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    std::vector<fs::path> found;
+    if (std::optional<fs::path> kernel = kernel_for(*engine, tasks[i], o.kernels, device)) found.push_back(*kernel);
+    if (!o.kernels.empty())
+      for (auto& a : answers_for(tasks[i], o.kernels)) found.push_back(std::move(a));
+    if (found.empty()) jobs.push_back({i, {}, 0});
+    for (auto& k : found) jobs.push_back({i, k, kernelbench_key(k).value_or(KernelBenchKey{}).sample});
+  }
+  std::vector<BenchRow> rows(jobs.size());
+  std::vector<CheckRequest> requests;
+  std::vector<std::size_t> request_job;  // requests[i] checks jobs[request_job[i]]
+  std::size_t finished = 0, resumed = 0;
+  std::mutex report;
   json kernelbench = json::object();
   std::set<int> levels;
-  auto add_entry = [&](const fs::path& task, const fs::path& kernel, json entry) {
-    auto key = kernelbench_key(kernel).value_or(task_key(task).value_or(KernelBenchKey{}));
-    if (auto t = task_key(task); t && !key.problem) key = *t;
+  auto add_entry = [&](const Job& job, json entry) {
+    auto key = kernelbench_key(job.kernel).value_or(task_key(tasks[job.task]).value_or(KernelBenchKey{}));
+    if (auto t = task_key(tasks[job.task]); t && !key.problem) key = *t;
     levels.insert(key.level);
     json& slot = kernelbench["level" + std::to_string(key.level)][std::to_string(key.problem)];
     if (!slot.is_array()) slot = json::array();
     slot.push_back(std::move(entry));
   };
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
-    const fs::path& task = tasks[i];
-    std::vector<fs::path> kernels;
-    if (std::optional<fs::path> kernel = kernel_for(*engine, task, o.kernels, device)) kernels.push_back(*kernel);
-    if (!o.kernels.empty())
-      for (auto& a : answers_for(task, o.kernels)) kernels.push_back(std::move(a));
-    if (kernels.empty()) {
-      BenchRow row;
-      row.task = task.string();
-      row.status = "missing";
-      row.reason = "no kernel " + task.stem().string() + (device == DeviceKind::Cpu ? ".cpp" : device == DeviceKind::Cuda ? ".cu" : ".cu or .cpp") +
-                   " or KernelBench answer in " + (o.kernels.empty() ? task.parent_path().string() : o.kernels);
-      add_entry(task, {}, kernelbench_error_entry(row.status, row.reason, 0));
-      if (!o.json) std::cerr << row_progress(i + 1, tasks.size(), row) << "\n";
-      rows.push_back(std::move(row));
+  auto show = [&](std::size_t j) {
+    line.clear();
+    ++finished;
+    if (!o.json) std::cerr << row_progress(finished, jobs.size(), rows[j]) << "\n";
+  };
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const Job& job = jobs[j];
+    const fs::path& task = tasks[job.task];
+    rows[j].task = task.string();
+    if (job.kernel.empty()) {
+      rows[j].status = "missing";
+      rows[j].reason = "no kernel " + task.stem().string() + (device == DeviceKind::Cpu ? ".cpp" : device == DeviceKind::Cuda ? ".cu" : ".cu or .cpp") +
+                       " or KernelBench answer in " + (o.kernels.empty() ? task.parent_path().string() : o.kernels);
+      add_entry(job, kernelbench_error_entry(rows[j].status, rows[j].reason, 0));
+      show(j);
       continue;
     }
-    for (const fs::path& kernel : kernels) {
-      BenchRow row;
-      row.task = task.string();
-      const int sample = kernelbench_key(kernel).value_or(KernelBenchKey{}).sample;
-      CheckRequest req;
-      req.kernel.path = kernel;
-      req.task = task;
-      req.device = device;
-      req.baselines = o.flags.baselines != "none";
-      req.compile_baseline = o.flags.baselines == "all";
-      CallContext ctx;
-      std::string prefix = "[" + std::to_string(i + 1) + "/" + std::to_string(tasks.size()) + "] " +
-                           kernel.filename().string() + " ";
-      ctx.progress = [&line, &prefix](const Progress& p) { line.show(prefix + p.stage + ": " + p.message); };
-      try {
-        protocol::Verdict v = engine->check(req, ctx);
-        row = row_from(task, kernel, v);
-        add_entry(task, kernel, kernelbench_entry(v, sample));
-        if (verdicts.is_open() && o.format != "kernelbench") verdicts << json(v).dump() << std::endl;
-      } catch (const EngineError& e) {
-        if (e.kind() == EngineError::Kind::Cancelled) return report_error(e, o.json, "task", task.string());
-        if (e.kind() == EngineError::Kind::Environment || e.kind() == EngineError::Kind::NoGpu) {  // the next task would fail the same way
-          line.clear();
-          return report_error(e, o.json, "task", task.string());
-        }
-        row.kernel = kernel.string();
-        row.status = "error";
-        row.reason = e.what();
-        add_entry(task, kernel, kernelbench_error_entry(row.status, row.reason, sample));
-      }
-      line.clear();
-      if (!o.json) std::cerr << row_progress(i + 1, tasks.size(), row) << "\n";
-      rows.push_back(std::move(row));
+    const std::string key = fs::absolute(task).lexically_normal().string() + "\n" + fs::absolute(job.kernel).lexically_normal().string();
+    if (auto found = done.find(key); found != done.end()) {
+      rows[j] = row_from(task, job.kernel, found->second);
+      ++resumed;
+      show(j);
+      continue;
     }
+    CheckRequest req;
+    req.kernel.path = job.kernel;
+    req.task = task;
+    req.device = device;
+    req.baselines = o.flags.baselines != "none";
+    req.compile_baseline = o.flags.baselines == "all";
+    requests.push_back(req);
+    request_job.push_back(j);
+  }
+  if (resumed) std::cerr << "bench: " << resumed << " verdict(s) kept from " << o.out << "\n";
+  CallContext ctx;
+  ctx.progress = [&](const Progress& p) {
+    std::lock_guard lock(report);
+    line.show(p.stage + ": " + p.message);
+  };
+  // The checks are sharded over the pool's GPUs (or Slurm jobs); each verdict is kept in --out as
+  // it arrives, so an interrupted run resumes from there.
+  Engine::ManyResult result;
+  try {
+    result = engine->check_many(requests, ctx, [&](std::size_t r, const protocol::Verdict& v) {
+      std::lock_guard lock(report);
+      const std::size_t j = request_job[r];
+      rows[j] = row_from(tasks[jobs[j].task], jobs[j].kernel, v);
+      add_entry(jobs[j], kernelbench_entry(v, jobs[j].sample));
+      if (verdicts.is_open() && o.format != "kernelbench") verdicts << json(v).dump() << std::endl;
+      show(j);
+    });
+  } catch (const EngineError& e) {
+    line.clear();
+    return report_error(e, o.json, "tasks", o.tasks.front());
+  }
+  for (std::size_t r = 0; r < requests.size(); ++r) {
+    if (!result.errors[r]) continue;
+    const EngineError& e = *result.errors[r];
+    const std::size_t j = request_job[r];
+    if (e.kind() == EngineError::Kind::Environment || e.kind() == EngineError::Kind::NoGpu) {  // the next would fail the same way
+      line.clear();
+      return report_error(e, o.json, "task", tasks[jobs[j].task].string());
+    }
+    rows[j].kernel = jobs[j].kernel.string();
+    rows[j].status = "error";
+    rows[j].reason = e.what();
+    add_entry(jobs[j], kernelbench_error_entry(rows[j].status, rows[j].reason, jobs[j].sample));
+    show(j);
   }
   if (o.format == "kernelbench" && verdicts.is_open()) {
     // KernelBench's eval results: {"<problem id>": [entries]} for one level; per level when several.
@@ -212,8 +278,9 @@ int run_bench(const BenchOptions& o) {
     json j = bench_json(rows);
     if (o.format == "kernelbench") j["kernelbench"] = kernelbench;
     std::cout << j.dump() << std::endl;
+  } else {
+    std::cout << bench_text(rows) << std::flush;
   }
-  if (!o.json) std::cout << bench_text(rows) << std::flush;
   bool all_correct = std::all_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.status == "correct"; });
   return all_correct ? 0 : 1;
 }
@@ -229,7 +296,9 @@ void add_bench_command(CLI::App& app, CommandRegistry& registry) {
                   "answers (level_L_problem_P_sample_S_kernel.py, level_L/problem_P/sample_S/*.py, or <task>.py)");
   add_engine_flags(cmd, o->flags);
   add_check_flags(cmd, o->flags);
-  cmd->add_option("--out", o->out, "Write every verdict as a JSON line to this file (--format kernelbench: KernelBench's eval results)");
+  add_scale_flags(cmd, o->flags);
+  cmd->add_option("--out", o->out, "Write every verdict as a JSON line to this file (as each finishes)");
+  cmd->add_flag("--resume", o->resume, "Continue an interrupted run: keep the verdicts already in --out, check the rest");
   cmd->add_option("--format", o->format, "hone (verdict JSON lines) or kernelbench (KernelBench's eval-result fields, runtimes in ms)")
       ->check(CLI::IsMember({"hone", "kernelbench"}));
   cmd->add_option("--plot", o->plot, "Write an SVG plot of fast_p against the speedup threshold");

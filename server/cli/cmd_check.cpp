@@ -6,12 +6,14 @@
 
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
 #include "cli/engine_flags.h"
+#include "cli/verify_on.h"
 #include "protocol/verdict_text.h"
 #include "engine/engine.h"
 
@@ -20,7 +22,24 @@ namespace {
 
 using nlohmann::json;
 
-int run_check(const std::vector<std::string>& kernels, const std::string& task, const EngineFlags& flags, bool as_json) {
+// One kernel's verdict (or, with --verify-on all, one per GPU kind), printed; returns its exit code.
+int print_verdicts(const std::string& kernel, const std::vector<protocol::Verdict>& verdicts, bool many, bool as_json) {
+  int worst = 0;
+  for (const auto& v : verdicts) {
+    if (as_json) {
+      std::cout << json(v).dump() << std::endl;
+    } else {
+      if (many) std::cout << kernel << "\n";
+      std::cout << verdict_headline(v) << "\n" << verdict_details(v) << std::flush;
+    }
+    worst = std::max(worst, v.status == protocol::Status::Correct ? 0 : 1);
+  }
+  if (verdicts.size() > 1 && !as_json) std::cout << verify_on_text(verdicts) << std::flush;
+  return worst;
+}
+
+int run_check(const std::vector<std::string>& kernels, const std::string& task, const EngineFlags& flags,
+              const std::string& verify_on, bool as_json) {
   std::unique_ptr<Engine> engine;
   try {
     engine = std::make_unique<Engine>(engine_options(flags));
@@ -29,28 +48,71 @@ int run_check(const std::vector<std::string>& kernels, const std::string& task, 
   }
   int worst = 0;
   ProgressLine line(!as_json && ::isatty(STDERR_FILENO));
+  std::mutex progress_mutex;
+  CallContext ctx;
+  ctx.progress = [&](const Progress& p) {
+    std::lock_guard lock(progress_mutex);
+    line.show(p);
+  };
+  std::vector<CheckRequest> requests;
   for (const auto& k : kernels) {
     CheckRequest req;
     req.kernel.path = k;
     if (!task.empty()) req.task = task;
     req.baselines = flags.baselines != "none";
     req.compile_baseline = flags.baselines == "all";
-    CallContext ctx;
-    ctx.progress = [&line](const Progress& p) { line.show(p); };
-    try {
-      protocol::Verdict v = engine->check(req, ctx);
-      line.clear();
-      if (as_json) {
-        std::cout << json(v).dump() << std::endl;
-      } else {
-        if (kernels.size() > 1) std::cout << k << "\n";
-        std::cout << verdict_headline(v) << "\n" << verdict_details(v) << std::flush;
+    requests.push_back(req);
+  }
+  if (verify_on == "all") {
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+      try {
+        std::vector<protocol::Verdict> verdicts = verify_on_every_kind(*engine, requests[i], ctx);
+        line.clear();
+        worst = std::max(worst, print_verdicts(kernels[i], verdicts, kernels.size() > 1, as_json));
+      } catch (const EngineError& e) {
+        line.clear();
+        worst = std::max(worst, report_error(e, as_json, "kernel", kernels[i]));
       }
-      worst = std::max(worst, v.status == protocol::Status::Correct ? 0 : 1);
-    } catch (const EngineError& e) {
-      line.clear();
-      worst = std::max(worst, report_error(e, as_json, "kernel", k));
     }
+    return worst;
+  }
+  // One judge: each verdict printed as it comes, as hone always did.
+  int width = 1;
+  if (kernels.size() > 1) {
+    try {
+      width = engine->pool_width(DeviceKind::Auto);
+    } catch (const EngineError&) {
+      width = 1;  // the first check reports the problem
+    }
+  }
+  if (width <= 1 && engine->options().executor == Executor::Local) {
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+      try {
+        protocol::Verdict v = engine->check(requests[i], ctx);
+        line.clear();
+        worst = std::max(worst, print_verdicts(kernels[i], {v}, kernels.size() > 1, as_json));
+      } catch (const EngineError& e) {
+        line.clear();
+        worst = std::max(worst, report_error(e, as_json, "kernel", kernels[i]));
+      }
+    }
+    return worst;
+  }
+  // Several kernels spread over the pool's GPUs (or Slurm jobs); printed in order.
+  Engine::ManyResult result;
+  try {
+    result = engine->check_many(requests, ctx);
+  } catch (const EngineError& e) {
+    line.clear();
+    return report_error(e, as_json, "kernel", kernels.front());
+  }
+  line.clear();
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    if (result.errors[i]) {
+      worst = std::max(worst, report_error(*result.errors[i], as_json, "kernel", kernels[i]));
+      continue;
+    }
+    worst = std::max(worst, print_verdicts(kernels[i], {*result.verdicts[i]}, kernels.size() > 1, as_json));
   }
   return worst;
 }
@@ -136,6 +198,7 @@ void add_check_command(CLI::App& app, CommandRegistry& registry) {
     std::vector<std::string> kernels;
     std::string task;
     EngineFlags flags;
+    std::string verify_on;
     bool json = false;
   };
   auto state = std::make_shared<State>();
@@ -144,9 +207,12 @@ void add_check_command(CLI::App& app, CommandRegistry& registry) {
   cmd->add_option("--task", state->task, "Reference task (KernelBench format); default: paired with the kernel");
   add_engine_flags(cmd, state->flags);
   add_check_flags(cmd, state->flags);
+  add_scale_flags(cmd, state->flags);
+  cmd->add_option("--verify-on", state->verify_on, "all: check on every GPU kind of the pool, a verdict per kind")
+      ->check(CLI::IsMember({"all"}));
   cmd->add_flag("--json", state->json, "One JSON verdict per kernel (protocol/schema/verdict.schema.json)");
   cmd->callback([state, &registry] {
-    registry.set_exit_code(run_check(state->kernels, state->task, state->flags, state->json));
+    registry.set_exit_code(run_check(state->kernels, state->task, state->flags, state->verify_on, state->json));
   });
 }
 

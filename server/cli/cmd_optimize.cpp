@@ -17,6 +17,8 @@
 
 #include "cli/commands.h"
 #include "cli/cmd_optimize_output.h"
+#include "cli/engine_flags.h"
+#include "cli/verify_on.h"
 #include "engine/engine.h"
 #include "support/child_groups.h"
 
@@ -24,6 +26,8 @@ namespace hone::cli {
 namespace {
 
 struct OptimizeFlags {
+  EngineFlags scale;      // --gpus, --executor, --slurm-*
+  std::string verify_on;  // "all": re-check the winner on every GPU kind
   std::string kernel;
   std::string task;
   std::string device = "auto";
@@ -155,14 +159,19 @@ int run_optimize(const OptimizeFlags& f) {
     req.model = llm;
   }
 
-  EngineOptions eo;
-  if (auto d = parse_device_kind(f.device)) eo.device = *d;
-  if (!f.python.empty()) eo.python = f.python;
+  EngineFlags ef = f.scale;
+  ef.device = f.device;
+  ef.python = f.python;
   std::unique_ptr<Engine> engine;
   std::stop_source stop;
   ProgressView view(!f.json && ::isatty(STDERR_FILENO));
   try {
-    engine = std::make_unique<Engine>(eo);
+    engine = std::make_unique<Engine>(engine_options(ef));
+    // A round's candidates fill the pool: at least one sample per GPU unless --samples says.
+    if (f.samples == 0 && (!ef.gpus.empty() || engine->options().gpus.mode != GpuSelection::Mode::One)) {
+      const int width = engine->pool_width(*parse_device_kind(f.device));
+      if (width > req.options.samples) req.options.samples = width;
+    }
     InterruptGuard guard(stop);
     CallContext ctx;
     ctx.stop = stop.get_token();
@@ -172,6 +181,19 @@ int run_optimize(const OptimizeFlags& f) {
       std::cout << nlohmann::json(result).dump(2) << std::endl;
     } else {
       std::cout << result_text(result, engine->store_path());
+    }
+    if (f.verify_on == "all" && result.best) {
+      CheckRequest again;
+      again.kernel.path = result.best->verdict ? std::filesystem::path(result.best->verdict->kernel.path) : req.kernel;
+      again.kernel.contents = result.best->source;
+      again.extra_flags = result.best->flags;
+      if (result.best->verdict) again.task = result.best->verdict->task.path;
+      std::vector<protocol::Verdict> per_kind = verify_on_every_kind(*engine, again, ctx);
+      if (f.json) {
+        for (const auto& v : per_kind) std::cout << nlohmann::json(v).dump() << std::endl;
+      } else {
+        std::cout << "the winner on every GPU kind:\n" << verify_on_text(per_kind);
+      }
     }
     if (result.status == "failed") return 2;
     return result.best ? 0 : 1;
@@ -222,6 +244,9 @@ void add_optimize_command(CLI::App& app, CommandRegistry& registry) {
   cmd->add_option("--resume", f->resume,
                   "Continue a stored run with its own settings; --budget and --rounds may extend it (`hone runs` lists runs)")
       ->check(CLI::PositiveNumber);
+  add_scale_flags(cmd, f->scale);
+  cmd->add_option("--verify-on", f->verify_on, "all: re-check the winner on every GPU kind of the pool")
+      ->check(CLI::IsMember({"all"}));
   cmd->add_flag("--json", f->json, "Print one JSON object: best {status, speedup, source}, counts, diff");
   cmd->callback([f, &registry] { registry.set_exit_code(run_optimize(*f)); });
 }

@@ -13,6 +13,7 @@ void register_commands(CLI::App& app, CommandRegistry& registry) {
   add_profile_command(app, registry);
   add_specs_command(app, registry);
   add_bench_command(app, registry);
+  add_run_batch_command(app, registry);
 }
 
 }  // namespace hone::cli

@@ -26,6 +26,7 @@ void add_export_command(CLI::App& app, CommandRegistry& registry);
 void add_profile_command(CLI::App& app, CommandRegistry& registry);
 void add_specs_command(CLI::App& app, CommandRegistry& registry);
 void add_bench_command(CLI::App& app, CommandRegistry& registry);
+void add_run_batch_command(CLI::App& app, CommandRegistry& registry);
 
 // Adds every subcommand (commands.cpp).
 void register_commands(CLI::App& app, CommandRegistry& registry);

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/workspace_settings.h"
+
 namespace hone::cli {
 
 void add_engine_flags(CLI::App* cmd, EngineFlags& f) {
@@ -25,8 +27,33 @@ void add_check_flags(CLI::App* cmd, EngineFlags& f) {
   cmd->add_flag("--no-sandbox", f.no_sandbox, "Run candidates unconfined (recorded in the verdict)");
 }
 
+void add_scale_flags(CLI::App* cmd, EngineFlags& f) {
+  cmd->add_option("--gpus", f.gpus, "GPUs to spread checks over: all, a count (2) or indices (0,2); default: one (hone.toml [run] gpus)");
+  cmd->add_option("--executor", f.executor, "Where checks run: local (this host's GPUs) or slurm (jobs on a cluster; hone.toml [slurm])")
+      ->check(CLI::IsMember({"local", "slurm"}));
+  cmd->add_option("--slurm-partition", f.slurm_partition, "Slurm partition (sbatch --partition)");
+  cmd->add_option("--slurm-account", f.slurm_account, "Slurm account (sbatch --account)");
+  cmd->add_option("--slurm-time", f.slurm_time, "Time limit of one Slurm job (sbatch --time; default 00:30:00)");
+  cmd->add_option("--slurm-gres", f.slurm_gres, "Generic resources of one Slurm job (sbatch --gres), e.g. gpu:1");
+  cmd->add_option("--slurm-batch", f.slurm_batch, "Checks per Slurm job (default 4)")->check(CLI::Range(1, 10000));
+  cmd->add_option("--slurm-retries", f.slurm_retries, "Slurm jobs a check may take before its verdict says what happened (default 3)")
+      ->check(CLI::Range(1, 100));
+}
+
 EngineOptions engine_options(const EngineFlags& f) {
   EngineOptions o;
+  WorkspaceSettings ws = read_workspace_settings(std::filesystem::current_path());
+  o.slurm = ws.slurm;
+  if (ws.gpus) apply_gpus(o, *ws.gpus);
+  if (ws.executor) apply_executor(o, *ws.executor);
+  if (!f.gpus.empty()) apply_gpus(o, f.gpus);
+  if (!f.executor.empty()) apply_executor(o, f.executor);
+  if (!f.slurm_partition.empty()) o.slurm.partition = f.slurm_partition;
+  if (!f.slurm_account.empty()) o.slurm.account = f.slurm_account;
+  if (!f.slurm_time.empty()) o.slurm.time_limit = f.slurm_time;
+  if (!f.slurm_gres.empty()) o.slurm.gres = f.slurm_gres;
+  if (f.slurm_batch > 0) o.slurm.batch_size = f.slurm_batch;
+  if (f.slurm_retries > 0) o.slurm.max_attempts = f.slurm_retries;
   o.device = *parse_device_kind(f.device);
   if (!f.python.empty()) o.python = f.python;
   o.sandbox = !f.no_sandbox;

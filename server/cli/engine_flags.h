@@ -19,6 +19,11 @@ struct EngineFlags {
   double timeout_s = 0;
   std::string arch;
   std::string baselines = "all";
+  // Scale-out (unset: hone.toml's [run] and [slurm], else one GPU and the local executor).
+  std::string gpus;
+  std::string executor;
+  std::string slurm_partition, slurm_account, slurm_time, slurm_gres;
+  int slurm_batch = 0, slurm_retries = 0;
 };
 
 // --device and --python.
@@ -26,7 +31,11 @@ void add_engine_flags(CLI::App* cmd, EngineFlags& f);
 // --seeds, --timeout, --arch, --baselines, --no-sandbox (what a verification may be asked for).
 void add_check_flags(CLI::App* cmd, EngineFlags& f);
 
-// The engine's options from the flags.
+// --gpus, --executor and the --slurm-* flags (check, bench, optimize).
+void add_scale_flags(CLI::App* cmd, EngineFlags& f);
+
+// The engine's options from the flags, over the workspace's hone.toml ([run], [slurm]). Throws
+// EngineError(Usage) for a bad --gpus/--executor value or a bad hone.toml.
 EngineOptions engine_options(const EngineFlags& f);
 
 // A single status line on stderr, rewritten as progress arrives; nothing when disabled.

@@ -68,7 +68,8 @@ std::string read_or_usage(const std::filesystem::path& path, const char* what) {
 
 // What the judge does not know: the kernel, the task, the build, the device, the toolchain and
 // the sandbox the candidate ran in.
-void describe_check(protocol::Verdict& v, const PreparedCheck& c, Engine::Impl& impl, const CallContext& ctx) {
+void describe_check(protocol::Verdict& v, const PreparedCheck& c, const JudgedOn& on, Engine::Impl& impl,
+                    const CallContext& ctx) {
   v.created_at = utc_now();
   v.kernel = {c.kernel.path.string(), c.build.kernel_hash, c.build.form, c.build.language};
   v.task = {c.task.string(), c.task_hash, c.task.stem().string()};
@@ -83,15 +84,15 @@ void describe_check(protocol::Verdict& v, const PreparedCheck& c, Engine::Impl& 
     v.flags.insert(v.flags.begin(), {"no_sandbox", "the candidate ran unconfined (sandbox disabled by --no-sandbox or HONE_SANDBOX=none)"});
   else if (!box.warning.empty())
     v.flags.insert(v.flags.begin(), {"weak_sandbox", box.warning});
-  v.device.kind = std::string(c.device.kind_name());
-  v.device.name = c.device_context.name;
-  if (c.device.is_cuda()) {
-    v.device.index = c.device.index();
-    if (!c.build.compile.arch.empty()) v.device.arch = c.build.compile.arch;
-  }
+  v.device.kind = std::string(on.device.kind_name());
+  v.device.name = on.context.name;
+  v.device.index = on.index;
+  if (!on.uuid.empty()) v.device.uuid = on.uuid;
+  if (on.device.is_cuda() && !c.build.compile.arch.empty()) v.device.arch = c.build.compile.arch;
+  for (const auto& why : on.requeued) v.flags.push_back({"requeued", why});
   protocol::ToolchainVersions versions = impl.toolchain_versions(c.build.language);
-  versions.torch = c.device_context.torch_version;
-  versions.python = impl.hello(c.device, ctx).value("python", std::string());
+  versions.torch = on.context.torch_version;
+  versions.python = impl.hello(on.device, ctx).value("python", std::string());
   v.toolchain = versions;
 }
 
@@ -185,6 +186,7 @@ protocol::Verdict judge_check(Engine& engine, Engine::Impl& impl, const Prepared
                               const CallContext& ctx) {
   protocol::Verdict v;
   bool kernel_mismatch = false;
+  JudgedOn on{c.device, c.device_context, c.device.is_cuda() ? std::optional<int>(c.device.index()) : std::nullopt, {}, {}};
   if (!c.build.ok()) {
     v.status = protocol::Status::CompileError;
     v.reason = first_error(c.build.compile);
@@ -198,13 +200,46 @@ protocol::Verdict judge_check(Engine& engine, Engine::Impl& impl, const Prepared
     }
   } else {
     const std::string staged = c.staged_task.string(), task = c.task.string();
+    eval::DevicePool& pool = impl.pool(c.device, ctx);
     try {
-      eval::EvalResult judged = eval::run_check(impl.slot(c.device), impl.baselines, eval_request(c, request, impl.options),
-                                                c.device_context, ctx.stop, impl.progress_sink(ctx));
-      v = std::move(judged.verdict);
-      kernel_mismatch = judged.kernel_mismatch;
+      // A member whose judge fails is retired and the check goes to the next free one; the last
+      // member is never retired, so with one GPU the verdict is what that GPU gave.
+      for (;;) {
+        eval::DevicePool::Lease lease = pool.acquire(request.gpu_kind, ctx.stop);
+        const eval::PoolMember& m = lease.member();
+        std::optional<std::string> lost;
+        try {
+          on.context = impl.member_context(m, ctx);
+          eval::EvalRequest er = eval_request(c, request, impl.options);
+          er.device = m.device;
+          eval::EvalResult judged = eval::run_check(*m.slot, impl.baselines, er, on.context, ctx.stop, impl.progress_sink(ctx));
+          lost = judged.judge_lost;
+          v = std::move(judged.verdict);
+          kernel_mismatch = judged.kernel_mismatch;
+        } catch (const EngineError& e) {
+          if (e.kind() != EngineError::Kind::Environment || pool.live() <= 1) throw;
+          lost = std::string("its judge could not start: ") + e.what();
+        } catch (const eval::WorkerStartError& e) {
+          if (pool.live() <= 1) throw;
+          lost = std::string("its judge could not start: ") + e.what();
+        }
+        on.device = m.device;
+        on.index = m.index;
+        on.uuid = m.uuid;
+        if (!lost) break;
+        const std::string why = "GPU " + (m.index ? std::to_string(*m.index) + " " : std::string()) + "(" + m.kind +
+                                (m.uuid.empty() ? "" : ", " + m.uuid) + ") left the pool: " + *lost;
+        if (!pool.retire(m.ordinal, why)) {
+          if (v.evidence || v.reason) break;  // the last member: its verdict stands, as with one GPU
+          throw EngineError(EngineError::Kind::Environment, why);
+        }
+        on.requeued.push_back(why + "; the check was re-queued");
+        if (ctx.progress) ctx.progress(Progress{"pool", why});
+      }
     } catch (const eval::TaskError& e) {
       throw EngineError(EngineError::Kind::Task, unstage(e.what(), staged, task), unstage(e.traceback(), staged, task));
+    } catch (const eval::PoolExhausted& e) {
+      throw EngineError(EngineError::Kind::Environment, e.what());
     } catch (...) {
       rethrow_as_engine_error();
     }
@@ -212,7 +247,7 @@ protocol::Verdict judge_check(Engine& engine, Engine::Impl& impl, const Prepared
     if (v.evidence)
       for (auto& line : v.evidence->stderr_tail) line = unstage(line, staged, task);
   }
-  describe_check(v, c, impl, ctx);
+  describe_check(v, c, on, impl, ctx);
   if (!c.no_gpu.empty())
     v.flags.push_back({"no_gpu", "once it builds, checking it needs a GPU: " + c.no_gpu});
   if (c.answer) {
@@ -226,6 +261,11 @@ protocol::Verdict judge_check(Engine& engine, Engine::Impl& impl, const Prepared
 }
 
 protocol::Verdict Engine::check(const CheckRequest& request, const CallContext& ctx) {
+  if (impl_->options.executor == Executor::Slurm && !request.local_only) {
+    ManyResult r = check_many({request}, ctx);
+    if (r.errors[0]) throw *r.errors[0];
+    return std::move(*r.verdicts[0]);
+  }
   const auto t0 = Clock::now();
   const PreparedCheck prepared = prepare_check(*this, *impl_, request, ctx);
   protocol::Verdict verdict = judge_check(*this, *impl_, prepared, request, ctx);

@@ -121,6 +121,7 @@ Engine::Impl::Impl(EngineOptions opts)
       baselines(cache_dir() / "baselines") {}
 
 Engine::Impl::~Impl() {
+  pools_.clear();
   slots_.clear();
   std::error_code ec;
   std::filesystem::remove_all(scratch_root(), ec);
@@ -181,22 +182,27 @@ const sandbox::Sandbox& Engine::Impl::sandbox() {
   return *sandbox_;
 }
 
-eval::WorkerSlot& Engine::Impl::slot(Device target) {
+eval::WorkerSlot& Engine::Impl::slot(Device target) { return *slot_for(target.name(), target); }
+
+std::shared_ptr<eval::WorkerSlot> Engine::Impl::slot_for(const std::string& key, Device target) {
   const std::string device = target.name();
   // Found before the lock: both may throw and both lock.
   const std::filesystem::path py = python();
   const sandbox::Sandbox& box = sandbox();
   std::lock_guard lock(mutex_);
-  auto& slot = slots_[device];
-  if (slot) return *slot;
+  auto& slot = slots_[key];
+  if (slot) return slot;
   eval::WorkerSlotOptions so;
   so.device = target;
   so.start_timeout = options.worker_start_timeout;
   const bool gpu = target.is_cuda();
+  std::string folder = key;
+  for (char& ch : folder)
+    if (ch == ':' || ch == '#') ch = '-';
   // The judge runs unconfined (it never loads candidate code; its environment is scrubbed); every
   // candidate process it starts is confined by its launch spec.
-  so.make_spec = [py, &box, gpu, device] {
-    const std::filesystem::path root = scratch_root() / device;
+  so.make_spec = [py, &box, gpu, device, folder] {
+    const std::filesystem::path root = scratch_root() / folder;
     eval::CandidateLaunch candidates = candidate_launch(py, box, gpu, root / "candidates");
     eval::WorkerLaunch launch;
     launch.python = py;
@@ -207,7 +213,7 @@ eval::WorkerSlot& Engine::Impl::slot(Device target) {
     return eval::worker_process_spec(launch);
   };
   slot = std::make_shared<eval::WorkerSlot>(std::move(so));
-  return *slot;
+  return slot;
 }
 
 protocol::ToolchainVersions Engine::Impl::toolchain_versions(const std::string& language) const {

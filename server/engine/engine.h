@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <stop_token>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -35,12 +36,43 @@ using protocol::Device;
 using protocol::DeviceKind;
 using protocol::parse_device_kind;
 
+// Which GPUs of the host the checks spread over (`--gpus`): the one GPU EngineOptions::gpu_index
+// names (the default), all the worker sees, the first N, or a list of indices. parse() takes
+// "all" | "N" | "0,2" and returns nullopt for anything else.
+struct GpuSelection {
+  enum class Mode { One, All, Count, List };
+  Mode mode = Mode::One;
+  int count = 1;             // Count
+  std::vector<int> indices;  // List
+  static std::optional<GpuSelection> parse(std::string_view text);
+  std::string text() const;  // "all", "2", "0,2"; "" for One
+};
+
+// Where checks run (`--executor`): this host's pool of judges, or Slurm jobs (server/cluster),
+// each running a batch of checks with `hone` on a node of the cluster.
+enum class Executor { Local, Slurm };
+
+// The Slurm executor's settings (flags, else hone.toml's [slurm] table).
+struct SlurmOptions {
+  std::string partition;   // empty: the cluster's default
+  std::string account;
+  std::string time_limit = "00:30:00";  // sbatch --time of one job
+  std::string gres;        // "gpu:1"; empty: none (CPU checks)
+  int batch_size = 4;      // checks per job (a job's start-up is paid once per batch)
+  int max_attempts = 3;    // jobs a check may take before its verdict says what happened
+  std::vector<std::string> extra_args;  // more sbatch arguments
+  std::string hone_binary; // the hone the job runs; empty: this one
+};
+
 // Fixed for the life of an Engine.
 struct EngineOptions {
   std::filesystem::path workspace;              // relative paths and hone.toml lookup; empty: cwd
   std::optional<std::filesystem::path> python;  // --python / HONE_PYTHON; nullopt: the first that imports torch
   DeviceKind device = DeviceKind::Auto;         // default for requests that say Auto
   int gpu_index = 0;                            // which GPU "cuda" means
+  GpuSelection gpus;                            // the GPUs checks spread over (default: gpu_index's)
+  Executor executor = Executor::Local;
+  SlurmOptions slurm;
   std::optional<std::string> arch;              // "sm_90"; nullopt: the local GPU's, else sm_90
   bool sandbox = true;                          // false only by explicit choice (--no-sandbox)
   int seeds = 3;                                // correctness trials per check (at least 3 is the policy)
@@ -141,6 +173,23 @@ struct CheckRequest {
   bool remeasure_noisy_baselines = true;
   std::vector<std::string> extra_flags;       // as BuildRequest::extra_flags
   std::optional<std::chrono::seconds> deadline;  // nullopt: EngineOptions::check_timeout
+  // The kind of GPU to run on ("NVIDIA H200"; a fake GPU's name): that kind's queue of the pool.
+  // nullopt: the first free GPU of any kind. (`--verify-on all` asks for each kind in turn.)
+  std::optional<std::string> gpu_kind;
+  bool local_only = false;                    // run here even when the executor is Slurm (a job's own checks)
+};
+
+// One GPU of the pool (Engine::pool_state): what it is, whether it is still in, and why not.
+struct PoolMemberInfo {
+  std::string device;        // "cuda:1" (a fake GPU: "cpu")
+  std::optional<int> index;
+  std::string kind;          // "NVIDIA H200"
+  std::string uuid;
+  bool retired = false;
+  std::string why;           // why it left the pool
+  bool busy = false;         // a check holds it now
+  int checks = 0;
+  std::optional<int> judge_pid;  // its judge's process id, once started
 };
 
 // What the worker process reported at start-up (its `hello`).
@@ -230,6 +279,25 @@ class Engine {
   // checks of one device are serialised on its worker.
   protocol::Verdict check(const CheckRequest& request, const CallContext& ctx = {});
 
+  // Many checks at once (hone bench, a Slurm batch): spread over the pool's GPUs (or submitted
+  // as Slurm jobs with Executor::Slurm); `on_verdict(i, verdict)` is called as each finishes, on
+  // an engine thread, one call at a time. Returns the verdicts in request order; a request that
+  // could not be checked (bad input, a broken environment) has its EngineError in errors[i]
+  // instead. Cancellation throws EngineError(Cancelled).
+  struct ManyResult {
+    std::vector<std::optional<protocol::Verdict>> verdicts;
+    std::vector<std::optional<EngineError>> errors;
+  };
+  ManyResult check_many(const std::vector<CheckRequest>& requests, const CallContext& ctx = {},
+                        std::function<void(std::size_t, const protocol::Verdict&)> on_verdict = {});
+
+  // The pool of a kind of device (its GPUs; the CPU's judges), built on first use from the
+  // worker's hello and EngineOptions::gpus. pool_width: the members still in it; gpu_kinds: their
+  // kinds; pool_state: every member, retired ones with why. Any thread.
+  int pool_width(DeviceKind device, const CallContext& ctx = {});
+  std::vector<std::string> gpu_kinds(DeviceKind device, const CallContext& ctx = {});
+  std::vector<PoolMemberInfo> pool_state(DeviceKind device, const CallContext& ctx = {});
+
   // The reference's own time in one mode ("eager" | "compile"), measured by the worker with the
   // candidates' timing code and cached on disk per (task, device, torch version). `timing` is
   // absent and `unavailable` says why when the mode cannot run here (torch.compile on torch < 2).
@@ -293,5 +361,11 @@ class Engine {
  private:
   std::unique_ptr<Impl> impl_;
 };
+
+// `hone run-batch IN OUT`, what a Slurm job runs (engine/check_many.cpp): reads a batch file
+// written by the Slurm executor (engine options and check requests), checks them on this node's
+// pool and appends one JSON line per check to OUT as it finishes ({"id", "verdict" | "error",
+// "job_id", "node"}). Throws EngineError for an unreadable batch. Returns the exit code.
+int run_check_batch(const std::filesystem::path& in, const std::filesystem::path& out);
 
 }  // namespace hone

@@ -14,6 +14,7 @@
 
 #include "engine/engine.h"
 #include "eval/baseline_cache.h"
+#include "eval/device_pool.h"
 #include "eval/evaluator.h"
 #include "eval/worker_slot.h"
 #include "sandbox/sandbox.h"
@@ -43,6 +44,13 @@ struct Engine::Impl {
   protocol::Device device_for(DeviceKind kind, const CallContext& ctx);
   // The worker slot of a device (created on first use; the worker starts on first call).
   eval::WorkerSlot& slot(protocol::Device device);
+  // The slot called `key` ("cuda:1", "cpu", "cpu#2" for a fake GPU's judge) serving `device`.
+  std::shared_ptr<eval::WorkerSlot> slot_for(const std::string& key, protocol::Device device);
+  // The pool of the kind of `device` (gpu_pool.cpp): the selected GPUs, each with its own judge,
+  // or the CPU's judge (several, named as GPUs, under $HONE_FAKE_GPUS). Built once.
+  eval::DevicePool& pool(protocol::Device device, const CallContext& ctx);
+  // Name, torch version and peak DRAM bandwidth of a pool member (its kind names it).
+  eval::DeviceContext member_context(const eval::PoolMember& member, const CallContext& ctx);
   // The device for work that names none (task signatures, raw calls): the options' device, else
   // the GPU when the worker sees one, else the CPU (served by the same worker, which was asked).
   protocol::Device default_device(const CallContext& ctx);
@@ -80,6 +88,8 @@ struct Engine::Impl {
   std::optional<sandbox::Sandbox> sandbox_;
   std::map<std::string, std::shared_ptr<eval::WorkerSlot>> slots_;
   std::map<std::string, std::vector<toolchain::TaskConstant>> task_constants_;  // by task hash
+  std::mutex pool_mutex_;  // builds the pools (may start a worker: not under mutex_)
+  std::map<std::string, std::unique_ptr<eval::DevicePool>> pools_;  // "cpu" | "cuda"
 };
 
 // A kernel made ready for the judge (check.cpp): paired with its task, built, the task staged,
@@ -107,6 +117,14 @@ struct PreparedCheck {
 // starts) and stages; judge_check runs the judge on a good build and assembles the verdict (a
 // failed build is a compile_error verdict without a worker request).
 PreparedCheck prepare_check(Engine& engine, Engine::Impl& impl, const CheckRequest& request, const CallContext& ctx);
+// The device a verdict names and the context its judge measured with: a pool member's.
+struct JudgedOn {
+  protocol::Device device = protocol::Device::cpu();
+  eval::DeviceContext context;
+  std::optional<int> index;
+  std::string uuid;
+  std::vector<std::string> requeued;  // why the check left other members of the pool first
+};
 protocol::Verdict judge_check(Engine& engine, Engine::Impl& impl, const PreparedCheck& check, const CheckRequest& request,
                               const CallContext& ctx);
 

@@ -179,6 +179,10 @@ EvalResult run_check(WorkerSlot& slot, const BaselineCache& cache, const EvalReq
   WorkerReply reply = slot.call("check", check_params(request, fresh_seeds(std::max(request.seeds, 1)), request.timing),
                                 request.deadline + kDeadlineGrace, stop, progress);
   out.kernel_mismatch = apply_check_reply(reply, std::chrono::duration<double>(request.deadline).count(), verdict);
+  if (reply.kind == WorkerReply::Kind::Died)
+    out.judge_lost = "its judge died during a check (" + describe_exit(reply.evidence) + ")";
+  else if (reply.kind == WorkerReply::Kind::Result && reply.result.is_object() && reply.result.value("restart_required", false))
+    out.judge_lost = "its judge's CUDA context became unusable (a sticky CUDA error)";
   verdict.seconds["check"] = since(t0);
   if (verdict.status != protocol::Status::Correct || !request.timing || !verdict.timing) return out;
 

@@ -58,6 +58,9 @@ struct EvalResult {
   protocol::Verdict verdict;
   bool kernel_mismatch = false;  // the worker refused the library (signature or ABI): a compile_error
   bool rechecked = false;        // a speedup over 10x was re-verified
+  // The judge itself failed during the check (it died, or its CUDA context became unusable): the
+  // device is suspect, the verdict says nothing about the kernel. A pool retires the device.
+  std::optional<std::string> judge_lost;
 };
 
 // Throws TaskError, WorkerFailure, Cancelled, WorkerStartError.

@@ -191,7 +191,7 @@ void HoneLspServer::apply_settings(const json& settings) {
   json previous = settings_;
   settings_ = settings;
   // Settings the engine is made with: a change gives later jobs a new engine.
-  for (const char* key : {"python", "device", "arch", "sandbox", "seeds", "compileCommands"}) {
+  for (const char* key : {"python", "device", "arch", "sandbox", "seeds", "compileCommands", "gpus"}) {
     if (previous.value(key, json()) != settings.value(key, json())) {
       engine_.reset();
       break;
@@ -219,6 +219,13 @@ std::shared_ptr<Engine> HoneLspServer::engine() {
     options.compile_commands = db.is_absolute() || options.workspace.empty() ? db : options.workspace / db;
   }
   if (settings_.contains("sandbox") && settings_["sandbox"].is_boolean()) options.sandbox = settings_["sandbox"].get<bool>();
+  // "gpus": the pool the checks spread over (a job per check: the scheduler runs several at once).
+  if (settings_.contains("gpus") && settings_["gpus"].is_string()) {
+    if (auto selection = GpuSelection::parse(settings_["gpus"].get<std::string>())) {
+      options.gpus = *selection;
+      if (selection->mode == GpuSelection::Mode::List) options.gpu_index = selection->indices.front();
+    }
+  }
   engine_ = std::make_shared<Engine>(options);
   return engine_;
 }

@@ -47,6 +47,10 @@ def _device(index: int) -> dict:
         "sm_count": p.multi_processor_count,
         "memory_bytes": p.total_memory,
     }
+    uuid = getattr(p, "uuid", None)  # torch >= 2.0
+    if uuid is not None:
+        text = str(uuid)
+        facts["uuid"] = text if text.startswith("GPU-") else f"GPU-{text}"
     optional = {
         "l2_bytes": "L2_cache_size",
         "max_threads_per_sm": "max_threads_per_multi_processor",
