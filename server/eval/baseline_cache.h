@@ -23,7 +23,7 @@ struct BaselineKey {
 struct BaselineEntry {
   std::optional<protocol::Timing> timing;
   std::string unavailable;
-  std::string noisy;  // set when the timing stayed noisy (a busy machine): flagged on every use
+  std::string noisy;  // set when the timing stayed noisy (a busy machine): such an entry is never stored
 };
 
 class BaselineCache {
@@ -31,6 +31,7 @@ class BaselineCache {
   explicit BaselineCache(std::filesystem::path dir);  // e.g. cache_dir()/baselines
 
   std::optional<BaselineEntry> find(const BaselineKey& key) const;
+  // Writes the entry; one marked noisy is not written (only quiet timings are baselines).
   void store(const BaselineKey& key, const BaselineEntry& entry) const;
   std::filesystem::path path_for(const BaselineKey& key) const;
 
