@@ -98,6 +98,9 @@ std::string noisy_reason(const json& result, const protocol::Timing& t, const st
   double spread = result.value("spread", 0.0);
   spread = std::max({spread, protocol::call_time(t).spread(), t.device ? t.device->spread() : 0.0});
   if (!result.value("noisy", false) && spread <= kNoisySpread) return {};
+  if (result.value("recompiled", false))
+    return "the reference (" + mode + ") recompiled during its timed calls (torch._dynamo's counters): not cached, "
+           "speedups against it are shown as ranges, and the next check measures it again";
   char text[32];
   std::snprintf(text, sizeof text, "%.0f", 100.0 * spread);
   return "the reference (" + mode + ") timing was noisy (p10..p90 spread " + text +
