@@ -126,6 +126,31 @@ void from_json(const json& j, Correctness& v) {
   get(j, "checks", v.checks);
 }
 
+void to_json(json& j, const TimeSummary& v) {
+  j = json{{"p50_us", v.p50_us}, {"p10_us", v.p10_us}, {"p90_us", v.p90_us}, {"reps", v.reps}, {"method", v.method},
+           {"spread", v.spread()}, {"noisy", v.spread() > kNoisySpread}};
+}
+void from_json(const json& j, TimeSummary& v) {
+  need(j, "p50_us", v.p50_us);
+  need(j, "p10_us", v.p10_us);
+  need(j, "p90_us", v.p90_us);
+  get(j, "reps", v.reps);
+  get(j, "method", v.method);
+}
+
+void to_json(json& j, const SpeedupRange& v) { j = json{{"low", v.low}, {"high", v.high}}; }
+void from_json(const json& j, SpeedupRange& v) {
+  need(j, "low", v.low);
+  need(j, "high", v.high);
+}
+
+TimeSummary call_time(const Timing& t) {
+  if (t.call) return *t.call;
+  return TimeSummary{t.p50_us, t.p10_us, t.p90_us, t.reps, t.method};
+}
+TimeSummary basis_time(const Timing& t) { return t.device ? *t.device : call_time(t); }
+std::string_view basis_name(const Timing& t) { return t.device ? "device" : "call"; }
+
 void to_json(json& j, const Timing& v) {
   j = json{{"p50_us", v.p50_us}, {"p10_us", v.p10_us}, {"p90_us", v.p90_us}, {"reps", v.reps}, {"method", v.method}};
   put(j, "mean_us", v.mean_us);
@@ -133,6 +158,9 @@ void to_json(json& j, const Timing& v) {
   put(j, "max_us", v.max_us);
   put(j, "warmup", v.warmup);
   put(j, "spot_checks", v.spot_checks);
+  put(j, "call", v.call);
+  put(j, "device", v.device);
+  put(j, "settle_ms", v.settle_ms);
 }
 void from_json(const json& j, Timing& v) {
   need(j, "p50_us", v.p50_us);
@@ -145,6 +173,9 @@ void from_json(const json& j, Timing& v) {
   get(j, "max_us", v.max_us);
   get(j, "warmup", v.warmup);
   get(j, "spot_checks", v.spot_checks);
+  get(j, "call", v.call);
+  get(j, "device", v.device);
+  get(j, "settle_ms", v.settle_ms);
 }
 
 void to_json(json& j, const Baselines& v) {
@@ -160,10 +191,30 @@ void from_json(const json& j, Baselines& v) {
 
 void to_json(json& j, const Speedup& v) {
   j = json{{"eager", v.eager ? json(*v.eager) : json(nullptr)}, {"compile", v.compile ? json(*v.compile) : json(nullptr)}};
+  put(j, "eager_range", v.eager_range);
+  put(j, "compile_range", v.compile_range);
+  if (!v.basis.empty()) j["basis"] = v.basis;
+  if (v.by_call) {
+    json c{{"eager", v.call_eager ? json(*v.call_eager) : json(nullptr)},
+           {"compile", v.call_compile ? json(*v.call_compile) : json(nullptr)}};
+    put(c, "eager_range", v.call_eager_range);
+    put(c, "compile_range", v.call_compile_range);
+    j["call"] = c;
+  }
 }
 void from_json(const json& j, Speedup& v) {
   get(j, "eager", v.eager);
   get(j, "compile", v.compile);
+  get(j, "eager_range", v.eager_range);
+  get(j, "compile_range", v.compile_range);
+  get(j, "basis", v.basis);
+  if (auto it = j.find("call"); it != j.end() && it->is_object()) {
+    v.by_call = true;
+    get(*it, "eager", v.call_eager);
+    get(*it, "compile", v.call_compile);
+    get(*it, "eager_range", v.call_eager_range);
+    get(*it, "compile_range", v.call_compile_range);
+  }
 }
 
 void to_json(json& j, const Floor& v) {

@@ -61,6 +61,24 @@ struct Correctness {
   std::map<std::string, bool> checks;  // inputs_unchanged, unwritten_output, determinism, ...
 };
 
+// One measured time of a call (issue 14): its percentiles over the timed calls. Device time is the
+// GPU time of the work a call launched (CUDA events around calls enqueued behind a held stream,
+// free of host jitter; the CPU's host clock on the CPU, where it equals the call time); call
+// time is CUDA events (or the host clock) around each call with the device idle and the cache
+// flushed before it, as KernelBench measures.
+struct TimeSummary {
+  double p50_us = 0;
+  double p10_us = 0;
+  double p90_us = 0;
+  std::int64_t reps = 0;
+  std::string method;
+  double spread() const { return p50_us > 0 ? (p90_us - p10_us) / p50_us : 0.0; }  // (p90 - p10) / p50
+};
+
+// The spread ((p90 - p10) / p50) above which a time is noisy: never a point speedup, never cached
+// as a baseline (the worker's NOISY_SPREAD).
+inline constexpr double kNoisySpread = 0.2;
+
 struct Timing {
   double p50_us = 0;
   double p10_us = 0;
@@ -72,7 +90,16 @@ struct Timing {
   std::optional<std::int64_t> warmup;
   std::string method;  // "cuda_events_l2_flush" | "host_clock"
   std::optional<std::int64_t> spot_checks;
+  std::optional<TimeSummary> call;    // call time (the top-level percentiles are the call time's too)
+  std::optional<TimeSummary> device;  // device time (absent in verdicts from before issue 14)
+  std::optional<double> settle_ms;    // warm-up of the clocks until successive windows agreed
 };
+
+// The time speedups divide (device time when the timing has one, else call time) and its name.
+TimeSummary basis_time(const Timing& t);
+std::string_view basis_name(const Timing& t);  // "device" | "call"
+// The call time (timing.call, else the top-level percentiles).
+TimeSummary call_time(const Timing& t);
 
 struct Baselines {
   std::optional<Timing> eager;
@@ -88,9 +115,27 @@ struct ReferenceTiming {
   std::string noisy;             // set when the timing was noisy twice (a busy machine): shown, measured again later
 };
 
+// A speedup known only to lie between low and high: either side's time was noisy.
+struct SpeedupRange {
+  double low = 0;
+  double high = 0;
+};
+
+// Speedups over the reference (reference time / kernel time). A point (eager, compile) only when
+// both sides' times are quiet (spread <= kNoisySpread); otherwise the range from both sides'
+// p10..p90 (reference p10 / kernel p90 .. reference p90 / kernel p10). `basis` names the time
+// they divide; call_* are the same by call time when the basis is device time.
 struct Speedup {
   std::optional<double> eager;
   std::optional<double> compile;
+  std::optional<SpeedupRange> eager_range;
+  std::optional<SpeedupRange> compile_range;
+  std::string basis;  // "device" | "call" (empty: a verdict from before issue 14)
+  std::optional<double> call_eager;
+  std::optional<double> call_compile;
+  std::optional<SpeedupRange> call_eager_range;
+  std::optional<SpeedupRange> call_compile_range;
+  bool by_call = false;  // whether the call_* fields were computed (written as "call")
 };
 
 struct Floor {
@@ -220,6 +265,10 @@ void to_json(nlohmann::json& j, const Trial& v);
 void from_json(const nlohmann::json& j, Trial& v);
 void to_json(nlohmann::json& j, const Correctness& v);
 void from_json(const nlohmann::json& j, Correctness& v);
+void to_json(nlohmann::json& j, const TimeSummary& v);
+void from_json(const nlohmann::json& j, TimeSummary& v);
+void to_json(nlohmann::json& j, const SpeedupRange& v);
+void from_json(const nlohmann::json& j, SpeedupRange& v);
 void to_json(nlohmann::json& j, const Timing& v);
 void from_json(const nlohmann::json& j, Timing& v);
 void to_json(nlohmann::json& j, const Baselines& v);

@@ -81,6 +81,41 @@ std::string evidence_details(const Evidence& e) {
   return out;
 }
 
+// "1.7×", or "1.4–2.1×" when only a range is known; "" when neither.
+std::string speedup_value(const std::optional<double>& point, const std::optional<SpeedupRange>& range) {
+  if (point) return format_speedup(*point);
+  if (!range) return {};
+  std::string low = format_speedup(range->low);
+  return low.substr(0, low.size() - std::string("×").size()) + "–" + format_speedup(range->high);
+}
+
+// "1.7× eager, 1.1× torch.compile" for one basis; "" when neither is known.
+std::string speedup_pair(const std::optional<double>& eager, const std::optional<SpeedupRange>& eager_range,
+                         const std::optional<double>& compile, const std::optional<SpeedupRange>& compile_range) {
+  std::string out;
+  if (auto e = speedup_value(eager, eager_range); !e.empty()) out += e + " eager";
+  if (auto c = speedup_value(compile, compile_range); !c.empty()) out += (out.empty() ? "" : ", ") + c + " torch.compile";
+  return out;
+}
+
+std::string summary_text(const TimeSummary& t) {
+  std::string out = "p50 " + format_us(t.p50_us) + " (p10 " + format_us(t.p10_us) + ", p90 " + format_us(t.p90_us);
+  if (t.reps > 0) out += ", " + std::to_string(t.reps) + " reps";
+  if (!t.method.empty()) out += ", " + t.method;
+  out += ")";
+  if (t.spread() > kNoisySpread) out += " · noisy (spread " + format_number(100 * t.spread()) + "%)";
+  return out;
+}
+
+// A baseline's times: "device 8.02 µs, call 9.31 µs", or its one time.
+std::string baseline_times(const Timing& t) {
+  std::string out = t.device ? "device " + format_us(t.device->p50_us) + ", call " + format_us(call_time(t).p50_us)
+                             : format_us(t.p50_us);
+  if (basis_time(t).spread() > kNoisySpread) out += " (noisy: p10 " + format_us(basis_time(t).p10_us) + ", p90 " +
+                                                   format_us(basis_time(t).p90_us) + ")";
+  return out;
+}
+
 }  // namespace
 
 std::string format_number(double value) {
@@ -161,9 +196,14 @@ std::string mismatch_text(const Verdict& v) {
 std::string verdict_headline(const Verdict& v) {
   if (v.status == Status::Correct) {
     std::string line = "✓ correct";
-    if (v.timing) line += " · " + format_us(v.timing->p50_us);
-    if (v.speedup && v.speedup->eager) line += " · " + format_speedup(*v.speedup->eager) + " eager";
-    if (v.speedup && v.speedup->compile) line += " · " + format_speedup(*v.speedup->compile) + " compile";
+    if (v.timing) line += " · " + format_us(basis_time(*v.timing).p50_us) + (v.timing->device ? " device" : "");
+    if (v.speedup) {
+      const std::string e = speedup_value(v.speedup->eager, v.speedup->eager_range);
+      const std::string c = speedup_value(v.speedup->compile, v.speedup->compile_range);
+      if (!e.empty()) line += " · " + e + " eager";
+      if (!c.empty()) line += " · " + c + " compile";
+      if (v.speedup->eager_range || v.speedup->compile_range) line += " (noisy: a range)";
+    }
     if (!v.flags.empty()) line += " · ⚠ " + plural(v.flags.size(), "flag");
     return line;
   }
@@ -176,6 +216,7 @@ std::string verdict_headline(const Verdict& v) {
 }
 
 std::string timing_text(const Timing& t) {
+  if (t.device) return "device time " + summary_text(*t.device) + "; call time " + summary_text(call_time(t));
   return "p50 " + format_us(t.p50_us) + " (p10 " + format_us(t.p10_us) + ", p90 " + format_us(t.p90_us) + ", " +
          std::to_string(t.reps) + " reps, " + t.method + ")";
 }
@@ -192,7 +233,14 @@ std::string verdict_details(const Verdict& v) {
   const bool correct = v.status == Status::Correct;
   if (!correct) out += failure_details(v);
   if (v.evidence) out += evidence_details(*v.evidence);
-  if (correct && v.timing) out += "  timing: " + timing_text(*v.timing) + "\n";
+  if (correct && v.timing) {
+    if (v.timing->device) {
+      out += "  device time: " + summary_text(*v.timing->device) + "\n";
+      out += "  call time:   " + summary_text(call_time(*v.timing)) + "\n";
+    } else {
+      out += "  timing: " + timing_text(*v.timing) + "\n";
+    }
+    if (v.timing->settle_ms) out += "  clocks settled in " + format_number(*v.timing->settle_ms) + " ms\n";
   if (v.answer) {
     out += "  KernelBench answer";
     if (!v.answer->extensions.empty()) {
@@ -205,9 +253,20 @@ std::string verdict_details(const Verdict& v) {
     out += "  parameters: " + (v.answer->parameters == "match" ? std::string("ModelNew's equal Model's") : v.answer->parameters) + "\n";
   }
   if (v.baselines) {
-    if (v.baselines->eager) out += "  reference eager: " + format_us(v.baselines->eager->p50_us) + "\n";
+    if (v.baselines->eager) out += "  reference eager: " + baseline_times(*v.baselines->eager) + "\n";
     if (v.baselines->compile_measured && v.baselines->compile)
-      out += "  reference torch.compile: " + format_us(v.baselines->compile->p50_us) + "\n";
+      out += "  reference torch.compile: " + baseline_times(*v.baselines->compile) + "\n";
+  }
+  if (correct && v.speedup) {
+    const Speedup& s = *v.speedup;
+    const std::string basis = s.basis.empty() ? "" : " (" + s.basis + " time)";
+    const std::string main = speedup_pair(s.eager, s.eager_range, s.compile, s.compile_range);
+    if (!main.empty()) out += "  speedup" + basis + ": " + main + "\n";
+    const std::string by_call = speedup_pair(s.call_eager, s.call_eager_range, s.call_compile, s.call_compile_range);
+    if (s.by_call && !by_call.empty() && v.device.kind != "cpu") out += "  speedup (call time): " + by_call + "\n";
+    if (s.eager_range || s.compile_range || s.call_eager_range || s.call_compile_range)
+      out += "  a speedup shown as low–high is a range: a timing was noisy (p10..p90 over " +
+             format_number(100 * kNoisySpread) + "% of its median), so no single number is claimed\n";
   }
   if (v.floor && v.floor->floor_us > 0)
     out += "  physical floor: " + format_us(v.floor->floor_us) + " (" + format_bytes(v.floor->bytes) + " at " +
@@ -225,10 +284,18 @@ std::string profile_headline(const Verdict& v, const std::string& skipped) {
 
 std::string verdict_hover_markdown(const Verdict& v) {
   std::string md = "**" + verdict_headline(v) + "**\n\n";
+  auto summary_row = [&](const std::string& label, const TimeSummary& t) {
+    md += "| " + label + " | " + format_number(t.p10_us) + " | " + format_number(t.p50_us) + " | " +
+          format_number(t.p90_us) + " | " + std::to_string(t.reps) + " |\n";
+  };
   auto timing_row = [&](const char* label, const std::optional<Timing>& t) {
     if (!t) return;
-    md += std::string("| ") + label + " | " + format_number(t->p10_us) + " | " + format_number(t->p50_us) + " | " +
-          format_number(t->p90_us) + " | " + std::to_string(t->reps) + " |\n";
+    if (t->device) {
+      summary_row(std::string(label) + " device", *t->device);
+      summary_row(std::string(label) + " call", call_time(*t));
+      return;
+    }
+    summary_row(label, call_time(*t));
   };
   if (v.timing) {
     md += "| µs | p10 | p50 | p90 | reps |\n|---|---|---|---|---|\n";
@@ -241,7 +308,10 @@ std::string verdict_hover_markdown(const Verdict& v) {
   }
   md += "device: " + (v.device.name.empty() ? std::string("?") : v.device.name);
   if (v.timing) md += " · " + v.timing->method;
+  if (v.speedup && !v.speedup->basis.empty()) md += " · speedups by " + v.speedup->basis + " time";
   md += "\n\n";
+  if (v.speedup && (v.speedup->eager_range || v.speedup->compile_range))
+    md += "Speedup shown as a range: a timing was noisy, so no single number is claimed.\n\n";
   for (const Flag& flag : v.flags) md += "- ⚠ " + (flag.message.empty() ? flag.id : flag.message) + "\n";
   return md;
 }

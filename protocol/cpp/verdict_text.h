@@ -32,7 +32,9 @@ std::string status_words(Status status);
 // elements out of tolerance; max abs error 0.01"; "" when the verdict has none.
 std::string mismatch_text(const Verdict& verdict);
 
-// One line, no newline: "✓ correct · 41.2 µs · 1.8× eager · 0.91× compile · ⚠ 1 flag",
+// One line, no newline: "✓ correct · 41.2 µs · 1.8× eager · 0.91× compile · ⚠ 1 flag" (the time
+// speedups divide: "4.02 µs device" when there is a device time; a noisy pair of times gives a
+// range, "1.4–2.1× eager (noisy: a range)"),
 // "✗ incorrect: out[3,17] got 0.51, expected 0.5 (trial 1, seed 7)",
 // "✗ compile error: k.cu:3:5: expected ';' (+1 more error)", "✗ runtime error: <reason>".
 std::string verdict_headline(const Verdict& verdict);
@@ -44,7 +46,8 @@ std::string verdict_details(const Verdict& verdict);
 // A profile job's summary: the headline, the number of suggestions, why it was not profiled.
 std::string profile_headline(const Verdict& verdict, const std::string& skipped);
 
-// "p50 41.2 µs (p10 40.9 µs, p90 42.0 µs, 812 reps, cuda_events_l2_flush)".
+// "p50 41.2 µs (p10 40.9 µs, p90 42.0 µs, 812 reps, cuda_events_l2_flush)"; with a device time,
+// "device time p50 ... ; call time p50 ..." (a noisy one says so).
 std::string timing_text(const Timing& timing);
 
 // The expected forward declarations, indented, for a kernel whose signature does not fit.

@@ -132,9 +132,28 @@ export type Verdict = {
     compile?: Timing | null;
     [k: string]: unknown;
   };
+  /**
+   * reference time / kernel time; a point only when both sides are quiet, else a range
+   */
   speedup?: {
     eager?: number | null;
     compile?: number | null;
+    eager_range?: SpeedupRange;
+    compile_range?: SpeedupRange;
+    /**
+     * the time the speedups divide
+     */
+    basis?: 'device' | 'call';
+    /**
+     * the same speedups by call time (when the basis is device time)
+     */
+    call?: {
+      eager?: number | null;
+      compile?: number | null;
+      eager_range?: SpeedupRange;
+      compile_range?: SpeedupRange;
+      [k: string]: unknown;
+    };
     [k: string]: unknown;
   };
   /**
@@ -278,9 +297,28 @@ export type Verdict1 = {
     compile?: Timing | null;
     [k: string]: unknown;
   };
+  /**
+   * reference time / kernel time; a point only when both sides are quiet, else a range
+   */
   speedup?: {
     eager?: number | null;
     compile?: number | null;
+    eager_range?: SpeedupRange;
+    compile_range?: SpeedupRange;
+    /**
+     * the time the speedups divide
+     */
+    basis?: 'device' | 'call';
+    /**
+     * the same speedups by call time (when the basis is device time)
+     */
+    call?: {
+      eager?: number | null;
+      compile?: number | null;
+      eager_range?: SpeedupRange;
+      compile_range?: SpeedupRange;
+      [k: string]: unknown;
+    };
     [k: string]: unknown;
   };
   /**
@@ -665,6 +703,56 @@ export interface Timing {
    * timed calls whose output was verified
    */
   spot_checks?: number;
+  call?: TimeSummary;
+  device?: TimeSummary1;
+  /**
+   * clock warm-up until the timing settled
+   */
+  settle_ms?: number | null;
+  [k: string]: unknown;
+}
+/**
+ * call time: events around each call, cache flushed
+ */
+export interface TimeSummary {
+  p50_us: number;
+  p10_us: number;
+  p90_us: number;
+  reps?: number;
+  method?: string;
+  /**
+   * (p90 - p10) / p50
+   */
+  spread?: number;
+  noisy?: boolean;
+  [k: string]: unknown;
+}
+/**
+ * device time: the GPU time of the call's work
+ */
+export interface TimeSummary1 {
+  p50_us: number;
+  p10_us: number;
+  p90_us: number;
+  reps?: number;
+  method?: string;
+  /**
+   * (p90 - p10) / p50
+   */
+  spread?: number;
+  noisy?: boolean;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `undefined`'s JSON-Schema
+ * via the `definition` "speedup_range".
+ *
+ * This interface was referenced by `undefined`'s JSON-Schema
+ * via the `definition` "speedup_range".
+ */
+export interface SpeedupRange {
+  low: number;
+  high: number;
   [k: string]: unknown;
 }
 /**

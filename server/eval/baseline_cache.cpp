@@ -11,7 +11,7 @@ BaselineCache::BaselineCache(std::filesystem::path dir) : dir_(std::move(dir)) {
 
 std::filesystem::path BaselineCache::path_for(const BaselineKey& key) const {
   Sha256 h;
-  h.field("baseline-v1").field(key.task_hash).field(key.device_name).field(key.torch_version).field(key.mode);
+  h.field("baseline-v2").field(key.task_hash).field(key.device_name).field(key.torch_version).field(key.mode);
   return dir_ / (h.hex() + ".json");
 }
 
@@ -33,6 +33,7 @@ std::optional<BaselineEntry> BaselineCache::find(const BaselineKey& key) const {
 }
 
 void BaselineCache::store(const BaselineKey& key, const BaselineEntry& entry) const {
+  if (!entry.noisy.empty()) return;  // a noisy timing is never a baseline: the next check measures it again
   std::filesystem::create_directories(dir_);
   json j{{"task_hash", key.task_hash},
          {"device", key.device_name},
@@ -42,6 +43,18 @@ void BaselineCache::store(const BaselineKey& key, const BaselineEntry& entry) co
   if (!entry.unavailable.empty()) j["unavailable"] = entry.unavailable;
   if (!entry.noisy.empty()) j["noisy"] = entry.noisy;
   write_file_atomic(path_for(key), j.dump(2) + "\n");
+}
+
+std::optional<BaselineEntry> BaselineCache::find_noisy(const BaselineKey& key) const {
+  std::lock_guard lock(noisy_mutex_);
+  auto it = noisy_.find(path_for(key).string());
+  if (it == noisy_.end()) return std::nullopt;
+  return it->second;
+}
+
+void BaselineCache::remember_noisy(const BaselineKey& key, const BaselineEntry& entry) const {
+  std::lock_guard lock(noisy_mutex_);
+  noisy_[path_for(key).string()] = entry;
 }
 
 }  // namespace hone::eval

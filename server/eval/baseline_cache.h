@@ -4,6 +4,8 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -23,7 +25,7 @@ struct BaselineKey {
 struct BaselineEntry {
   std::optional<protocol::Timing> timing;
   std::string unavailable;
-  std::string noisy;  // set when the timing stayed noisy (a busy machine): flagged on every use
+  std::string noisy;  // set when the timing stayed noisy (a busy machine): such an entry is never stored
 };
 
 class BaselineCache {
@@ -31,11 +33,19 @@ class BaselineCache {
   explicit BaselineCache(std::filesystem::path dir);  // e.g. cache_dir()/baselines
 
   std::optional<BaselineEntry> find(const BaselineKey& key) const;
+  // Writes the entry; one marked noisy is not written (only quiet timings are baselines).
   void store(const BaselineKey& key, const BaselineEntry& entry) const;
   std::filesystem::path path_for(const BaselineKey& key) const;
 
+  // The last noisy measurement of this process, kept in memory only: an optimize run's
+  // candidates use it (flagged) instead of timing the reference again for every candidate.
+  std::optional<BaselineEntry> find_noisy(const BaselineKey& key) const;
+  void remember_noisy(const BaselineKey& key, const BaselineEntry& entry) const;
+
  private:
   std::filesystem::path dir_;
+  mutable std::mutex noisy_mutex_;
+  mutable std::map<std::string, BaselineEntry> noisy_;  // by path_for(key)
 };
 
 }  // namespace hone::eval

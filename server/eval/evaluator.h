@@ -68,13 +68,13 @@ EvalResult run_check(WorkerSlot& slot, const BaselineCache& cache, const EvalReq
                      const DeviceContext& device, std::stop_token stop, const ProgressSink& progress);
 
 // (p90 - p10) / p50 above which a timing is noisy (the worker's NOISY_SPREAD).
-inline constexpr double kNoisySpread = 0.2;
+inline constexpr double kNoisySpread = protocol::kNoisySpread;
 
 // The reference's timing in one mode ("eager" | "compile"), from the cache or measured (and
-// cached); no timing, and why, when the mode cannot be timed here. A timing that stayed noisy (a
-// busy machine) says so; such an entry is cached, flagged on every use, and measured again by the
-// first call with `quiet_now` (the caller's own timing was quiet, so a better measurement is
-// likely). Throws TaskError when the reference cannot run eagerly.
+// cached); no timing, and why, when the mode cannot be timed here. A timing that stayed noisy
+// after the worker measured it again (a busy machine) says so and is never cached: the next call
+// measures it afresh. `quiet_now` is kept for callers; it no longer changes anything. Throws
+// TaskError when the reference cannot run eagerly.
 protocol::ReferenceTiming reference_timing(WorkerSlot& slot, const BaselineCache& cache, const EvalRequest& request,
                                            const DeviceContext& device, const std::string& mode, bool quiet_now,
                                            std::stop_token stop, const ProgressSink& progress);

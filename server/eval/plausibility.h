@@ -28,7 +28,9 @@ protocol::Floor physical_floor(double bytes, double peak_dram_bytes_per_s);
 // The reason text when a measured time beats the floor, nullopt when it does not.
 std::optional<std::string> below_floor_reason(const protocol::Timing& timing, const protocol::Floor& floor);
 
-// Speedups of `timing` over the baselines (p50 over p50); absent when a baseline is.
+// Speedups of `timing` over the baselines in one time on both sides (device time when all have it,
+// else call time; the call-time speedups too when the basis is device time): p50 over p50 when
+// both sides are quiet, else a range from both sides' p10..p90; absent when a baseline is.
 protocol::Speedup speedups(const protocol::Timing& timing, const protocol::Baselines& baselines);
 
 }  // namespace hone::eval

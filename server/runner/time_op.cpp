@@ -16,6 +16,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr auto kSettleWindow = std::chrono::milliseconds(5);
 constexpr double kSettleAgreement = 0.02;
+constexpr int kSettleAgreements = 3;  // in a row: clocks ramping up from idle agree once by chance
 constexpr std::size_t kInFlight = 8;  // settle calls queued ahead of the device at most
 
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
@@ -85,12 +86,14 @@ class TimedLoop {
     raise_forward_failure(code, ctx_.kernel, what);
   }
 
-  // Calls until two successive windows of kSettleWindow agree within 2%, or settle_ms passes.
+  // Calls until successive windows of kSettleWindow agree within 2% kSettleAgreements times in a
+  // row, or settle_ms passes.
   double settle() {
     if (p_.settle_ms <= 0) return 0;
     const auto start = Clock::now();
     if (!p_.sets.empty()) apply_inputs(TimedCall{});
     double previous = -1;
+    int agreed = 0;
     std::size_t index = 0;
     while (true) {
       ctx_.backend.mark(0);
@@ -106,8 +109,9 @@ class TimedLoop {
       synchronize_after(ctx_.backend, "settling calls");
       const double per_call = ctx_.backend.elapsed_us(0, 1) / static_cast<double>(n);
       const bool agree = previous > 0 && std::fabs(per_call - previous) <= kSettleAgreement * std::max(per_call, previous);
+      agreed = agree ? agreed + 1 : 0;
       previous = per_call;
-      if (agree || ms_since(start) >= p_.settle_ms) break;
+      if (agreed >= kSettleAgreements || ms_since(start) >= p_.settle_ms) break;
     }
     return ms_since(start);
   }

@@ -80,6 +80,63 @@ TEST(Headline, Correct) {
   EXPECT_EQ(verdict_headline(v), "✓ correct · 41.2 µs · 1.8× eager · ⚠ 1 flag");
 }
 
+// Issue 14: both times shown, the speedup's basis named, a noisy pair of times a range.
+TEST(Headline, DeviceTimeAndRangesWhenNoisy) {
+  Verdict v;
+  v.status = Status::Correct;
+  v.device.kind = "cuda";
+  v.timing = timing_of(5.5);
+  v.timing->call = TimeSummary{5.5, 5.31, 5.89, 300, "cuda_events"};
+  v.timing->device = TimeSummary{4.02, 3.98, 4.1, 300, "cuda_events_held_stream"};
+  v.timing->settle_ms = 120;
+  v.baselines = Baselines{timing_of(9.31), std::nullopt, false};
+  v.baselines->eager->device = TimeSummary{8.1, 8.0, 8.3, 300, "cuda_events_held_stream"};
+  v.speedup = Speedup{};
+  v.speedup->basis = "device";
+  v.speedup->eager = 8.1 / 4.02;
+  v.speedup->by_call = true;
+  v.speedup->call_eager = 9.31 / 5.5;
+  EXPECT_EQ(verdict_headline(v), "✓ correct · 4.02 µs device · 2.0× eager");
+  const std::string details = verdict_details(v);
+  EXPECT_NE(details.find("  device time: p50 4.02 µs (p10 3.98 µs, p90 4.10 µs, 300 reps, cuda_events_held_stream)\n"),
+            std::string::npos) << details;
+  EXPECT_NE(details.find("  call time:   p50 5.50 µs (p10 5.31 µs, p90 5.89 µs, 300 reps, cuda_events)\n"),
+            std::string::npos) << details;
+  EXPECT_NE(details.find("  clocks settled in 120 ms\n"), std::string::npos) << details;
+  EXPECT_NE(details.find("  reference eager: device 8.10 µs, call 9.31 µs\n"), std::string::npos) << details;
+  EXPECT_NE(details.find("  speedup (device time): 2.0× eager\n"), std::string::npos) << details;
+  EXPECT_NE(details.find("  speedup (call time): 1.7× eager\n"), std::string::npos) << details;
+  EXPECT_EQ(details.find("range"), std::string::npos) << details;
+  const std::string md = verdict_hover_markdown(v);
+  EXPECT_NE(md.find("| kernel device | 3.98 | 4.02 | 4.1 | 300 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| eager call | 9.22 | 9.31 | 9.4 | 100 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("speedups by device time"), std::string::npos) << md;
+
+  v.speedup->eager.reset();
+  v.speedup->eager_range = SpeedupRange{1.4, 2.1};
+  v.baselines->eager->device = TimeSummary{8.1, 6.0, 12.0, 300, "cuda_events_held_stream"};
+  EXPECT_EQ(verdict_headline(v), "✓ correct · 4.02 µs device · 1.4–2.1× eager (noisy: a range)");
+  const std::string noisy = verdict_details(v);
+  EXPECT_NE(noisy.find("  speedup (device time): 1.4–2.1× eager\n"), std::string::npos) << noisy;
+  EXPECT_NE(noisy.find("is a range: a timing was noisy"), std::string::npos) << noisy;
+  EXPECT_NE(noisy.find("reference eager: device 8.10 µs, call 9.31 µs (noisy: p10 6.00 µs, p90 12.0 µs)"),
+            std::string::npos) << noisy;
+  EXPECT_NE(verdict_hover_markdown(v).find("Speedup shown as a range"), std::string::npos);
+
+  json j = v;
+  EXPECT_EQ(j["speedup"]["eager"], nullptr);
+  EXPECT_DOUBLE_EQ(j["speedup"]["eager_range"]["low"].get<double>(), 1.4);
+  EXPECT_EQ(j["speedup"]["basis"], "device");
+  EXPECT_TRUE(j["speedup"]["call"].is_object());
+  EXPECT_EQ(j["timing"]["device"]["method"], "cuda_events_held_stream");
+  Verdict back = j.get<Verdict>();
+  ASSERT_TRUE(back.timing && back.timing->device && back.speedup && back.speedup->eager_range);
+  EXPECT_DOUBLE_EQ(back.timing->device->p50_us, 4.02);
+  EXPECT_DOUBLE_EQ(back.speedup->eager_range->high, 2.1);
+  EXPECT_DOUBLE_EQ(back.speedup->call_eager.value_or(0), 9.31 / 5.5);
+  EXPECT_DOUBLE_EQ(back.timing->settle_ms.value_or(0), 120);
+}
+
 TEST(Headline, Failures) {
   Trial passed;
   passed.seed = 1;

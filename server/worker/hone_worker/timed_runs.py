@@ -258,8 +258,12 @@ class TimedRun:
         first, total = position if position else (self.timed_calls, self.timed_calls + len(entries))
         self.checker.check(self.sets, entries, copies, first, total)
         self.timed_calls += len(entries)
-        for key in ("recompilations", "compile_warmup_calls", "compile_warmup_s"):
-            if key in reply.message:
+        # torch.compile: recompilations add up over the ops (a timed window that recompiled timed
+        # the compiler); the warm-up that compiled is the first op's.
+        if isinstance(reply.message.get("recompilations"), int):
+            self.extra["recompilations"] = self.extra.get("recompilations", 0) + reply.message["recompilations"]
+        for key in ("compile_warmup_calls", "compile_warmup_s"):
+            if key in reply.message and key not in self.extra:
                 self.extra[key] = reply.message[key]
         return reply.message, elapsed_us
 

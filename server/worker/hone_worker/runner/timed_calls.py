@@ -18,7 +18,8 @@ from .harness import Harness
 from .returned import copy_into, returned_tensors
 
 SETTLE_WINDOW_S = 0.005
-SETTLE_AGREEMENT = 0.02  # successive windows' mean call times agree within this share
+SETTLE_AGREEMENT = 0.02  # successive windows' mean call times agree within this share ...
+SETTLE_AGREEMENTS = 3  # ... this many times in a row (clocks ramping from idle agree once by chance)
 IN_FLIGHT = 8  # settle calls queued ahead of the device at most
 
 
@@ -225,14 +226,15 @@ class TimedLoop:
             self.harness.host_flush(self._flush_buffer.data_ptr(), self.plan.flush_bytes)
 
     def _settle(self) -> tuple:
-        """Calls (set 0, slot 0) until two successive 5 ms windows' mean call times agree within
-        2%, or settle_ms passes; returns (ms spent, calls made, whether they agreed)."""
+        """Calls (set 0, slot 0) until successive 5 ms windows' mean call times agree within 2%
+        SETTLE_AGREEMENTS times in a row, or settle_ms passes; returns (ms spent, calls made,
+        whether they agreed)."""
         if self.plan.settle_ms <= 0:
             return 0.0, 0, False
         started = time.perf_counter()
         self._apply_inputs(_Entry(0, 0, []))
         forward, keep = self._call(0, 0)
-        previous, calls = None, 0
+        previous, calls, agreed = None, 0, 0
         while True:
             first, ring, n = self.clock.mark(), [None] * IN_FLIGHT, 0
             window = time.perf_counter()
@@ -251,10 +253,11 @@ class TimedLoop:
             calls += n
             per_call = self.clock.elapsed_us(first, last) / n
             agree = previous is not None and abs(per_call - previous) <= SETTLE_AGREEMENT * max(per_call, previous)
+            agreed = agreed + 1 if agree else 0
             previous = per_call
             spent_ms = (time.perf_counter() - started) * 1000.0
-            if agree or spent_ms >= self.plan.settle_ms:
-                return spent_ms, calls, agree
+            if agreed >= SETTLE_AGREEMENTS or spent_ms >= self.plan.settle_ms:
+                return spent_ms, calls, agreed >= SETTLE_AGREEMENTS
 
     def _run_calls(self, entries: Sequence[_Entry], held: bool) -> List[tuple]:
         """For each call: inputs, flush, (device idle unless held), mark, forward, mark, result kept."""

@@ -1,0 +1,499 @@
+"""bench/timing_truth (issue 14): hone's two times against the instruments, in one GPU run.
+
+For each case (relu at 2^16, 2^19, 2^22 and 2^26 elements, an fp32 matmul, relu(x) * scale -- two
+eager kernels -- and the tasks/ examples) it prints, for the eager reference and for hone's native
+candidate where the case has one:
+  hone device time and call time (p50; `hone task --time eager`, `hone check --baselines none`),
+  ncu gpu__time_duration.sum summed over the call's kernels (ncu --clock-control none, the median
+  per call of 5 calls, in this same run), triton's do_bench (median), and plain CUDA events around
+  each call with the L2 read-flushed before it (median), with the ratio of each to ncu;
+plus the five-process spread of `hone check`'s device time (tasks/relu.cu on the 2^22 case) and
+each check's own p10..p90 spread. Targets (issue 14): device time within 5% or 0.3 us of ncu;
+call time within 10% of plain events; spreads <= 3% for kernels of 5 us or more.
+
+  python3 bench/timing_truth/timing_truth.py --hone build/bin/hone --out /tmp/tt
+Every step has its own time limit; a failing step is reported and the rest still runs. The last
+lines are the table, then one `timing_truth:` verdict line per target; --json writes everything.
+The `ncu-child` and `measure-child` subcommands are the script's own child processes."""
+import argparse
+import glob
+import importlib.util
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "server", "worker"))
+
+NCU_CALLS = 5
+SPREAD_RUNS = 5
+ELEMENTWISE = {"relu_2p16": 1 << 16, "relu_2p19": 1 << 19, "relu_2p22": 1 << 22, "relu_2p26": 1 << 26}
+
+ELEMENTWISE_TASK = '''import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.relu(x)
+
+
+def get_inputs():
+    return [torch.randn({rows}, 1024)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+MATMUL_TASK = '''import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, a, b):
+        return torch.matmul(a, b)
+
+
+def get_inputs():
+    return [torch.randn(2048, 2048), torch.randn(2048, 2048)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+TWO_KERNEL_TASK = '''import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = 1.5
+
+    def forward(self, x):
+        return torch.relu(x) * self.scale
+
+
+def get_inputs():
+    return [torch.randn(256, 2048)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def log(*parts) -> None:
+    print(*parts, flush=True)
+
+
+def write_cases(work: str) -> dict:
+    """name -> {task, candidate (a raw-form .cu or None)}."""
+    cases = {}
+    for name, n in ELEMENTWISE.items():
+        path = os.path.join(work, f"{name}.py")
+        with open(path, "w") as f:
+            f.write(ELEMENTWISE_TASK.format(rows=n // 1024))
+        kernel = os.path.join(work, f"{name}.cu")  # tasks/relu.cu, paired with this task by its stem
+        with open(os.path.join(ROOT, "tasks", "relu.cu")) as src, open(kernel, "w") as dst:
+            dst.write(src.read())
+        cases[name] = {"task": path, "candidate": kernel}
+    for name, text in (("matmul_2048", MATMUL_TASK), ("relu_scale_256x2048", TWO_KERNEL_TASK)):
+        path = os.path.join(work, f"{name}.py")
+        with open(path, "w") as f:
+            f.write(text)
+        cases[name] = {"task": path, "candidate": None}
+    for task in sorted(glob.glob(os.path.join(ROOT, "tasks", "*.py"))):
+        stem = os.path.splitext(os.path.basename(task))[0]
+        cu = os.path.join(ROOT, "tasks", stem + ".cu")
+        raw = os.path.isfile(cu) and "torch::Tensor" not in open(cu).read()
+        cases["tasks/" + stem] = {"task": task, "candidate": cu if raw else None}
+    return cases
+
+
+def run(cmd, limit_s, what):
+    """(returncode, stdout) of a command; never raises."""
+    started = time.perf_counter()
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=limit_s,
+                           stdin=subprocess.DEVNULL)
+        log(f"  [{what}: rc={p.returncode}, {time.perf_counter() - started:.1f} s]")
+        if p.returncode != 0:
+            log("   ", "\n    ".join(p.stderr.strip().splitlines()[-6:]))
+        return p.returncode, p.stdout
+    except subprocess.TimeoutExpired:
+        log(f"  [{what}: timed out after {limit_s} s]")
+        return 124, ""
+    except OSError as exc:
+        log(f"  [{what}: {exc}]")
+        return 127, ""
+
+
+def json_lines(text: str) -> list:
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                pass
+    return out
+
+
+def p50(summary) -> float:
+    return float(summary["p50_us"]) if isinstance(summary, dict) and "p50_us" in summary else float("nan")
+
+
+def spread(summary) -> float:
+    if not isinstance(summary, dict) or not summary.get("p50_us"):
+        return float("nan")
+    return (summary["p90_us"] - summary["p10_us"]) / summary["p50_us"]
+
+
+def find_key(obj, key):
+    if isinstance(obj, dict):
+        if key in obj and isinstance(obj[key], str):
+            return obj[key]
+        for v in obj.values():
+            found = find_key(v, key)
+            if found:
+                return found
+    if isinstance(obj, list):
+        for v in obj:
+            found = find_key(v, key)
+            if found:
+                return found
+    return None
+
+
+# ---------------------------------------------------------------- hone's own numbers
+
+def hone_references(hone: str, python: str, cases: dict, results: dict, modes=("eager",), only=None) -> None:
+    names = [n for n in cases if only is None or n in only]
+    tasks = [cases[n]["task"] for n in names]
+    rc, out = run([hone, "task", *tasks, "--time", *modes, "--device", "cuda", "--json", "--python", python],
+                  240 if modes == ("eager",) else 150, f"hone task --time {' '.join(modes)} ({len(tasks)} cases)")
+    by_task = {os.path.realpath(cases[n]["task"]): n for n in names}
+    for k, j in enumerate(json_lines(out)):
+        name = by_task.get(os.path.realpath(j.get("task", ""))) or (names[k] if k < len(names) else None)
+        if name is None:
+            continue
+        for mode in modes:
+            t = (j.get("reference") or {}).get(mode) or {}
+            side = "reference" if mode == "eager" else "compiled"
+            results[name].setdefault(side, {})
+            results[name][side].update(hone_device=p50(t.get("device")), hone_call=p50(t.get("call")),
+                                       hone_device_spread=spread(t.get("device")), settle_ms=t.get("settle_ms"),
+                                       recompilations=t.get("recompilations"),
+                                       noisy=bool((j.get("reference_noisy") or {}).get(mode)))
+
+
+def hone_candidates(hone: str, python: str, cases: dict, results: dict) -> dict:
+    """Every candidate in one `hone check` (each paired with its task by its stem); returns the
+    built libraries by kernel path."""
+    kernels = {os.path.realpath(c["candidate"]): n for n, c in cases.items() if c["candidate"]}
+    rc, out = run([hone, "check", *kernels, "--device", "cuda", "--baselines", "none", "--json", "--python", python],
+                  240, f"hone check ({len(kernels)} candidates)")
+    libraries = {}
+    for v in json_lines(out):
+        path = os.path.realpath(find_key(v.get("kernel") or {}, "path") or "")
+        name = kernels.get(path)
+        if name is None:
+            continue
+        t = v.get("timing") or {}
+        results[name]["candidate"].update(hone_device=p50(t.get("device")), hone_call=p50(t.get("call")),
+                                          hone_device_spread=spread(t.get("device")),
+                                          settle_ms=t.get("settle_ms"), status=v.get("status"))
+        library = find_key(v.get("compile") or {}, "library")
+        if library:
+            libraries[cases[name]["candidate"]] = library
+    return libraries
+
+
+def five_processes(hone: str, python: str, case: dict) -> dict:
+    devices, spreads = [], []
+    for k in range(SPREAD_RUNS):
+        rc, out = run([hone, "check", case["candidate"], "--device", "cuda", "--baselines", "none", "--json",
+                       "--python", python], 90, f"five-process spread, check {k + 1}")
+        for v in json_lines(out):
+            t = (v.get("timing") or {}).get("device")
+            if t:
+                devices.append(p50(t))
+                spreads.append(spread(t))
+    if not devices:
+        return {}
+    med = statistics.median(devices)
+    return {"device_p50_us": devices, "within_check_spreads": spreads,
+            "across_processes_spread": (max(devices) - min(devices)) / med if med > 0 else float("nan")}
+
+
+# ---------------------------------------------------------------- the instruments (children)
+
+def load_callables(cases: dict, libraries: dict):
+    """name -> {"reference": fn, "candidate": fn or None}, on cuda:0."""
+    import torch
+    from hone_worker.abi import ArgBlock, RawLibrary
+
+    out = {}
+    for name, c in cases.items():
+        spec = importlib.util.spec_from_file_location("task_" + name.replace("/", "_"), c["task"])
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        torch.manual_seed(1)
+        model = module.Model(*module.get_init_inputs()).cuda().eval()
+        inputs = [x.cuda() if isinstance(x, torch.Tensor) else x for x in module.get_inputs()]
+
+        def reference(model=model, inputs=inputs):
+            with torch.no_grad():
+                return model(*inputs)
+
+        fns = {"reference": reference, "candidate": None}
+        library = libraries.get(c["candidate"] or "")
+        if library:
+            expected = reference()
+            outs = [torch.empty_like(expected)] if isinstance(expected, torch.Tensor) else [torch.empty_like(e) for e in expected]
+            params = [p.detach() for p in model.state_dict().values()]
+            lib = RawLibrary(library)
+            block = ArgBlock(inputs + params + outs)
+            stream = torch.cuda.current_stream().cuda_stream
+
+            def candidate(lib=lib, block=block, stream=stream):
+                lib.forward(block, stream)
+
+            fns["candidate"] = candidate
+        out[name] = fns
+    return out
+
+
+def ncu_child(cases: dict, libraries: dict) -> None:
+    import torch
+
+    fns = load_callables(cases, libraries)
+    for side in fns.values():
+        for fn in side.values():
+            if fn:
+                fn()
+    torch.cuda.synchronize()
+    for name, side in fns.items():
+        for what, fn in side.items():
+            if not fn:
+                continue
+            torch.cuda.nvtx.range_push(f"tt|{name}|{what}")
+            for _ in range(NCU_CALLS):
+                fn()
+                torch.cuda.synchronize()
+            torch.cuda.nvtx.range_pop()
+
+
+def measure_child(cases: dict, libraries: dict) -> None:
+    """Plain events (L2 read-flushed before each call, the device idle) and triton's do_bench."""
+    import torch
+
+    fns = load_callables(cases, libraries)
+    l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 0) or (60 << 20)
+    flush = torch.ones(2 * l2 // 4, dtype=torch.float32, device="cuda")
+    sink = torch.zeros((), device="cuda")
+    try:
+        from triton.testing import do_bench
+    except ImportError:
+        do_bench = None
+    # Warm the clocks: 300 ms of work before anything is timed.
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < 0.3:
+        flush.sum()
+    torch.cuda.synchronize()
+    result = {}
+    for name, side in fns.items():
+        for what, fn in side.items():
+            if not fn:
+                continue
+            for _ in range(10):
+                fn()
+            times = []
+            for _ in range(200):
+                torch.add(sink, flush.sum(), out=sink)  # the read flush
+                torch.cuda.synchronize()
+                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                s.record()
+                fn()
+                e.record()
+                e.synchronize()
+                times.append(s.elapsed_time(e) * 1000.0)
+            entry = {"events_us": statistics.median(times)}
+            if do_bench is not None:
+                try:
+                    entry["do_bench_us"] = float(do_bench(fn, warmup=25, rep=100, return_mode="median")) * 1000.0
+                except Exception as exc:  # noqa: BLE001 - reported, not fatal
+                    entry["do_bench_error"] = str(exc)[:200]
+            result[f"{name}|{what}"] = entry
+    print(json.dumps(result), flush=True)
+
+
+def parse_ncu(csv_path: str) -> dict:
+    """'name|what' -> the median per call of the summed gpu__time_duration.sum (us)."""
+    import csv
+
+    rows = [r for r in csv.reader(open(csv_path)) if len(r) > 5]
+    if not rows:
+        return {}
+    header = rows[0]
+    try:
+        vi, ui = header.index("Metric Value"), header.index("Metric Unit")
+        mi = header.index("Metric Name")
+    except ValueError:
+        return {}
+    nvtx_cols = [i for i, h in enumerate(header) if "NVTX" in h or h.startswith("thread")]
+    scale = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3, "second": 1e6, "s": 1e6}
+    launches = {}
+    for r in rows[1:]:
+        if r[mi] != "gpu__time_duration.sum":
+            continue
+        try:
+            value = float(r[vi].replace(",", "")) * scale.get(r[ui].strip(), 1e-3)
+        except ValueError:
+            continue
+        text = " ".join(r[i] for i in nvtx_cols) if nvtx_cols else " ".join(r)
+        found = re.search(r"tt\|([^|\s\"]+)\|(reference|candidate)", text) or re.search(
+            r"tt\|([^|\s\"]+)\|(reference|candidate)", " ".join(r))
+        if not found:
+            continue
+        launches.setdefault(f"{found.group(1)}|{found.group(2)}", []).append(value)
+    out = {}
+    for key, values in launches.items():
+        if len(values) % NCU_CALLS == 0:
+            per = len(values) // NCU_CALLS
+            sums = [sum(values[k * per:(k + 1) * per]) for k in range(NCU_CALLS)]
+            out[key] = {"ncu_us": statistics.median(sums), "kernels_per_call": per}
+        else:
+            out[key] = {"ncu_us": sum(values) / NCU_CALLS, "kernels_per_call": len(values) / NCU_CALLS}
+    return out
+
+
+# ---------------------------------------------------------------- the report
+
+def ratio(a, b):
+    try:
+        return a / b if b and b == b and a == a else float("nan")
+    except TypeError:
+        return float("nan")
+
+
+def fmt(x, digits=2):
+    return "-" if x is None or x != x else f"{x:.{digits}f}"
+
+
+def report(results: dict, spread_run: dict) -> list:
+    lines = ["case | side | hone device | hone call | ncu | do_bench | events | device/ncu | call/ncu | "
+             "do_bench/ncu | events/ncu | call/events | kernels | device spread"]
+    verdicts = {"device_vs_ncu": [], "call_vs_events": [], "spread": []}
+    for name, sides in results.items():
+        for what, r in sides.items():
+            if not r:
+                continue
+            ncu = r.get("ncu_us")
+            dev, call, ev, db = r.get("hone_device"), r.get("hone_call"), r.get("events_us"), r.get("do_bench_us")
+            lines.append(" | ".join([name, what, fmt(dev), fmt(call), fmt(ncu), fmt(db), fmt(ev), fmt(ratio(dev, ncu), 3),
+                                     fmt(ratio(call, ncu), 3), fmt(ratio(db, ncu), 3), fmt(ratio(ev, ncu), 3),
+                                     fmt(ratio(call, ev), 3), fmt(r.get("kernels_per_call"), 1),
+                                     fmt(r.get("hone_device_spread"), 3)]))
+            if dev == dev and dev is not None and ncu:
+                ok = abs(dev - ncu) <= max(0.05 * ncu, 0.3)
+                verdicts["device_vs_ncu"].append((f"{name}/{what}", ok, f"{dev:.2f} vs {ncu:.2f}"))
+            if call == call and call is not None and ev:
+                ok = abs(call - ev) <= 0.10 * ev
+                verdicts["call_vs_events"].append((f"{name}/{what}", ok, f"{call:.2f} vs {ev:.2f}"))
+            s = r.get("hone_device_spread")
+            if s == s and s is not None and dev and dev >= 5.0:
+                verdicts["spread"].append((f"{name}/{what} within a check", s <= 0.03, f"{100 * s:.1f}%"))
+    if spread_run:
+        s = spread_run.get("across_processes_spread", float("nan"))
+        verdicts["spread"].append(("relu_2p22/candidate across 5 processes", s == s and s <= 0.03, f"{100 * s:.1f}%"))
+        for k, w in enumerate(spread_run.get("within_check_spreads", [])):
+            verdicts["spread"].append((f"relu_2p22/candidate check {k + 1}", w <= 0.03, f"{100 * w:.1f}%"))
+    for target, entries in verdicts.items():
+        bad = [f"{n} ({d})" for n, ok, d in entries if not ok]
+        state = "PASS" if entries and not bad else ("NO DATA" if not entries else "MISS")
+        lines.append(f"timing_truth: {target}: {state} ({len(entries) - len(bad)}/{len(entries)} within target)"
+                     + (": " + "; ".join(bad) if bad else ""))
+    return lines
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("mode", nargs="?", default="run", choices=["run", "ncu-child", "measure-child"])
+    ap.add_argument("--hone", default=os.path.join(ROOT, "build", "bin", "hone"))
+    ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--ncu", default="ncu")
+    ap.add_argument("--out", default="/tmp/timing_truth")
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--no-compile", action="store_true", help="skip the torch.compile reference (step 5)")
+    ap.add_argument("--plan", default=None, help="(children) the cases and libraries, as JSON")
+    args = ap.parse_args()
+    if args.mode != "run":
+        plan = json.load(open(args.plan))
+        (ncu_child if args.mode == "ncu-child" else measure_child)(plan["cases"], plan["libraries"])
+        return 0
+
+    os.makedirs(args.out, exist_ok=True)
+    work = os.path.join(args.out, "cases")
+    os.makedirs(work, exist_ok=True)
+    cases = write_cases(work)
+    results = {name: {"reference": {}, "candidate": {} if c["candidate"] else None} for name, c in cases.items()}
+    log(f"timing_truth: {len(cases)} cases: {', '.join(cases)}")
+
+    # 1. hone: every candidate in one check (their libraries too), the references in one worker.
+    libraries = hone_candidates(args.hone, args.python, cases, results)
+    hone_references(args.hone, args.python, cases, results)
+    plan_path = os.path.join(args.out, "plan.json")
+    with open(plan_path, "w") as f:
+        json.dump({"cases": cases, "libraries": libraries}, f, indent=1)
+    # 2. Plain events and do_bench in one clean process.
+    rc, out = run([args.python, __file__, "measure-child", "--plan", plan_path], 180, "events and do_bench")
+    for j in json_lines(out):
+        for key, entry in j.items():
+            name, what = key.split("|")
+            if results.get(name, {}).get(what) is not None:
+                results[name][what].update(entry)
+    # 3. ncu over the same calls, clocks left alone (a second try without the optional flags).
+    csv_path = os.path.join(args.out, "ncu.csv")
+    base = [args.ncu, "--clock-control", "none", "--metrics", "gpu__time_duration.sum", "--nvtx", "--csv"]
+    child = [args.python, __file__, "ncu-child", "--plan", plan_path]
+    rc, out = run(base + ["--print-units", "base"] + child, 300, "ncu")
+    if '"ID"' not in out:
+        rc, out = run(base + child, 300, "ncu (plain flags)")
+    with open(csv_path, "w") as f:
+        f.write(out[out.find('"ID"'):] if '"ID"' in out else out)
+    for key, entry in parse_ncu(csv_path).items():
+        name, what = key.split("|")
+        if results.get(name, {}).get(what) is not None:
+            results[name][what].update(entry)
+    # 4. Five `hone check` processes of one kernel of >= 5 us.
+    spread_run = five_processes(args.hone, args.python, cases["relu_2p22"]) if "relu_2p22" in cases else {}
+    # 5. Last (a limit cuts only this): the torch.compile reference's device and call time.
+    if not args.no_compile:
+        hone_references(args.hone, args.python, cases, results, modes=("compile",), only={"relu_scale_256x2048"})
+
+    lines = report(results, spread_run)
+    log("\n".join(lines))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"results": results, "five_processes": spread_run, "report": lines}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
