@@ -73,7 +73,9 @@ TEST(EngineCheck, CorrectKernelPassesWithTimingAndBaseline) {
   ASSERT_TRUE(v.baselines && v.baselines->eager);
   // A point speedup when both times are quiet; a range when a busy machine kept either noisy (issue 14).
   ASSERT_TRUE(v.speedup && (v.speedup->eager || v.speedup->eager_range)) << describe(v);
-  if (v.speedup->eager) EXPECT_NEAR(*v.speedup->eager, v.baselines->eager->p50_us / v.timing->p50_us, 1e-9);
+  if (v.speedup->eager) {
+    EXPECT_NEAR(*v.speedup->eager, v.baselines->eager->p50_us / v.timing->p50_us, 1e-9);
+  }
   EXPECT_FALSE(v.floor) << "the CPU has no physical floor";
   ASSERT_TRUE(v.toolchain);
   EXPECT_TRUE(v.toolchain->torch && !v.toolchain->torch->empty());
