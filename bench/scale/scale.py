@@ -61,6 +61,9 @@ def summary(label: str, wall: float, rows, verdicts) -> dict:
     if jobs:
         line += f"  jobs {len(jobs)}"
     print(line, flush=True)
+    for v in verdicts:
+        if v["status"] != "correct":
+            print(f"  {v['status']}: {v.get('reason', '')[:240]}", flush=True)
     return {"label": label, "checks": len(rows), "correct": correct, "wall_s": wall, "verified_per_hour": rate,
             "devices": devices, "jobs": jobs}
 
@@ -84,6 +87,7 @@ def main() -> int:
     p.add_argument("--slurm-batch", type=int, default=4)
     p.add_argument("--json", default="")
     args = p.parse_args()
+    args.hone = os.path.abspath(args.hone)
     ext = ".cu" if args.device == "cuda" else ".cpp"
     env = dict(os.environ)
     if args.device == "cpu":

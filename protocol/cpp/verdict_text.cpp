@@ -241,6 +241,7 @@ std::string verdict_details(const Verdict& v) {
       out += "  timing: " + timing_text(*v.timing) + "\n";
     }
     if (v.timing->settle_ms) out += "  clocks settled in " + format_number(*v.timing->settle_ms) + " ms\n";
+  }
   if (v.answer) {
     out += "  KernelBench answer";
     if (!v.answer->extensions.empty()) {

@@ -180,7 +180,7 @@ PreparedCheck prepare_answer_check(Engine& engine, Engine::Impl& impl, const Che
                                                protocol::DiagnosticSource::Hone});
         break;
       }
-      BuildRequest br{KernelSource{s.kernel, s.text}, s.flags, true, c.task, s.functions};
+      BuildRequest br{KernelSource{s.kernel, s.text}, s.flags, true, true, c.task, s.functions};
       br.extra_flags.insert(br.extra_flags.end(), request.extra_flags.begin(), request.extra_flags.end());
       names.push_back(call.name);
       builds.push_back(std::async(std::launch::async, [&engine, br, &ctx] { return engine.build(br, ctx); }));
