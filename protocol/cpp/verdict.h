@@ -171,7 +171,7 @@ struct Flag {
 // its parameters equal Model's, and hone's builds of its load_inline calls.
 struct AnswerFacts {
   std::string initialised;          // "Model and ModelNew each built after seeding ... with 42 ..."
-  std::string parameters = "match";  // "match", or why ModelNew's state_dict() differs from Model's
+  std::string parameters;  // "match", or why ModelNew's state_dict() differs from Model's; "": not compared
   std::vector<std::string> extensions;  // the load_inline names hone built
   bool triton = false;                  // the answer uses Triton
 };

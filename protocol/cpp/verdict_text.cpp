@@ -250,8 +250,9 @@ std::string verdict_details(const Verdict& v) {
       out += ")";
     }
     if (v.answer->triton) out += " (Triton)";
-    out += ": " + (v.answer->initialised.empty() ? std::string("ModelNew") : v.answer->initialised) + "\n";
-    out += "  parameters: " + (v.answer->parameters == "match" ? std::string("ModelNew's equal Model's") : v.answer->parameters) + "\n";
+    out += v.answer->initialised.empty() ? std::string("\n") : ": " + v.answer->initialised + "\n";
+    if (!v.answer->parameters.empty())
+      out += "  parameters: " + (v.answer->parameters == "match" ? std::string("ModelNew's equal Model's") : v.answer->parameters) + "\n";
   }
   if (v.baselines) {
     if (v.baselines->eager) out += "  reference eager: " + baseline_times(*v.baselines->eager) + "\n";

@@ -10,6 +10,7 @@
 #include "toolchain/cuda_libraries.h"
 #include "toolchain/inline_source.h"
 #include "toolchain/task_constants.h"
+#include "toolchain/torch_env.h"
 #include "toolchain_test_support.h"
 
 namespace hone::toolchain::testing {

@@ -66,6 +66,9 @@ def _extensions(spec: LoadSpec):
 def load(spec: LoadSpec, device: Device) -> ModelNewCandidate:
     if not os.path.isfile(spec.source):
         raise load_error(f"answer file not found: {spec.source}")
+    # Triton compiles on first call and caches under $HOME, which a confined process cannot write:
+    # its scratch folder (the answer's own folder) is the only writable one.
+    os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(os.path.dirname(os.path.abspath(spec.source)), ".triton"))
     try:
         module = import_answer(spec.source, _extensions(spec))
     except AnswerImportError as exc:
