@@ -35,7 +35,8 @@ class Slurm : public ::testing::Test {
     // scripts/slurm-local.sh's cluster, when the shell did not say which.
     if (!std::getenv("SLURM_CONF") && fs::exists("/tmp/hone-slurm/slurm.conf"))
       ::setenv("SLURM_CONF", "/tmp/hone-slurm/slurm.conf", 1);
-    if (auto why = cluster::slurm_unavailable())
+    static const std::optional<std::string> unavailable = cluster::slurm_unavailable();  // asked once
+    if (const auto& why = unavailable)
       GTEST_SKIP() << "no Slurm here (" << *why << "): run scripts/slurm-local.sh and export SLURM_CONF";
     workspace_ = fs::temp_directory_path() / ("hone-slurm-test-" + std::to_string(::getpid()) + "-" +
                                               ::testing::UnitTest::GetInstance()->current_test_info()->name());
