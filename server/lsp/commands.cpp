@@ -181,6 +181,7 @@ void HoneLspServer::create_task(const std::string& uri, Reply reply) {
     reply.error({rpc::kRequestFailed, std::string("cannot write the task: ") + e.what()});
     return;
   }
+  forget_pairing(uri);
   show_message(3, "hone: wrote " + task.string() + " (the reference to check " + doc->path.filename().string() + " against)");
   bool show;
   {

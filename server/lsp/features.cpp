@@ -34,12 +34,14 @@ json command(const std::string& title, const std::string& name, json arguments) 
 
 // Whether the document has a task (`// hone: task=`, the same stem .py, hone.toml).
 bool HoneLspServer::paired_task(const Document& doc) {
-  try {
-    engine()->find_task(KernelSource{doc.path, doc.text});
-    return true;
-  } catch (const EngineError&) {
-    return false;
-  }
+  return cached_pairing(doc, [&] {
+    try {
+      engine()->find_task(KernelSource{doc.path, doc.text});
+      return true;
+    } catch (const EngineError&) {
+      return false;
+    }
+  });
 }
 
 namespace {

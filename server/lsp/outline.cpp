@@ -1,11 +1,46 @@
 // lsp/outline.cpp: anchors from the engine's kernel outline, located in the buffer's lines.
 #include "lsp/outline.h"
 
+#include <chrono>
+#include <map>
+#include <mutex>
+
 #include "engine/kernel_files.h"
 
 namespace hone::lsp {
 
 bool is_kernel_document(const Document& document) { return is_hone_kernel(document.path, document.text); }
+
+namespace {
+
+struct Pairing {
+  int version = 0;
+  bool paired = false;
+  std::chrono::steady_clock::time_point at;
+};
+std::mutex pairing_mutex;
+std::map<std::string, Pairing> pairings;
+
+}  // namespace
+
+bool cached_pairing(const Document& document, const std::function<bool()>& find) {
+  const auto now = std::chrono::steady_clock::now();
+  {
+    std::lock_guard lock(pairing_mutex);
+    auto it = pairings.find(document.uri);
+    if (it != pairings.end() && it->second.version == document.version && now - it->second.at < std::chrono::seconds(1))
+      return it->second.paired;
+  }
+  const bool paired = find();
+  std::lock_guard lock(pairing_mutex);
+  pairings[document.uri] = {document.version, paired, now};
+  return paired;
+}
+
+void forget_pairing(const std::string& uri) {
+  std::lock_guard lock(pairing_mutex);
+  pairings.erase(uri);
+}
 
 Outline outline_of(const Document& document) {
   Outline outline;

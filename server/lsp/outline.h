@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,12 @@ struct Outline {
 // Whether hone treats an open document as a kernel (builds it, publishes its diagnostics, shows
 // lenses): engine/kernel_files.h's is_hone_kernel. Reads hone.toml files; any thread.
 bool is_kernel_document(const Document& document);
+
+// Whether a document has a task, as `find` says, remembered per URI and version for a second:
+// lenses and code actions ask often, and the pairing reads the file system (and throws when
+// there is none) on the reader thread. forget_pairing drops the memory (a task was just written).
+bool cached_pairing(const Document& document, const std::function<bool()>& find);
+void forget_pairing(const std::string& uri);
 
 // The outline of an open document; empty when the source cannot be analysed.
 Outline outline_of(const Document& document);
