@@ -21,6 +21,7 @@ import importlib.util
 import json
 import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -122,6 +123,10 @@ def write_cases(work: str) -> dict:
         raw = os.path.isfile(cu) and "torch::Tensor" not in open(cu).read()
         cases["tasks/" + stem] = {"task": task, "candidate": cu if raw else None}
     return cases
+
+
+class SectionLimit(Exception):
+    """SIGTERM from the GPU section's limit (not an OSError: run() must not swallow it)."""
 
 
 def run(cmd, limit_s, what):
@@ -455,38 +460,46 @@ def main() -> int:
     results = {name: {"reference": {}, "candidate": {} if c["candidate"] else None} for name, c in cases.items()}
     log(f"timing_truth: {len(cases)} cases: {', '.join(cases)}")
 
-    # 1. hone: every candidate in one check (their libraries too), the references in one worker.
-    libraries = hone_candidates(args.hone, args.python, cases, results)
-    hone_references(args.hone, args.python, cases, results)
-    plan_path = os.path.join(args.out, "plan.json")
-    with open(plan_path, "w") as f:
-        json.dump({"cases": cases, "libraries": libraries}, f, indent=1)
-    # 2. Plain events and do_bench in one clean process.
-    rc, out = run([args.python, __file__, "measure-child", "--plan", plan_path], 180, "events and do_bench")
-    for j in json_lines(out):
-        for key, entry in j.items():
+    spread_run: dict = {}
+
+    def stop(signum, frame):  # a section limit (SIGTERM): report what was measured so far
+        raise SectionLimit("stopped by the section's time limit")
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        # 1. hone: every candidate in one check (their libraries too), the references in one worker.
+        libraries = hone_candidates(args.hone, args.python, cases, results)
+        hone_references(args.hone, args.python, cases, results)
+        plan_path = os.path.join(args.out, "plan.json")
+        with open(plan_path, "w") as f:
+            json.dump({"cases": cases, "libraries": libraries}, f, indent=1)
+        # 2. Plain events and do_bench in one clean process.
+        rc, out = run([args.python, __file__, "measure-child", "--plan", plan_path], 180, "events and do_bench")
+        for j in json_lines(out):
+            for key, entry in j.items():
+                name, what = key.split("|")
+                if results.get(name, {}).get(what) is not None:
+                    results[name][what].update(entry)
+        # 3. ncu over the same calls, clocks left alone (a second try without the optional flags).
+        csv_path = os.path.join(args.out, "ncu.csv")
+        base = [args.ncu, "--clock-control", "none", "--metrics", "gpu__time_duration.sum", "--nvtx", "--csv"]
+        child = [args.python, __file__, "ncu-child", "--plan", plan_path]
+        rc, out = run(base + ["--print-units", "base"] + child, 300, "ncu")
+        if '"ID"' not in out:
+            rc, out = run(base + child, 300, "ncu (plain flags)")
+        with open(csv_path, "w") as f:
+            f.write(out[out.find('"ID"'):] if '"ID"' in out else out)
+        for key, entry in parse_ncu(csv_path).items():
             name, what = key.split("|")
             if results.get(name, {}).get(what) is not None:
                 results[name][what].update(entry)
-    # 3. ncu over the same calls, clocks left alone (a second try without the optional flags).
-    csv_path = os.path.join(args.out, "ncu.csv")
-    base = [args.ncu, "--clock-control", "none", "--metrics", "gpu__time_duration.sum", "--nvtx", "--csv"]
-    child = [args.python, __file__, "ncu-child", "--plan", plan_path]
-    rc, out = run(base + ["--print-units", "base"] + child, 300, "ncu")
-    if '"ID"' not in out:
-        rc, out = run(base + child, 300, "ncu (plain flags)")
-    with open(csv_path, "w") as f:
-        f.write(out[out.find('"ID"'):] if '"ID"' in out else out)
-    for key, entry in parse_ncu(csv_path).items():
-        name, what = key.split("|")
-        if results.get(name, {}).get(what) is not None:
-            results[name][what].update(entry)
-    # 4. Five `hone check` processes of one kernel of >= 5 us.
-    spread_run = five_processes(args.hone, args.python, cases["relu_2p22"]) if "relu_2p22" in cases else {}
-    # 5. Last (a limit cuts only this): the torch.compile reference's device and call time.
-    if not args.no_compile:
-        hone_references(args.hone, args.python, cases, results, modes=("compile",), only={"relu_scale_256x2048"})
-
+        # 4. Five `hone check` processes of one kernel of >= 5 us.
+        spread_run = five_processes(args.hone, args.python, cases["relu_2p22"]) if "relu_2p22" in cases else {}
+        # 5. Last (a limit cuts only this): the torch.compile reference's device and call time.
+        if not args.no_compile:
+            hone_references(args.hone, args.python, cases, results, modes=("compile",), only={"relu_scale_256x2048"})
+    except SectionLimit as exc:
+        log(f"  [{exc}: the table below has what was measured before]")
     lines = report(results, spread_run)
     log("\n".join(lines))
     if args.json:

@@ -16,7 +16,7 @@ mkdir -p "$OUT/timing"
 echo "  [start] load $(cut -d' ' -f1-3 /proc/loadavg); SM clock $(nvidia-smi --query-gpu=clocks.sm --format=csv,noheader 2>/dev/null)"
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || echo ncu)
 fails=0
-timeout 280 "$PYTHON" bench/timing_truth/timing_truth.py --hone "$HONE_BIN/hone" --python "$PYTHON" --ncu "$NCU" \
+timeout "${HONE_TIMING_LIMIT:-280}" "$PYTHON" bench/timing_truth/timing_truth.py --hone "$HONE_BIN/hone" --python "$PYTHON" --ncu "$NCU" ${HONE_TIMING_ARGS:-} \
   --out "$OUT/timing/work" --json "$OUT/timing/timing_truth.json" > "$OUT/timing/timing_truth.log" 2>&1
 rc=$?
 echo "bench/timing_truth rc=$rc"
