@@ -65,7 +65,10 @@ export type Verdict = {
      * sha256 of the source and its local headers
      */
     hash: string;
-    form: 'raw' | 'torch' | 'unknown';
+    /**
+     * modelnew: a KernelBench answer file (ModelNew, load_inline or Triton)
+     */
+    form: 'raw' | 'torch' | 'modelnew' | 'unknown';
     language: 'cuda' | 'cpp';
     [k: string]: unknown;
   };
@@ -202,6 +205,19 @@ export type Verdict = {
     cuda_error?: string;
     stderr_tail?: string[];
     traceback?: string;
+    [k: string]: unknown;
+  };
+  /**
+   * A KernelBench answer file: how Model and ModelNew were built, whether their parameters match, the load_inline extensions hone built
+   */
+  answer?: {
+    initialised?: string;
+    /**
+     * match, or why ModelNew's state_dict() differs from Model's
+     */
+    parameters?: string;
+    extensions?: string[];
+    triton?: boolean;
     [k: string]: unknown;
   };
   profile?: Profile;
@@ -230,7 +246,10 @@ export type Verdict1 = {
      * sha256 of the source and its local headers
      */
     hash: string;
-    form: 'raw' | 'torch' | 'unknown';
+    /**
+     * modelnew: a KernelBench answer file (ModelNew, load_inline or Triton)
+     */
+    form: 'raw' | 'torch' | 'modelnew' | 'unknown';
     language: 'cuda' | 'cpp';
     [k: string]: unknown;
   };
@@ -367,6 +386,19 @@ export type Verdict1 = {
     cuda_error?: string;
     stderr_tail?: string[];
     traceback?: string;
+    [k: string]: unknown;
+  };
+  /**
+   * A KernelBench answer file: how Model and ModelNew were built, whether their parameters match, the load_inline extensions hone built
+   */
+  answer?: {
+    initialised?: string;
+    /**
+     * match, or why ModelNew's state_dict() differs from Model's
+     */
+    parameters?: string;
+    extensions?: string[];
+    triton?: boolean;
     [k: string]: unknown;
   };
   profile?: Profile;
