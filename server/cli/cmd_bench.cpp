@@ -139,6 +139,98 @@ std::map<std::string, protocol::Verdict> journal(const std::string& path) {
   return found;
 }
 
+// Checks the output options and opens --out; returns the verdicts a --resume keeps. Throws
+// EngineError(Usage).
+std::map<std::string, protocol::Verdict> open_outputs(const BenchOptions& o, std::ofstream& verdicts) {
+  std::map<std::string, protocol::Verdict> done;
+  if (!o.kernels.empty() && !fs::is_directory(o.kernels))
+    throw EngineError(EngineError::Kind::Usage, "--kernels: no such folder: " + o.kernels);
+  if (o.format == "kernelbench" && o.out.empty())
+    throw EngineError(EngineError::Kind::Usage, "--format kernelbench writes KernelBench's eval results to --out FILE");
+  if (o.resume && o.format == "kernelbench")
+    throw EngineError(EngineError::Kind::Usage, "--resume reads hone's verdict lines: use it with --format hone");
+  if (o.resume && o.out.empty()) throw EngineError(EngineError::Kind::Usage, "--resume needs --out (the run's verdicts)");
+  if (o.resume) done = journal(o.out);
+  if (!o.out.empty()) {
+    verdicts.open(o.out, o.resume ? std::ios::app : std::ios::trunc);
+    if (!verdicts) throw EngineError(EngineError::Kind::Usage, "--out: cannot write " + o.out);
+  }
+  return done;
+}
+
+// One job per (task, kernel): the task's hone-form kernel and any KernelBench answers for it.
+struct BenchJob {
+  std::size_t task;
+  fs::path kernel;  // empty: nothing to check for the task
+  int sample = 0;
+};
+
+std::vector<BenchJob> find_jobs(Engine& engine, const std::vector<fs::path>& tasks, const std::string& kernels_dir,
+                                DeviceKind device) {
+  std::vector<BenchJob> jobs;
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    std::vector<fs::path> found;
+    if (std::optional<fs::path> kernel = kernel_for(engine, tasks[i], kernels_dir, device)) found.push_back(*kernel);
+    if (!kernels_dir.empty())
+      for (auto& a : answers_for(tasks[i], kernels_dir)) found.push_back(std::move(a));
+    if (found.empty()) jobs.push_back({i, {}, 0});
+    for (auto& k : found) jobs.push_back({i, k, kernelbench_key(k).value_or(KernelBenchKey{}).sample});
+  }
+  return jobs;
+}
+
+// The plot, then the table (or one JSON object) on stdout.
+void print_bench(const BenchOptions& o, const std::vector<BenchRow>& rows, const json& kernelbench) {
+  if (!o.plot.empty()) {
+    std::ofstream svg(o.plot, std::ios::trunc);
+    svg << bench_svg(rows, "fast_p over " + std::to_string(rows.size()) + " task(s)");
+    if (!svg) std::cerr << "hone: warning: could not write the plot to " << o.plot << "\n";
+  }
+  if (o.json) {
+    json j = bench_json(rows);
+    if (o.format == "kernelbench") j["kernelbench"] = kernelbench;
+    std::cout << j.dump() << std::endl;
+  } else {
+    std::cout << bench_text(rows) << std::flush;
+  }
+}
+
+// KernelBench's eval results, gathered per level and problem as the verdicts arrive.
+class KernelBenchResults {
+ public:
+  void add(const fs::path& task, const fs::path& kernel, json entry) {
+    auto key = kernelbench_key(kernel).value_or(task_key(task).value_or(KernelBenchKey{}));
+    if (auto t = task_key(task); t && !key.problem) key = *t;
+    levels_.insert(key.level);
+    json& slot = by_level_["level" + std::to_string(key.level)][std::to_string(key.problem)];
+    if (!slot.is_array()) slot = json::array();
+    slot.push_back(std::move(entry));
+  }
+  const json& all() const { return by_level_; }
+  // {"<problem id>": [entries]} for one level, as KernelBench writes them; per level when several.
+  json eval_results() const { return levels_.size() == 1 ? by_level_.begin().value() : by_level_; }
+
+ private:
+  json by_level_ = json::object();
+  std::set<int> levels_;
+};
+
+std::string missing_reason(const fs::path& task, DeviceKind device, const std::string& kernels_dir) {
+  return "no kernel " + task.stem().string() +
+         (device == DeviceKind::Cpu ? ".cpp" : device == DeviceKind::Cuda ? ".cu" : ".cu or .cpp") +
+         " or KernelBench answer in " + (kernels_dir.empty() ? task.parent_path().string() : kernels_dir);
+}
+
+CheckRequest bench_request(const fs::path& task, const fs::path& kernel, DeviceKind device, const std::string& baselines) {
+  CheckRequest req;
+  req.kernel.path = kernel;
+  req.task = task;
+  req.device = device;
+  req.baselines = baselines != "none";
+  req.compile_baseline = baselines == "all";
+  return req;
+}
+
 int run_bench(const BenchOptions& o) {
   std::vector<fs::path> tasks;
   std::unique_ptr<Engine> engine;
@@ -146,18 +238,7 @@ int run_bench(const BenchOptions& o) {
   std::map<std::string, protocol::Verdict> done;
   try {
     tasks = expand_tasks(o.tasks);
-    if (!o.kernels.empty() && !fs::is_directory(o.kernels))
-      throw EngineError(EngineError::Kind::Usage, "--kernels: no such folder: " + o.kernels);
-    if (o.format == "kernelbench" && o.out.empty())
-      throw EngineError(EngineError::Kind::Usage, "--format kernelbench writes KernelBench's eval results to --out FILE");
-    if (o.resume && o.format == "kernelbench")
-      throw EngineError(EngineError::Kind::Usage, "--resume reads hone's verdict lines: use it with --format hone");
-    if (o.resume && o.out.empty()) throw EngineError(EngineError::Kind::Usage, "--resume needs --out (the run's verdicts)");
-    if (o.resume) done = journal(o.out);
-    if (!o.out.empty()) {
-      verdicts.open(o.out, o.resume ? std::ios::app : std::ios::trunc);
-      if (!verdicts) throw EngineError(EngineError::Kind::Usage, "--out: cannot write " + o.out);
-    }
+    done = open_outputs(o, verdicts);
     engine = std::make_unique<Engine>(engine_options(o.flags));
   } catch (const EngineError& e) {
     return report_error(e, o.json, "tasks", o.tasks.empty() ? "" : o.tasks.front());
@@ -165,49 +246,26 @@ int run_bench(const BenchOptions& o) {
   DeviceKind device = *parse_device_kind(o.flags.device);
   const bool tty = ::isatty(STDERR_FILENO);
   ProgressLine line(tty);
-  // One job per (task, kernel): the task's hone-form kernel and any KernelBench answers for it.
-  struct Job {
-    std::size_t task;
-    fs::path kernel;  // empty: nothing to check for the task
-    int sample = 0;
-  };
-  std::vector<Job> jobs;
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
-    std::vector<fs::path> found;
-    if (std::optional<fs::path> kernel = kernel_for(*engine, tasks[i], o.kernels, device)) found.push_back(*kernel);
-    if (!o.kernels.empty())
-      for (auto& a : answers_for(tasks[i], o.kernels)) found.push_back(std::move(a));
-    if (found.empty()) jobs.push_back({i, {}, 0});
-    for (auto& k : found) jobs.push_back({i, k, kernelbench_key(k).value_or(KernelBenchKey{}).sample});
-  }
+  const std::vector<BenchJob> jobs = find_jobs(*engine, tasks, o.kernels, device);
   std::vector<BenchRow> rows(jobs.size());
   std::vector<CheckRequest> requests;
   std::vector<std::size_t> request_job;  // requests[i] checks jobs[request_job[i]]
   std::size_t finished = 0, resumed = 0;
   std::mutex report;
-  json kernelbench = json::object();
-  std::set<int> levels;
-  auto add_entry = [&](const Job& job, json entry) {
-    auto key = kernelbench_key(job.kernel).value_or(task_key(tasks[job.task]).value_or(KernelBenchKey{}));
-    if (auto t = task_key(tasks[job.task]); t && !key.problem) key = *t;
-    levels.insert(key.level);
-    json& slot = kernelbench["level" + std::to_string(key.level)][std::to_string(key.problem)];
-    if (!slot.is_array()) slot = json::array();
-    slot.push_back(std::move(entry));
-  };
+  KernelBenchResults kernelbench;
+  auto add_entry = [&](const BenchJob& job, json entry) { kernelbench.add(tasks[job.task], job.kernel, std::move(entry)); };
   auto show = [&](std::size_t j) {
     line.clear();
     ++finished;
     if (!o.json) std::cerr << row_progress(finished, jobs.size(), rows[j]) << "\n";
   };
   for (std::size_t j = 0; j < jobs.size(); ++j) {
-    const Job& job = jobs[j];
+    const BenchJob& job = jobs[j];
     const fs::path& task = tasks[job.task];
     rows[j].task = task.string();
     if (job.kernel.empty()) {
       rows[j].status = "missing";
-      rows[j].reason = "no kernel " + task.stem().string() + (device == DeviceKind::Cpu ? ".cpp" : device == DeviceKind::Cuda ? ".cu" : ".cu or .cpp") +
-                       " or KernelBench answer in " + (o.kernels.empty() ? task.parent_path().string() : o.kernels);
+      rows[j].reason = missing_reason(task, device, o.kernels);
       add_entry(job, kernelbench_error_entry(rows[j].status, rows[j].reason, 0));
       show(j);
       continue;
@@ -219,13 +277,7 @@ int run_bench(const BenchOptions& o) {
       show(j);
       continue;
     }
-    CheckRequest req;
-    req.kernel.path = job.kernel;
-    req.task = task;
-    req.device = device;
-    req.baselines = o.flags.baselines != "none";
-    req.compile_baseline = o.flags.baselines == "all";
-    requests.push_back(req);
+    requests.push_back(bench_request(task, job.kernel, device, o.flags.baselines));
     request_job.push_back(j);
   }
   if (resumed) std::cerr << "bench: " << resumed << " verdict(s) kept from " << o.out << "\n";
@@ -264,23 +316,8 @@ int run_bench(const BenchOptions& o) {
     add_entry(jobs[j], kernelbench_error_entry(rows[j].status, rows[j].reason, jobs[j].sample));
     show(j);
   }
-  if (o.format == "kernelbench" && verdicts.is_open()) {
-    // KernelBench's eval results: {"<problem id>": [entries]} for one level; per level when several.
-    json out = levels.size() == 1 ? kernelbench.begin().value() : kernelbench;
-    verdicts << out.dump(2) << std::endl;
-  }
-  if (!o.plot.empty()) {
-    std::ofstream svg(o.plot, std::ios::trunc);
-    svg << bench_svg(rows, "fast_p over " + std::to_string(rows.size()) + " task(s)");
-    if (!svg) std::cerr << "hone: warning: could not write the plot to " << o.plot << "\n";
-  }
-  if (o.json) {
-    json j = bench_json(rows);
-    if (o.format == "kernelbench") j["kernelbench"] = kernelbench;
-    std::cout << j.dump() << std::endl;
-  } else {
-    std::cout << bench_text(rows) << std::flush;
-  }
+  if (o.format == "kernelbench" && verdicts.is_open()) verdicts << kernelbench.eval_results().dump(2) << std::endl;
+  print_bench(o, rows, kernelbench.all());
   bool all_correct = std::all_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.status == "correct"; });
   return all_correct ? 0 : 1;
 }

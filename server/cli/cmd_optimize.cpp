@@ -115,6 +115,43 @@ class InterruptGuard {
   std::jthread watcher_;
 };
 
+// The LLM settings from the flags (and $HONE_LLM_URL / $HONE_LLM_MODEL) into the request; what is
+// wrong with them, or nullopt. No URL and no model: the built-in tuner.
+std::optional<std::string> add_model(const OptimizeFlags& f, OptimizeRequest& req) {
+  std::string url = f.no_llm ? "" : env_or("HONE_LLM_URL", f.llm_url);
+  std::string model = f.no_llm ? "" : env_or("HONE_LLM_MODEL", f.llm_model);
+  if (url.empty() && model.empty()) return std::nullopt;
+  if (url.empty() || model.empty())
+    return "an LLM needs both --llm-url and --llm-model (or use --no-llm for the built-in tuner)";
+  ModelSettings llm;
+  llm.url = url;
+  llm.model = model;
+  if (f.temperature >= 0) llm.temperature = f.temperature;
+  if (f.max_tokens > 0) llm.max_tokens = f.max_tokens;
+  if (f.llm_concurrency > 0) llm.max_concurrency = f.llm_concurrency;
+  if (f.llm_timeout_s > 0) llm.request_timeout = std::chrono::seconds(static_cast<long>(f.llm_timeout_s));
+  llm.price_input_per_mtok = f.price_input;
+  llm.price_output_per_mtok = f.price_output;
+  req.model = llm;
+  return std::nullopt;
+}
+
+// --verify-on all: the re-verified winner checked once more on every GPU kind present.
+void verify_winner_on_every_kind(Engine& engine, const OptimizeRequest& req, const protocol::OptimizeResult& result,
+                                 bool as_json, const CallContext& ctx) {
+  CheckRequest again;
+  again.kernel.path = result.best->verdict ? std::filesystem::path(result.best->verdict->kernel.path) : req.kernel;
+  again.kernel.contents = result.best->source;
+  again.extra_flags = result.best->flags;
+  if (result.best->verdict) again.task = result.best->verdict->task.path;
+  std::vector<protocol::Verdict> per_kind = verify_on_every_kind(engine, again, ctx);
+  if (as_json) {
+    for (const auto& v : per_kind) std::cout << nlohmann::json(v).dump() << std::endl;
+  } else {
+    std::cout << "the winner on every GPU kind:\n" << verify_on_text(per_kind);
+  }
+}
+
 int run_optimize(const OptimizeFlags& f) {
   if (f.kernel.empty() == (f.resume <= 0)) {
     std::cerr << "hone optimize: give a KERNEL, or --resume RUN to continue a stored run (`hone runs` lists them)\n";
@@ -140,23 +177,9 @@ int run_optimize(const OptimizeFlags& f) {
   if (!f.prompts.empty()) req.prompts_dir = f.prompts;
   req.tune_flags = !f.no_flags;
 
-  std::string url = f.no_llm ? "" : env_or("HONE_LLM_URL", f.llm_url);
-  std::string model = f.no_llm ? "" : env_or("HONE_LLM_MODEL", f.llm_model);
-  if (!url.empty() || !model.empty()) {
-    if (url.empty() || model.empty()) {
-      std::cerr << "hone optimize: an LLM needs both --llm-url and --llm-model (or use --no-llm for the built-in tuner)\n";
-      return 2;
-    }
-    ModelSettings llm;
-    llm.url = url;
-    llm.model = model;
-    if (f.temperature >= 0) llm.temperature = f.temperature;
-    if (f.max_tokens > 0) llm.max_tokens = f.max_tokens;
-    if (f.llm_concurrency > 0) llm.max_concurrency = f.llm_concurrency;
-    if (f.llm_timeout_s > 0) llm.request_timeout = std::chrono::seconds(static_cast<long>(f.llm_timeout_s));
-    llm.price_input_per_mtok = f.price_input;
-    llm.price_output_per_mtok = f.price_output;
-    req.model = llm;
+  if (std::optional<std::string> problem = add_model(f, req)) {
+    std::cerr << "hone optimize: " << *problem << "\n";
+    return 2;
   }
 
   EngineFlags ef = f.scale;
@@ -182,19 +205,7 @@ int run_optimize(const OptimizeFlags& f) {
     } else {
       std::cout << result_text(result, engine->store_path());
     }
-    if (f.verify_on == "all" && result.best) {
-      CheckRequest again;
-      again.kernel.path = result.best->verdict ? std::filesystem::path(result.best->verdict->kernel.path) : req.kernel;
-      again.kernel.contents = result.best->source;
-      again.extra_flags = result.best->flags;
-      if (result.best->verdict) again.task = result.best->verdict->task.path;
-      std::vector<protocol::Verdict> per_kind = verify_on_every_kind(*engine, again, ctx);
-      if (f.json) {
-        for (const auto& v : per_kind) std::cout << nlohmann::json(v).dump() << std::endl;
-      } else {
-        std::cout << "the winner on every GPU kind:\n" << verify_on_text(per_kind);
-      }
-    }
+    if (f.verify_on == "all" && result.best) verify_winner_on_every_kind(*engine, req, result, f.json, ctx);
     if (result.status == "failed") return 2;
     return result.best ? 0 : 1;
   } catch (const EngineError& e) {

@@ -39,6 +39,18 @@ std::string field(const std::string& line, const std::string& key) {
   return {};
 }
 
+// Why an item has no verdict after its last attempt: each job's fate, and the last job's log.
+std::string no_verdict_text(const ItemOutcome& o, const std::filesystem::path& log_path) {
+  std::string text = "no verdict after " + std::to_string(o.attempts) + " Slurm job(s): ";
+  for (std::size_t h = 0; h < o.history.size(); ++h) text += (h ? "; " : "") + o.history[h];
+  if (std::filesystem::exists(log_path)) {
+    std::string log = read_file(log_path);
+    if (log.size() > 2000) log = log.substr(log.size() - 2000);
+    if (!log.empty()) text += "\nlast job's log (" + log_path.string() + "):\n" + log;
+  }
+  return text;
+}
+
 std::string shell_quote(const std::string& s) {
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -122,6 +134,48 @@ std::string SlurmExecutor::submit(Job& job) {
   return id;
 }
 
+void SlurmExecutor::write_batch(Job& job, const std::vector<BatchItem>& items) {
+  const std::string stem = "batch-" + std::to_string(::getpid()) + "-" + std::to_string(next_batch_++);
+  job.in = settings_.work_dir / (stem + ".json");
+  job.out = settings_.work_dir / (stem + ".out.jsonl");
+  job.script = settings_.work_dir / (stem + ".sh");
+  job.log = settings_.work_dir / (stem + ".log");
+  json in{{"options", settings_.options}, {"items", json::array()}};
+  for (std::size_t i : job.items) in["items"].push_back({{"id", items[i].id}, {"request", items[i].request}});
+  write_file_atomic(job.in, in.dump() + "\n");
+  write_file_atomic(job.script, "#!/bin/sh\n# hone: a batch of checks (cluster/slurm_executor)\nexec " +
+                                    shell_quote(settings_.hone.string()) + " run-batch " + shell_quote(job.in.string()) +
+                                    " " + shell_quote(job.out.string()) + "\n");
+  std::filesystem::permissions(job.script, std::filesystem::perms::owner_all, std::filesystem::perm_options::add);
+}
+
+void SlurmExecutor::read_new_lines(Job& job, const std::vector<BatchItem>& items, std::vector<ItemOutcome>& outcomes,
+                                   const std::function<void(std::size_t)>& finish) {
+  std::ifstream f(job.out, std::ios::binary);
+  if (!f) return;
+  f.seekg(static_cast<std::streamoff>(job.read_bytes));
+  std::string chunk((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  job.read_bytes += chunk.size();
+  job.partial += chunk;
+  for (std::size_t nl = job.partial.find('\n'); nl != std::string::npos; nl = job.partial.find('\n')) {
+    std::string line = job.partial.substr(0, nl);
+    job.partial.erase(0, nl + 1);
+    json j = json::parse(line, nullptr, false);
+    if (!j.is_object()) continue;
+    const std::string id = j.value("id", std::string());
+    for (std::size_t i : job.items) {
+      if (items[i].id != id || job.reported.count(i)) continue;
+      job.reported.insert(i);
+      ItemOutcome& o = outcomes[i];
+      o.job_id = job.id;
+      o.node = j.value("node", std::string());
+      if (j.contains("verdict")) o.result = j["verdict"];
+      else if (j.contains("error")) o.result = json{{"error", j["error"]}};
+      finish(i);
+    }
+  }
+}
+
 void SlurmExecutor::run(const std::vector<BatchItem>& items, std::stop_token stop,
                         const std::function<void(const ItemOutcome&)>& on_outcome) {
   std::filesystem::create_directories(settings_.work_dir);
@@ -135,18 +189,7 @@ void SlurmExecutor::run(const std::vector<BatchItem>& items, std::stop_token sto
   auto launch = [&](std::vector<std::size_t> batch) {
     Job job;
     job.items = std::move(batch);
-    const std::string stem = "batch-" + std::to_string(::getpid()) + "-" + std::to_string(next_batch_++);
-    job.in = settings_.work_dir / (stem + ".json");
-    job.out = settings_.work_dir / (stem + ".out.jsonl");
-    job.script = settings_.work_dir / (stem + ".sh");
-    job.log = settings_.work_dir / (stem + ".log");
-    json in{{"options", settings_.options}, {"items", json::array()}};
-    for (std::size_t i : job.items) in["items"].push_back({{"id", items[i].id}, {"request", items[i].request}});
-    write_file_atomic(job.in, in.dump() + "\n");
-    write_file_atomic(job.script, "#!/bin/sh\n# hone: a batch of checks (cluster/slurm_executor)\nexec " +
-                                      shell_quote(settings_.hone.string()) + " run-batch " + shell_quote(job.in.string()) +
-                                      " " + shell_quote(job.out.string()) + "\n");
-    std::filesystem::permissions(job.script, std::filesystem::perms::owner_all, std::filesystem::perm_options::add);
+    write_batch(job, items);
     for (std::size_t i : job.items) ++outcomes[i].attempts;
     job.id = submit(job);
     for (std::size_t i : job.items) outcomes[i].job_id = job.id;
@@ -156,32 +199,7 @@ void SlurmExecutor::run(const std::vector<BatchItem>& items, std::stop_token sto
     ++done;
     on_outcome(outcomes[i]);
   };
-  // Reads the lines a job appended since the last look.
-  auto read_lines = [&](Job& job) {
-    std::ifstream f(job.out, std::ios::binary);
-    if (!f) return;
-    f.seekg(static_cast<std::streamoff>(job.read_bytes));
-    std::string chunk((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    job.read_bytes += chunk.size();
-    job.partial += chunk;
-    for (std::size_t nl = job.partial.find('\n'); nl != std::string::npos; nl = job.partial.find('\n')) {
-      std::string line = job.partial.substr(0, nl);
-      job.partial.erase(0, nl + 1);
-      json j = json::parse(line, nullptr, false);
-      if (!j.is_object()) continue;
-      const std::string id = j.value("id", std::string());
-      for (std::size_t i : job.items) {
-        if (items[i].id != id || job.reported.count(i)) continue;
-        job.reported.insert(i);
-        ItemOutcome& o = outcomes[i];
-        o.job_id = job.id;
-        o.node = j.value("node", std::string());
-        if (j.contains("verdict")) o.result = j["verdict"];
-        else if (j.contains("error")) o.result = json{{"error", j["error"]}};
-        finish(i);
-      }
-    }
-  };
+  auto read_lines = [&](Job& job) { read_new_lines(job, items, outcomes, finish); };
 
   while (done < items.size()) {
     if (stop.stop_requested()) {
@@ -212,13 +230,7 @@ void SlurmExecutor::run(const std::vector<BatchItem>& items, std::stop_token sto
         if (o.attempts < settings_.max_attempts) {
           waiting.push_back(i);
         } else {
-          o.failure = "no verdict after " + std::to_string(o.attempts) + " Slurm job(s): ";
-          for (std::size_t h = 0; h < o.history.size(); ++h) o.failure += (h ? "; " : "") + o.history[h];
-          if (std::filesystem::exists(it->log)) {
-            std::string log = read_file(it->log);
-            if (log.size() > 2000) log = log.substr(log.size() - 2000);
-            if (!log.empty()) o.failure += "\nlast job's log (" + it->log.string() + "):\n" + log;
-          }
+          o.failure = no_verdict_text(o, it->log);
           finish(i);
         }
       }

@@ -80,6 +80,11 @@ class SlurmExecutor {
  private:
   struct Job;
   std::string submit(Job& job);
+  // The job's request file and its script (`hone run-batch IN OUT`) in the work folder.
+  void write_batch(Job& job, const std::vector<BatchItem>& items);
+  // The verdict lines the job appended since the last look: each reported item is `finish`ed.
+  static void read_new_lines(Job& job, const std::vector<BatchItem>& items, std::vector<ItemOutcome>& outcomes,
+                             const std::function<void(std::size_t)>& finish);
 
   SlurmSettings settings_;
   std::vector<std::string> submitted_;

@@ -123,9 +123,8 @@ Device answer_device(Engine::Impl& impl, const Recorded& rec, DeviceKind request
 
 bool is_answer_file(const fs::path& path) { return path.extension() == ".py"; }
 
-PreparedCheck prepare_answer_check(Engine& engine, Engine::Impl& impl, const CheckRequest& request,
-                                   const CallContext& ctx) {
-  PreparedCheck c;
+// The answer's text and its task (an answer is never its own task: --task names it).
+static void read_answer_and_task(Engine& engine, Engine::Impl& impl, const CheckRequest& request, PreparedCheck& c) {
   c.kernel = {impl.absolute(request.kernel.path), request.kernel.contents};
   if (!c.kernel.contents) {
     try {
@@ -148,6 +147,12 @@ PreparedCheck prepare_answer_check(Engine& engine, Engine::Impl& impl, const Che
     throw EngineError(EngineError::Kind::Usage, std::string("task: ") + e.what());
   }
   c.task_hash = sha256_hex(task_text);
+}
+
+PreparedCheck prepare_answer_check(Engine& engine, Engine::Impl& impl, const CheckRequest& request,
+                                   const CallContext& ctx) {
+  PreparedCheck c;
+  read_answer_and_task(engine, impl, request, c);
   const std::string& text = *c.kernel.contents;
   const Recorded rec = record_answer(impl, c.kernel.path, text, ctx);
   c.device = answer_device(impl, rec, request.device, c.kernel.path, ctx);

@@ -80,6 +80,74 @@ protocol::BuildReport report_of(const std::string& kernel, toolchain::BuildResul
 
 }  // namespace
 
+namespace {
+
+std::optional<toolchain::ProjectFlags> project_flags_for(toolchain::BuildRequest& br, const fs::path& kernel,
+                                                         const std::optional<fs::path>& setting, std::string& error) {
+  auto db = toolchain::find_compile_database(kernel, setting);
+  if (!db) return std::nullopt;
+  std::optional<toolchain::ProjectFlags> project = toolchain::project_flags(*db, kernel, &error);
+  if (project) {
+    br.project_flags = project->flags;
+    if (project->includer) {
+      br.includer = project->includer->source;
+      br.includer_line = project->includer->line;
+    }
+  }
+  return project;
+}
+
+// A plain build is the user's own project file, compiled and never run: the compiler reads the
+// project (the workspace holding it, else the file's folder) and its include folders.
+void confine_plain_build(toolchain::BuildRequest& br, const sandbox::Sandbox& box, const fs::path& kernel,
+                         const fs::path& workspace, const std::optional<toolchain::TorchEnv>& torch,
+                         const std::optional<toolchain::ProjectFlags>& project) {
+  fs::path root = kernel.parent_path();
+  const fs::path ws = workspace.empty() ? fs::path() : fs::absolute(workspace).lexically_normal();
+  if (!ws.empty() && !kernel.lexically_relative(ws).empty() && *kernel.lexically_relative(ws).begin() != "..") root = ws;
+  auto readable = toolchain_read_paths(kernel, torch);
+  if (project) {
+    for (const auto& d : project->include_dirs) readable.push_back(d);
+    readable.push_back(project->directory);
+    if (project->includer) readable.push_back(project->includer->source.parent_path());
+  }
+  std::error_code ec;
+  std::erase_if(readable, [&](const fs::path& p) { return !fs::exists(p, ec); });
+  br.wrap_command = [&box, root, readable](ProcessSpec spec) {
+    fs::path out = spec.cwd.value_or(fs::temp_directory_path());
+    return box.wrap(spec, sandbox::build_policy(root, out, readable));
+  };
+}
+
+// A hone-form build: no include may reach outside the kernel's folder (defence in depth before any
+// compiler runs: a refused one is returned as the report); the compiler reads the kernel's text
+// from its build folder and, of the kernel's folder, only copies of the local headers the scan
+// walked (whatever the folder's modes: candidates may run as another user), at their own paths.
+std::optional<protocol::BuildReport> confine_staged_build(toolchain::BuildRequest& br, const sandbox::Sandbox& box,
+                                                          const fs::path& kernel, const std::string& text,
+                                                          std::optional<toolchain::KernelForm> form,
+                                                          toolchain::KernelLanguage language,
+                                                          const std::optional<toolchain::TorchEnv>& torch) {
+  sandbox::IncludeScan scan = sandbox::scan_includes(kernel, text, kernel.parent_path());
+  if (!scan.violations.empty()) return refused_includes(kernel, text, scan, form, language);
+  scan.files.erase(scan.files.begin());
+  try {
+    sandbox::StagedKernel staged;
+    if (!scan.files.empty()) staged = sandbox::stage_kernel_files(kernel.parent_path(), scan.files, cache_dir() / "sources");
+    auto readable = toolchain_read_paths(kernel, torch);
+    br.wrap_command = [&box, kernel, staged, readable](ProcessSpec spec) {
+      fs::path out = spec.cwd.value_or(fs::temp_directory_path());
+      return box.wrap(spec, sandbox::staged_build_policy(kernel.parent_path(), staged.dir, staged.files, out, readable));
+    };
+  } catch (const std::exception& e) {
+    throw EngineError(EngineError::Kind::Environment,
+                      "sandbox: cannot prepare the confined build of " + kernel.string() + ": " + e.what());
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 protocol::BuildReport Engine::build(const BuildRequest& request, const CallContext& ctx) {
   Impl& impl = *impl_;
   const fs::path kernel = impl.absolute(request.kernel.path);
@@ -116,20 +184,9 @@ protocol::BuildReport Engine::build(const BuildRequest& request, const CallConte
     plain = !request.require_form && (!facts.form || (toolchain::kernel_file_type(kernel)->header && !facts.forward));
   }
   // A plain build compiles with its project's flags, when the file has a project.
-  std::optional<toolchain::ProjectFlags> project;
   std::string project_error;
-  if (plain) {
-    if (auto db = toolchain::find_compile_database(kernel, impl.options.compile_commands)) {
-      project = toolchain::project_flags(*db, kernel, &project_error);
-      if (project) {
-        br.project_flags = project->flags;
-        if (project->includer) {
-          br.includer = project->includer->source;
-          br.includer_line = project->includer->line;
-        }
-      }
-    }
-  }
+  std::optional<toolchain::ProjectFlags> project =
+      plain ? project_flags_for(br, kernel, impl.options.compile_commands, project_error) : std::nullopt;
 
   // The torch form needs the interpreter the workers run (found once: a search costs a Python
   // start); the raw form never asks for it. Without one, a torch-form build says what is missing.
@@ -147,46 +204,11 @@ protocol::BuildReport Engine::build(const BuildRequest& request, const CallConte
 
   const sandbox::Sandbox& box = impl.sandbox();
   if (box.mode() != sandbox::SandboxMode::none && text && language && plain) {
-    // A plain build is the user's own project file, compiled and never run: the compiler reads
-    // the project (the workspace holding it, else the file's folder) and its include folders.
-    fs::path root = kernel.parent_path();
-    const fs::path ws = impl.options.workspace.empty() ? fs::path() : fs::absolute(impl.options.workspace).lexically_normal();
-    if (!ws.empty() && !kernel.lexically_relative(ws).empty() && *kernel.lexically_relative(ws).begin() != "..") root = ws;
-    auto readable = toolchain_read_paths(kernel, torch);
-    if (project) {
-      for (const auto& d : project->include_dirs) readable.push_back(d);
-      readable.push_back(project->directory);
-      if (project->includer) readable.push_back(project->includer->source.parent_path());
-    }
-    std::error_code ec;
-    std::erase_if(readable, [&](const fs::path& p) { return !fs::exists(p, ec); });
-    br.wrap_command = [&box, root, readable](ProcessSpec spec) {
-      fs::path out = spec.cwd.value_or(fs::temp_directory_path());
-      return box.wrap(spec, sandbox::build_policy(root, out, readable));
-    };
+    confine_plain_build(br, box, kernel, impl.options.workspace, torch, project);
   } else if (box.mode() != sandbox::SandboxMode::none && text && language) {
-    // Defence in depth before any compiler runs: no include may reach outside the kernel's folder.
-    sandbox::IncludeScan scan = sandbox::scan_includes(kernel, *text, kernel.parent_path());
-    if (!scan.violations.empty()) {
-      protocol::BuildReport refused = refused_includes(kernel, *text, scan, form, *language);
-      refused.kernel = request.kernel.path.string();
-      return refused;
-    }
-    // The compiler reads the kernel's text from its build folder; of the kernel's folder it sees
-    // only copies of the local headers the scan walked (whatever the folder's modes: candidates
-    // may run as another user), at their own paths.
-    scan.files.erase(scan.files.begin());
-    try {
-      sandbox::StagedKernel staged;
-      if (!scan.files.empty()) staged = sandbox::stage_kernel_files(kernel.parent_path(), scan.files, cache_dir() / "sources");
-      auto readable = toolchain_read_paths(kernel, torch);
-      br.wrap_command = [&box, kernel, staged, readable](ProcessSpec spec) {
-        fs::path out = spec.cwd.value_or(fs::temp_directory_path());
-        return box.wrap(spec, sandbox::staged_build_policy(kernel.parent_path(), staged.dir, staged.files, out, readable));
-      };
-    } catch (const std::exception& e) {
-      throw EngineError(EngineError::Kind::Environment,
-                        "sandbox: cannot prepare the confined build of " + kernel.string() + ": " + e.what());
+    if (auto refused = confine_staged_build(br, box, kernel, *text, form, *language, torch)) {
+      refused->kernel = request.kernel.path.string();
+      return *refused;
     }
   }
   if (ctx.progress) ctx.progress(Progress{"build", "compiling " + kernel.filename().string()});

@@ -110,6 +110,47 @@ protocol::Verdict unfinished_verdict(const CheckRequest& r, const Engine::Impl& 
   return v;
 }
 
+cluster::SlurmSettings slurm_settings(const Engine::Impl& impl) {
+  const SlurmOptions& so = impl.options.slurm;
+  cluster::SlurmSettings s;
+  s.partition = so.partition;
+  s.account = so.account;
+  s.time_limit = so.time_limit;
+  s.gres = so.gres;
+  s.batch_size = so.batch_size;
+  s.max_attempts = so.max_attempts;
+  s.extra_args = so.extra_args;
+  s.hone = so.hone_binary.empty() ? executable_path().parent_path() / "hone" : std::filesystem::path(so.hone_binary);
+  s.work_dir = impl.workspace / ".hone" / "slurm";
+  s.chdir = impl.workspace;
+  s.options = options_json(impl.options, impl.workspace);
+  return s;
+}
+
+// A Slurm item's verdict: the node's, or one saying what happened to its jobs; with the executor's facts.
+protocol::Verdict slurm_verdict(const CheckRequest& request, const Engine::Impl& impl, const cluster::ItemOutcome& o) {
+  protocol::Verdict v;
+  if (o.result) {
+    try {
+      v = o.result->get<protocol::Verdict>();
+    } catch (const std::exception& ex) {
+      v = unfinished_verdict(request, impl, o);
+      v.reason = std::string("the Slurm job's verdict could not be read: ") + ex.what();
+    }
+  } else {
+    v = unfinished_verdict(request, impl, o);
+  }
+  protocol::ExecutorFacts facts;
+  facts.kind = "slurm";
+  facts.job_id = o.job_id;
+  if (!o.node.empty()) facts.node = o.node;
+  facts.attempts = std::max(o.attempts, 1);
+  v.executor = facts;
+  for (const auto& h : o.history)
+    if (o.result) v.flags.push_back({"requeued", "Slurm " + h + " before this check finished; re-queued"});
+  return v;
+}
+
 }  // namespace
 
 Engine::ManyResult Engine::check_many(const std::vector<CheckRequest>& requests, const CallContext& ctx,
@@ -127,19 +168,7 @@ Engine::ManyResult Engine::check_many(const std::vector<CheckRequest>& requests,
   const bool slurm = impl_->options.executor == Executor::Slurm &&
                      std::none_of(requests.begin(), requests.end(), [](const CheckRequest& r) { return r.local_only; });
   if (slurm) {
-    const SlurmOptions& so = impl_->options.slurm;
-    cluster::SlurmSettings s;
-    s.partition = so.partition;
-    s.account = so.account;
-    s.time_limit = so.time_limit;
-    s.gres = so.gres;
-    s.batch_size = so.batch_size;
-    s.max_attempts = so.max_attempts;
-    s.extra_args = so.extra_args;
-    s.hone = so.hone_binary.empty() ? executable_path().parent_path() / "hone" : std::filesystem::path(so.hone_binary);
-    s.work_dir = impl_->workspace / ".hone" / "slurm";
-    s.chdir = impl_->workspace;
-    s.options = options_json(impl_->options, impl_->workspace);
+    cluster::SlurmSettings s = slurm_settings(*impl_);
     std::vector<cluster::BatchItem> items;
     for (std::size_t i = 0; i < requests.size(); ++i) items.push_back({std::to_string(i), request_json(requests[i], *impl_)});
     cluster::SlurmExecutor executor(s);
@@ -147,7 +176,6 @@ Engine::ManyResult Engine::check_many(const std::vector<CheckRequest>& requests,
     try {
       executor.run(items, ctx.stop, [&](const cluster::ItemOutcome& o) {
         const std::size_t i = std::stoul(o.id);
-        protocol::Verdict v;
         if (o.result && o.result->contains("error")) {
           const json& e = (*o.result)["error"];
           std::lock_guard lock(report);
@@ -155,25 +183,7 @@ Engine::ManyResult Engine::check_many(const std::vector<CheckRequest>& requests,
                                       e.value("detail", std::string()));
           return;
         }
-        if (o.result) {
-          try {
-            v = o.result->get<protocol::Verdict>();
-          } catch (const std::exception& ex) {
-            v = unfinished_verdict(requests[i], *impl_, o);
-            v.reason = std::string("the Slurm job's verdict could not be read: ") + ex.what();
-          }
-        } else {
-          v = unfinished_verdict(requests[i], *impl_, o);
-        }
-        protocol::ExecutorFacts facts;
-        facts.kind = "slurm";
-        facts.job_id = o.job_id;
-        if (!o.node.empty()) facts.node = o.node;
-        facts.attempts = std::max(o.attempts, 1);
-        v.executor = facts;
-        for (const auto& h : o.history)
-          if (o.result) v.flags.push_back({"requeued", "Slurm " + h + " before this check finished; re-queued"});
-        deliver(i, std::move(v));
+        deliver(i, slurm_verdict(requests[i], *impl_, o));
       });
     } catch (const cluster::SlurmError& e) {
       throw EngineError(EngineError::Kind::Environment, e.what());

@@ -63,6 +63,35 @@ void HoneLspServer::show_message(int type, const std::string& message) {
   dispatcher_.notify("window/showMessage", {{"type", type}, {"message", message}});
 }
 
+void HoneLspServer::apply_proposal(const std::string& uri, const std::string& current_text, const json& args,
+                                   Reply reply) {
+  const json o = option_argument(args);
+  std::optional<std::int64_t> id;
+  if (args.is_array() && args.size() > 1 && args[1].is_number_integer()) id = args[1].get<std::int64_t>();
+  if (o.contains("id") && o["id"].is_number_integer()) id = o["id"].get<std::int64_t>();
+  const std::optional<OptimizeResult> optimize = results_.get(uri).optimize;
+  const Proposal* p = optimize ? optimize->find(id) : nullptr;
+  if (!p) {
+    reply.error({rpc::kRequestFailed, "no proposal to apply for " + uri + ": run hone.optimize first"});
+    return;
+  }
+  const std::string before = current_text;
+  apply_text(uri, p->text, "hone: apply proposal " + std::to_string(p->id), std::move(reply), [this, uri, before] {
+    results_.update(uri, [&](KernelResults& r) { r.before_proposal = before; });
+  });
+}
+
+void HoneLspServer::undo_proposal(const std::string& uri, Reply reply) {
+  auto before = results_.get(uri).before_proposal;
+  if (!before) {
+    reply.error({rpc::kRequestFailed, "no applied proposal to undo for " + uri});
+    return;
+  }
+  apply_text(uri, *before, "hone: undo proposal", std::move(reply), [this, uri] {
+    results_.update(uri, [&](KernelResults& r) { r.before_proposal.reset(); });
+  });
+}
+
 void HoneLspServer::on_execute_command(const json& params, Reply reply, std::stop_token stop) {
   if (!params.is_object() || !params.contains("command") || !params["command"].is_string()) {
     reply.error({rpc::kInvalidParams, "workspace/executeCommand needs a command"});
@@ -116,32 +145,11 @@ void HoneLspServer::on_execute_command(const json& params, Reply reply, std::sto
     return;
   }
   if (verb == "applyProposal") {
-    const json o = option_argument(args);
-    std::optional<std::int64_t> id;
-    if (args.is_array() && args.size() > 1 && args[1].is_number_integer()) id = args[1].get<std::int64_t>();
-    if (o.contains("id") && o["id"].is_number_integer()) id = o["id"].get<std::int64_t>();
-    const std::optional<OptimizeResult> optimize = results_.get(*uri).optimize;
-    const Proposal* p = optimize ? optimize->find(id) : nullptr;
-    if (!p) {
-      reply.error({rpc::kRequestFailed, "no proposal to apply for " + *uri + ": run hone.optimize first"});
-      return;
-    }
-    const std::string before = doc->text, uri_copy = *uri;
-    apply_text(*uri, p->text, "hone: apply proposal " + std::to_string(p->id), std::move(reply), [this, uri_copy, before] {
-      results_.update(uri_copy, [&](KernelResults& r) { r.before_proposal = before; });
-    });
+    apply_proposal(*uri, doc->text, args, std::move(reply));
     return;
   }
   if (verb == "undoProposal") {
-    auto before = results_.get(*uri).before_proposal;
-    if (!before) {
-      reply.error({rpc::kRequestFailed, "no applied proposal to undo for " + *uri});
-      return;
-    }
-    const std::string uri_copy = *uri;
-    apply_text(*uri, *before, "hone: undo proposal", std::move(reply), [this, uri_copy] {
-      results_.update(uri_copy, [&](KernelResults& r) { r.before_proposal.reset(); });
-    });
+    undo_proposal(*uri, std::move(reply));
     return;
   }
   if (verb == "createTask") {

@@ -90,6 +90,10 @@ class HoneLspServer : public MessageSink {
                   std::function<void()> on_applied);
   void show_message(int type, const std::string& message);
   void create_task(const std::string& uri, Reply reply);
+  // hone.applyProposal / hone.undoProposal: the optimizer's proposal (or the text before it) as a
+  // workspace edit of the document.
+  void apply_proposal(const std::string& uri, const std::string& current_text, const nlohmann::json& args, Reply reply);
+  void undo_proposal(const std::string& uri, Reply reply);
   void show_machine_code(const std::string& kind, const std::string& uri, const nlohmann::json& args, Reply reply);
 
   // Jobs (jobs.cpp). `via_command`: started by workspace/executeCommand (its summary is shown too).

@@ -237,7 +237,7 @@ TEST_F(ServerJobs, OptimizeLeavesAProposalToFetchAndApply) {
   double best_shown = 0;
   for (const json& n : progress) {
     const json& p = n["params"];
-    if (p.contains("bestSpeedupEager")) {
+    if (p.contains("bestSpeedupEager") && p["bestSpeedupEager"].is_number()) {
       EXPECT_GE(p["bestSpeedupEager"].get<double>(), best_shown) << p;
       best_shown = p["bestSpeedupEager"];
     }
@@ -245,7 +245,9 @@ TEST_F(ServerJobs, OptimizeLeavesAProposalToFetchAndApply) {
     ++verified_correct;
     EXPECT_TRUE(p["candidateId"].is_number_integer()) << p;
     EXPECT_GT(p["p50Us"].get<double>(), 0) << p;
-    EXPECT_GT(p["speedupEager"].get<double>(), 0) << p;
+    // A point speedup only when both sides' timings were quiet (issue 14): on a busy machine the
+    // verdict gives a range and the event carries none.
+    if (p.contains("speedupEager") && !p["speedupEager"].is_null()) EXPECT_GT(p["speedupEager"].get<double>(), 0) << p;
     EXPECT_EQ(p["runId"], optimize["runId"]);
   }
   EXPECT_GE(verified_correct, 2) << "the original kernel and the winner";

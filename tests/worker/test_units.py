@@ -16,7 +16,8 @@ from worker_client import WORKER_DIR
 
 sys.path.insert(0, WORKER_DIR)
 
-from hone_worker import bounds, compare, faults, launch, poison, records, results, signature, timing  # noqa: E402
+from hone_worker import bounds, compare, faults, launch, poison, records, signature, timing  # noqa: E402
+from hone_worker.policy import Policy  # noqa: E402
 from hone_worker.task import load_task  # noqa: E402
 from hone_worker.timed_checks import SlotChecker  # noqa: E402
 from hone_worker.variation import InputSets  # noqa: E402
@@ -179,16 +180,16 @@ class MallocPerturbationTest(unittest.TestCase):
 
 class PolicyTest(unittest.TestCase):
     def test_defaults(self):
-        policy = results.Policy.from_params(None)
+        policy = Policy.from_params(None)
         self.assertEqual(policy.seeds, [1, 2, 3])
         self.assertTrue(policy.timing)
-        self.assertEqual(results.Policy.from_params({"seeds": [4, 5, 6], "atol": None}).seeds, [4, 5, 6])
+        self.assertEqual(Policy.from_params({"seeds": [4, 5, 6], "atol": None}).seeds, [4, 5, 6])
 
     def test_rejections(self):
         for params in ({"seeds": "1"}, {"seeds": [1.5]}, {"rtol": "x"}, {"max_reps": 0}, {"min_reps": 9, "max_reps": 3},
                        {"warmup_ms": -1}, {"bogus": 1}):
             with self.assertRaises(BadRequest, msg=params):
-                results.Policy.from_params(params)
+                Policy.from_params(params)
 
 
 def kernel(name, stream, start, end):

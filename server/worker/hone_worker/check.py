@@ -18,7 +18,8 @@ from .instance import build_instance, clone_args
 from .kernel_spec import KernelSpec
 from .modelnew import MODEL_SEED, initialisation_note, load_modelnew, parameter_problem
 from .records import CallRecords, records_from_reply
-from .results import Flag, Policy
+from .policy import Policy
+from .results import Flag
 from .sessions import open_session, prepare
 from .signature import Signature, raw_mismatch, torch_mismatch
 from .task import Task, load_task

@@ -15,7 +15,7 @@ from .devices import Device
 from .exchange import SharedMemory
 from .faults import CandidateFailure
 from .instance import build_instance, clone_args, run_reference
-from .results import Policy
+from .policy import Policy
 from .sessions import null_session
 from .signature import Signature
 from .task import Task

@@ -18,7 +18,8 @@ from .exchange import ArgBuffers, Region, SharedMemory
 from .faults import CandidateFailure
 from .instance import Instance, build_inputs, build_instance, clone_args, run_reference
 from .poison import poison_outputs
-from .results import Checks, Flag, Policy, Trial
+from .policy import Policy
+from .results import Checks, Flag, Trial
 from .signature import Signature
 from .task import Task
 

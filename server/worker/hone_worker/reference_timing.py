@@ -14,7 +14,7 @@ from .errors import BadRequest, KernelError, TaskError, Unsupported
 from .exchange import SharedMemory
 from .faults import CandidateFailure
 from .instance import build_instance, run_reference
-from .results import Policy
+from .policy import Policy
 from .sessions import open_session, prepare
 from .task import load_task
 from .timed_checks import SlotChecker

@@ -18,7 +18,7 @@ from .devices import Device
 from .exchange import ArgBuffers, Region, SharedMemory, arg_specs, args_json
 from .faults import CandidateFailure
 from .poison import poison_outputs
-from .results import Policy
+from .policy import Policy
 from .timed_checks import SlotChecker
 from .timing import NOISY_SPREAD, Timing, clamp, last_level_cache_bytes
 from .variation import MIXED_ROWS, Entry, InputSets
