@@ -276,7 +276,9 @@ TEST_F(OptimizeLoop, AnInterruptedRunResumesWithoutLosingOrRepeatingCandidates) 
       if (e.status != "correct") continue;
       ASSERT_TRUE(e.p50_us) << "candidate " << e.candidate_id;
       // A point speedup over eager only when both timings were quiet (issue 14): else a range, none here.
-      if (e.speedup_eager) EXPECT_GT(*e.speedup_eager, 0.0) << "candidate " << e.candidate_id;
+      if (e.speedup_eager) {
+        EXPECT_GT(*e.speedup_eager, 0.0) << "candidate " << e.candidate_id;
+      }
       if (e.candidate_id == result.baseline->id) {
         EXPECT_FALSE(e.speedup_vs_kernel);
         continue;
