@@ -59,7 +59,9 @@ TEST_F(BenchCli, TaskSetWithKernelsFolderGivesRowsSummaryVerdictsAndPlot) {
   EXPECT_NE(j["tasks"][0]["reason"].get<std::string>().find("layernorm.cpp"), std::string::npos);
   EXPECT_EQ(j["tasks"][1]["status"], "correct") << j["tasks"][1].dump();
   EXPECT_EQ(j["tasks"][2]["status"], "correct") << j["tasks"][2].dump();
-  EXPECT_TRUE(j["tasks"][1]["speedup"]["eager"].is_number());
+  // A point speedup when both timings were quiet; on a busy machine the verdict gives a range
+  // instead (issue 14) and the row has none: the verdict lines below must then carry the range.
+  const bool point = j["tasks"][1]["speedup"]["eager"].is_number();
   EXPECT_EQ(j["summary"]["correct"], 2);
   EXPECT_NEAR(j["summary"]["fast_p"]["eager"]["0"].get<double>(), 2.0 / 3, 1e-9);
   std::ifstream lines(out);
@@ -68,9 +70,12 @@ TEST_F(BenchCli, TaskSetWithKernelsFolderGivesRowsSummaryVerdictsAndPlot) {
     json v = json::parse(line);
     EXPECT_EQ(v["status"], "correct");
     EXPECT_TRUE(v["timing"]["p50_us"].is_number());
+    const json& sp = v["speedup"];
+    EXPECT_TRUE(sp["eager"].is_number() || (sp.contains("eager_range") && sp["eager_range"].is_object())) << sp;
     ++n;
   }
   EXPECT_EQ(n, 2);
+  if (!point) std::cerr << "bench: softmax's timing was noisy here: its speedup is a range\n";
   std::ifstream svg(plot);
   std::string text((std::istreambuf_iterator<char>(svg)), {});
   EXPECT_NE(text.find("<svg"), std::string::npos);
