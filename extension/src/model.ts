@@ -40,6 +40,8 @@ export interface OptimizeProgress {
   candidates: number;
   /** Best verified speedup over eager so far (null before the first verified candidate). */
   bestSpeedup: number | null;
+  /** When no point is known (a noisy timing on a busy machine): the best's speedup as a range. */
+  bestSpeedupRange?: { low: number; high: number } | null;
   /** That best candidate's median time. */
   bestP50Us: number | null;
   elapsedS: number;

@@ -10,6 +10,11 @@ export function formatSpeedup(x: number | null | undefined): string {
   return `${x.toFixed(2)}×`;
 }
 
+/** {low: 1.43, high: 2.1} -> "1.4–2.1×" (a speedup known only as a range: a timing was noisy). */
+export function formatSpeedupRange(r: { low: number; high: number }): string {
+  return `${formatSpeedup(r.low).replace(/×$/, '')}–${formatSpeedup(r.high)}`;
+}
+
 /** Microseconds with a unit that keeps 3 significant digits: 41.23 -> "41.2 µs", 12345 -> "12.3 ms". */
 export function formatMicros(us: number | null | undefined): string {
   if (us === null || us === undefined || !Number.isFinite(us) || us < 0) return '–';
@@ -26,7 +31,15 @@ function plural(n: number, word: string): string {
 /** The status bar text of a running optimize: "round 3/8 · best 2.1× · 41 candidates". */
 export function optimizeStatusText(p: OptimizeProgress): string {
   const round = p.rounds > 0 ? `round ${Math.min(p.round, p.rounds)}/${p.rounds}` : `round ${p.round}`;
-  const best = p.bestSpeedup === null ? 'no verified candidate yet' : `best ${formatSpeedup(p.bestSpeedup)}`;
+  const range = p.bestSpeedupRange;
+  const best =
+    p.bestSpeedup !== null
+      ? `best ${formatSpeedup(p.bestSpeedup)}`
+      : range
+        ? `best ${formatSpeedupRange(range)} (noisy)`
+        : p.bestP50Us !== null
+          ? `best ${formatMicros(p.bestP50Us)}`
+          : 'no verified candidate yet';
   return `${round} · ${best} · ${plural(p.candidates, 'candidate')}`;
 }
 

@@ -94,9 +94,17 @@ export function proposalFrom(kernelUri: string, w: WireProposal | ProposalReply,
   };
 }
 
+/** A speedup range {low, high} with both ends finite and low <= high, else null. */
+function rangeOf(r: { low?: unknown; high?: unknown } | undefined): { low: number; high: number } | null {
+  const low = num(r?.low);
+  const high = num(r?.high);
+  return low !== null && high !== null && low <= high ? { low, high } : null;
+}
+
 /** Optimize progress from a hone/jobProgress notification (its note as the message); undefined when it names no round. */
 export function optimizeProgressFrom(n: JobProgress, elapsedS: number): OptimizeProgress | undefined {
   if (n.kind !== 'optimize' || typeof n.round !== 'number') return undefined;
+  const range = rangeOf(n.bestSpeedupEagerRange);
   return {
     round: n.round,
     rounds: num(n.rounds) ?? 0,
@@ -105,6 +113,7 @@ export function optimizeProgressFrom(n: JobProgress, elapsedS: number): Optimize
     bestP50Us: num(n.bestP50Us),
     elapsedS: num(n.elapsedSeconds) ?? elapsedS,
     message: n.note || undefined,
+    ...(range ? { bestSpeedupRange: range } : {}),
   };
 }
 
@@ -138,8 +147,15 @@ export function candidateFromProgress(kernelUri: string, runId: string, n: JobPr
  */
 export function mergeProgress(previous: OptimizeProgress | undefined, next: OptimizeProgress): OptimizeProgress {
   const before = previous?.bestSpeedup ?? null;
-  if (before === null || (next.bestSpeedup !== null && next.bestSpeedup >= before)) return next;
-  return { ...next, bestSpeedup: before, bestP50Us: previous?.bestP50Us ?? next.bestP50Us };
+  if (before === null) {
+    // Only ranges so far (or nothing): the range with the highest low end stays until a point comes.
+    const range = previous?.bestSpeedupRange ?? null;
+    const nextRange = next.bestSpeedupRange ?? null;
+    if (next.bestSpeedup !== null || range === null || (nextRange !== null && nextRange.low >= range.low)) return next;
+    return { ...next, bestSpeedupRange: range };
+  }
+  if (next.bestSpeedup !== null && next.bestSpeedup >= before) return next;
+  return { ...next, bestSpeedup: before, bestSpeedupRange: null, bestP50Us: previous?.bestP50Us ?? next.bestP50Us };
 }
 
 /** The parts of a profile (profile.schema.json) the report reads. */

@@ -27,6 +27,14 @@ describe('status text', () => {
       'round 1/8 · no verified candidate yet · 1 candidate',
     );
     assert.equal(
+      optimizeStatusText({ round: 2, rounds: 8, bestSpeedup: null, bestSpeedupRange: { low: 1.43, high: 2.1 }, bestP50Us: 5, candidates: 3, elapsedS: 0 }),
+      'round 2/8 · best 1.4–2.1× (noisy) · 3 candidates',
+    );
+    assert.equal(
+      optimizeStatusText({ round: 2, rounds: 8, bestSpeedup: null, bestP50Us: 41.23, candidates: 3, elapsedS: 0 }),
+      'round 2/8 · best 41.2 µs · 3 candidates',
+    );
+    assert.equal(
       optimizeNotificationText({ round: 2, rounds: 2, bestSpeedup: 1.04, bestP50Us: 7, candidates: 9, elapsedS: 75.4, message: 'verifying' }),
       'round 2/2 · best 1.0× · 9 candidates · 1 min 15 s · verifying',
     );

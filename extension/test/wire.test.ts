@@ -146,6 +146,22 @@ describe('wire adapters', () => {
     assert.equal(mergeProgress(shown, at(3, 5)).bestSpeedup, 3);
   });
 
+  it('shows the best range while a busy machine gives no point, and a point once there is one', () => {
+    const ranged = (low: number, high: number, round: number) => ({ round, rounds: 8, candidates: round, bestSpeedup: null, bestSpeedupRange: { low, high }, bestP50Us: 5, elapsedS: round });
+    const first = optimizeProgressFrom(progress({ kind: 'optimize', round: 1, bestSpeedupEagerRange: { low: 1.4, high: 2.1 }, bestP50Us: 5 }), 0);
+    assert.deepEqual(first?.bestSpeedupRange, { low: 1.4, high: 2.1 });
+    assert.equal(optimizeProgressFrom(progress({ kind: 'optimize', round: 1, bestSpeedupEagerRange: { low: 3, high: 2 } }), 0)?.bestSpeedupRange, undefined);
+    let shown = mergeProgress(undefined, ranged(1.4, 2.1, 1));
+    shown = mergeProgress(shown, ranged(1.2, 2.5, 2));
+    assert.deepEqual(shown.bestSpeedupRange, { low: 1.4, high: 2.1 }, 'the highest low end stays');
+    shown = mergeProgress(shown, ranged(1.6, 1.9, 3));
+    assert.deepEqual(shown.bestSpeedupRange, { low: 1.6, high: 1.9 });
+    shown = mergeProgress(shown, { ...ranged(0, 0, 4), bestSpeedup: 1.8, bestSpeedupRange: null });
+    assert.equal(shown.bestSpeedup, 1.8);
+    shown = mergeProgress(shown, ranged(2, 3, 5));
+    assert.deepEqual([shown.bestSpeedup, shown.bestSpeedupRange], [1.8, null], 'a point shown is never replaced by a range');
+  });
+
   it('places the kernel and the reference from the profile, and the best proposal with the kernel\'s work', () => {
     const point = (seconds: number, flops: number, bytes: number) => ({
       label: 'x', seconds, dram_bytes: bytes, flops, precision: 'fp32', arithmetic_intensity: flops / bytes,

@@ -56,10 +56,12 @@ struct OptimizeEvent {
   std::optional<double> speedup_eager;
   std::optional<double> speedup_compile;
   std::optional<double> speedup_vs_kernel;
+  std::optional<SpeedupRange> speedup_eager_range;  // when a timing was noisy: no point, a range
   int candidates = 0;   // made so far in this run (the original kernel not counted)
   int correct = 0;      // of which verified correct
   std::optional<double> best_p50_us;
   std::optional<double> best_speedup_eager;
+  std::optional<SpeedupRange> best_speedup_eager_range;  // the best's, when it has no point
   std::optional<double> best_vs_kernel;  // the original kernel's time / the best's
   double elapsed_s = 0;
 };

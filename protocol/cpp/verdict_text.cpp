@@ -81,20 +81,12 @@ std::string evidence_details(const Evidence& e) {
   return out;
 }
 
-// "1.7×", or "1.4–2.1×" when only a range is known; "" when neither.
-std::string speedup_value(const std::optional<double>& point, const std::optional<SpeedupRange>& range) {
-  if (point) return format_speedup(*point);
-  if (!range) return {};
-  std::string low = format_speedup(range->low);
-  return low.substr(0, low.size() - std::string("×").size()) + "–" + format_speedup(range->high);
-}
-
 // "1.7× eager, 1.1× torch.compile" for one basis; "" when neither is known.
 std::string speedup_pair(const std::optional<double>& eager, const std::optional<SpeedupRange>& eager_range,
                          const std::optional<double>& compile, const std::optional<SpeedupRange>& compile_range) {
   std::string out;
-  if (auto e = speedup_value(eager, eager_range); !e.empty()) out += e + " eager";
-  if (auto c = speedup_value(compile, compile_range); !c.empty()) out += (out.empty() ? "" : ", ") + c + " torch.compile";
+  if (auto e = format_speedup(eager, eager_range); !e.empty()) out += e + " eager";
+  if (auto c = format_speedup(compile, compile_range); !c.empty()) out += (out.empty() ? "" : ", ") + c + " torch.compile";
   return out;
 }
 
@@ -117,6 +109,13 @@ std::string baseline_times(const Timing& t) {
 }
 
 }  // namespace
+
+std::string format_speedup(const std::optional<double>& point, const std::optional<SpeedupRange>& range) {
+  if (point) return format_speedup(*point);
+  if (!range) return {};
+  std::string low = format_speedup(range->low);
+  return low.substr(0, low.size() - std::string("×").size()) + "–" + format_speedup(range->high);
+}
 
 std::string format_number(double value) {
   if (!std::isfinite(value)) return value > 0 ? "inf" : (value < 0 ? "-inf" : "nan");
@@ -198,8 +197,8 @@ std::string verdict_headline(const Verdict& v) {
     std::string line = "✓ correct";
     if (v.timing) line += " · " + format_us(basis_time(*v.timing).p50_us) + (v.timing->device ? " device" : "");
     if (v.speedup) {
-      const std::string e = speedup_value(v.speedup->eager, v.speedup->eager_range);
-      const std::string c = speedup_value(v.speedup->compile, v.speedup->compile_range);
+      const std::string e = format_speedup(v.speedup->eager, v.speedup->eager_range);
+      const std::string c = format_speedup(v.speedup->compile, v.speedup->compile_range);
       if (!e.empty()) line += " · " + e + " eager";
       if (!c.empty()) line += " · " + c + " compile";
       if (v.speedup->eager_range || v.speedup->compile_range) line += " (noisy: a range)";

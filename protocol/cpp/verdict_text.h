@@ -18,6 +18,8 @@ namespace hone::protocol {
 std::string format_number(double value);
 std::string format_fixed(double value, int digits);
 std::string format_speedup(double ratio);
+// "1.7×", or "1.4–2.1×" when only a range is known (a noisy timing); "" when neither.
+std::string format_speedup(const std::optional<double>& point, const std::optional<SpeedupRange>& range);
 // Human units: "41.2 µs", "1.35 ms", "2.10 s"; "3.2 GB", "512 KB"; "4.8 TB/s".
 std::string format_us(double us);
 std::string format_bytes(double bytes);

@@ -1214,6 +1214,7 @@ export interface JobProgress {
    * optimize: the best verified speedup over eager PyTorch reached so far in this job; never decreases
    */
   bestSpeedupEager?: number;
+  bestSpeedupEagerRange?: SpeedupRange1;
   /**
    * optimize: the median time of the fastest verified candidate
    */
@@ -1236,6 +1237,7 @@ export interface JobProgress {
    * optimize, a verified correct candidate: eager PyTorch's time over its
    */
   speedupEager?: number;
+  speedupEagerRange?: SpeedupRange2;
   /**
    * optimize, a verified correct candidate: torch.compile's time over its
    */
@@ -1244,6 +1246,33 @@ export interface JobProgress {
    * optimize, a verified correct candidate: the original kernel's time over its
    */
   speedupKernel?: number;
+  [k: string]: unknown;
+}
+/**
+ * optimize: when no point speedup is known (a timing was noisy), the best's range; the highest low end so far
+ */
+export interface SpeedupRange1 {
+  low: number;
+  high: number;
+  [k: string]: unknown;
+}
+/**
+ * optimize, a verified correct candidate whose timing or baseline was noisy: the speedup over eager as a range instead of speedupEager
+ */
+export interface SpeedupRange2 {
+  low: number;
+  high: number;
+  [k: string]: unknown;
+}
+/**
+ * a speedup known only as a range: the reference's p10 over the kernel's p90 .. p90 over p10
+ *
+ * This interface was referenced by `HoneLspProtocol`'s JSON-Schema
+ * via the `definition` "SpeedupRange".
+ */
+export interface SpeedupRange3 {
+  low: number;
+  high: number;
   [k: string]: unknown;
 }
 export interface ProposalWithDiff {

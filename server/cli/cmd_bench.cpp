@@ -231,6 +231,125 @@ CheckRequest bench_request(const fs::path& task, const fs::path& kernel, DeviceK
   return req;
 }
 
+// One `hone bench` run: its jobs, their rows as verdicts arrive, KernelBench's results and the
+// progress lines. Used on the main thread; `report` guards what the check threads touch.
+class BenchRun {
+ public:
+  BenchRun(const BenchOptions& o, std::vector<fs::path> tasks, std::map<std::string, protocol::Verdict> done,
+           std::ofstream& verdicts, Engine& engine)
+      : o_(o), tasks_(std::move(tasks)), done_(std::move(done)), verdicts_(verdicts), engine_(engine),
+        device_(*parse_device_kind(o.flags.device)), line_(::isatty(STDERR_FILENO)),
+        jobs_(find_jobs(engine, tasks_, o.kernels, device_)), rows_(jobs_.size()) {}
+
+  // Checks what is left, then prints the results; the exit code.
+  int run() {
+    plan();
+    if (auto failed = check()) return *failed;
+    if (auto failed = record_errors()) return *failed;
+    if (o_.format == "kernelbench" && verdicts_.is_open()) verdicts_ << kernelbench_.eval_results().dump(2) << std::endl;
+    print_bench(o_, rows_, kernelbench_.all());
+    bool all_correct = std::all_of(rows_.begin(), rows_.end(), [](const BenchRow& r) { return r.status == "correct"; });
+    return all_correct ? 0 : 1;
+  }
+
+ private:
+  void add_entry(const BenchJob& job, json entry) { kernelbench_.add(tasks_[job.task], job.kernel, std::move(entry)); }
+
+  void show(std::size_t j) {
+    line_.clear();
+    ++finished_;
+    if (!o_.json) std::cerr << row_progress(finished_, jobs_.size(), rows_[j]) << "\n";
+  }
+
+  // Rows for tasks with nothing to check and for verdicts kept from --out; a request for the rest.
+  void plan() {
+    std::size_t resumed = 0;
+    for (std::size_t j = 0; j < jobs_.size(); ++j) {
+      const BenchJob& job = jobs_[j];
+      const fs::path& task = tasks_[job.task];
+      rows_[j].task = task.string();
+      if (job.kernel.empty()) {
+        rows_[j].status = "missing";
+        rows_[j].reason = missing_reason(task, device_, o_.kernels);
+        add_entry(job, kernelbench_error_entry(rows_[j].status, rows_[j].reason, 0));
+        show(j);
+        continue;
+      }
+      const std::string key =
+          fs::absolute(task).lexically_normal().string() + "\n" + fs::absolute(job.kernel).lexically_normal().string();
+      if (auto found = done_.find(key); found != done_.end()) {
+        rows_[j] = row_from(task, job.kernel, found->second);
+        ++resumed;
+        show(j);
+        continue;
+      }
+      requests_.push_back(bench_request(task, job.kernel, device_, o_.flags.baselines));
+      request_job_.push_back(j);
+    }
+    if (resumed) std::cerr << "bench: " << resumed << " verdict(s) kept from " << o_.out << "\n";
+  }
+
+  // The checks, sharded over the pool's GPUs (or Slurm jobs); each verdict is kept in --out as it
+  // arrives, so an interrupted run resumes from there. An exit code when the engine gave up.
+  std::optional<int> check() {
+    CallContext ctx;
+    ctx.progress = [&](const Progress& p) {
+      std::lock_guard lock(report_);
+      line_.show(p.stage + ": " + p.message);
+    };
+    try {
+      result_ = engine_.check_many(requests_, ctx, [&](std::size_t r, const protocol::Verdict& v) {
+        std::lock_guard lock(report_);
+        const std::size_t j = request_job_[r];
+        rows_[j] = row_from(tasks_[jobs_[j].task], jobs_[j].kernel, v);
+        add_entry(jobs_[j], kernelbench_entry(v, jobs_[j].sample));
+        if (verdicts_.is_open() && o_.format != "kernelbench") verdicts_ << json(v).dump() << std::endl;
+        show(j);
+      });
+    } catch (const EngineError& e) {
+      line_.clear();
+      return report_error(e, o_.json, "tasks", o_.tasks.front());
+    }
+    return std::nullopt;
+  }
+
+  // Rows for the checks that ended in an engine error; an exit code when the next would fail the
+  // same way (no GPU, a broken environment).
+  std::optional<int> record_errors() {
+    for (std::size_t r = 0; r < requests_.size(); ++r) {
+      if (!result_.errors[r]) continue;
+      const EngineError& e = *result_.errors[r];
+      const std::size_t j = request_job_[r];
+      if (e.kind() == EngineError::Kind::Environment || e.kind() == EngineError::Kind::NoGpu) {
+        line_.clear();
+        return report_error(e, o_.json, "task", tasks_[jobs_[j].task].string());
+      }
+      rows_[j].kernel = jobs_[j].kernel.string();
+      rows_[j].status = "error";
+      rows_[j].reason = e.what();
+      add_entry(jobs_[j], kernelbench_error_entry(rows_[j].status, rows_[j].reason, jobs_[j].sample));
+      show(j);
+    }
+    return std::nullopt;
+  }
+
+  const BenchOptions& o_;
+  const std::vector<fs::path> tasks_;
+  const std::map<std::string, protocol::Verdict> done_;
+  std::ofstream& verdicts_;
+  Engine& engine_;
+  const DeviceKind device_;
+  ProgressLine line_;
+  const std::vector<BenchJob> jobs_;
+  std::vector<BenchRow> rows_;
+  std::vector<CheckRequest> requests_;
+  std::vector<std::size_t> request_job_;  // requests_[i] checks jobs_[request_job_[i]]
+  std::size_t finished_ = 0;
+  std::mutex report_;
+  KernelBenchResults kernelbench_;
+  Engine::ManyResult result_;
+};
+
 int run_bench(const BenchOptions& o) {
   std::vector<fs::path> tasks;
   std::unique_ptr<Engine> engine;
@@ -243,83 +362,7 @@ int run_bench(const BenchOptions& o) {
   } catch (const EngineError& e) {
     return report_error(e, o.json, "tasks", o.tasks.empty() ? "" : o.tasks.front());
   }
-  DeviceKind device = *parse_device_kind(o.flags.device);
-  const bool tty = ::isatty(STDERR_FILENO);
-  ProgressLine line(tty);
-  const std::vector<BenchJob> jobs = find_jobs(*engine, tasks, o.kernels, device);
-  std::vector<BenchRow> rows(jobs.size());
-  std::vector<CheckRequest> requests;
-  std::vector<std::size_t> request_job;  // requests[i] checks jobs[request_job[i]]
-  std::size_t finished = 0, resumed = 0;
-  std::mutex report;
-  KernelBenchResults kernelbench;
-  auto add_entry = [&](const BenchJob& job, json entry) { kernelbench.add(tasks[job.task], job.kernel, std::move(entry)); };
-  auto show = [&](std::size_t j) {
-    line.clear();
-    ++finished;
-    if (!o.json) std::cerr << row_progress(finished, jobs.size(), rows[j]) << "\n";
-  };
-  for (std::size_t j = 0; j < jobs.size(); ++j) {
-    const BenchJob& job = jobs[j];
-    const fs::path& task = tasks[job.task];
-    rows[j].task = task.string();
-    if (job.kernel.empty()) {
-      rows[j].status = "missing";
-      rows[j].reason = missing_reason(task, device, o.kernels);
-      add_entry(job, kernelbench_error_entry(rows[j].status, rows[j].reason, 0));
-      show(j);
-      continue;
-    }
-    const std::string key = fs::absolute(task).lexically_normal().string() + "\n" + fs::absolute(job.kernel).lexically_normal().string();
-    if (auto found = done.find(key); found != done.end()) {
-      rows[j] = row_from(task, job.kernel, found->second);
-      ++resumed;
-      show(j);
-      continue;
-    }
-    requests.push_back(bench_request(task, job.kernel, device, o.flags.baselines));
-    request_job.push_back(j);
-  }
-  if (resumed) std::cerr << "bench: " << resumed << " verdict(s) kept from " << o.out << "\n";
-  CallContext ctx;
-  ctx.progress = [&](const Progress& p) {
-    std::lock_guard lock(report);
-    line.show(p.stage + ": " + p.message);
-  };
-  // The checks are sharded over the pool's GPUs (or Slurm jobs); each verdict is kept in --out as
-  // it arrives, so an interrupted run resumes from there.
-  Engine::ManyResult result;
-  try {
-    result = engine->check_many(requests, ctx, [&](std::size_t r, const protocol::Verdict& v) {
-      std::lock_guard lock(report);
-      const std::size_t j = request_job[r];
-      rows[j] = row_from(tasks[jobs[j].task], jobs[j].kernel, v);
-      add_entry(jobs[j], kernelbench_entry(v, jobs[j].sample));
-      if (verdicts.is_open() && o.format != "kernelbench") verdicts << json(v).dump() << std::endl;
-      show(j);
-    });
-  } catch (const EngineError& e) {
-    line.clear();
-    return report_error(e, o.json, "tasks", o.tasks.front());
-  }
-  for (std::size_t r = 0; r < requests.size(); ++r) {
-    if (!result.errors[r]) continue;
-    const EngineError& e = *result.errors[r];
-    const std::size_t j = request_job[r];
-    if (e.kind() == EngineError::Kind::Environment || e.kind() == EngineError::Kind::NoGpu) {  // the next would fail the same way
-      line.clear();
-      return report_error(e, o.json, "task", tasks[jobs[j].task].string());
-    }
-    rows[j].kernel = jobs[j].kernel.string();
-    rows[j].status = "error";
-    rows[j].reason = e.what();
-    add_entry(jobs[j], kernelbench_error_entry(rows[j].status, rows[j].reason, jobs[j].sample));
-    show(j);
-  }
-  if (o.format == "kernelbench" && verdicts.is_open()) verdicts << kernelbench.eval_results().dump(2) << std::endl;
-  print_bench(o, rows, kernelbench.all());
-  bool all_correct = std::all_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.status == "correct"; });
-  return all_correct ? 0 : 1;
+  return BenchRun(o, std::move(tasks), std::move(done), verdicts, *engine).run();
 }
 
 }  // namespace

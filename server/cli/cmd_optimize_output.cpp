@@ -14,6 +14,7 @@ constexpr const char* kEagerMeaning =
     "above 1 the kernel is faster than PyTorch)\n";
 
 using protocol::format_number;
+using protocol::format_speedup;
 using protocol::OptimizeEvent;
 using protocol::OptimizeResult;
 using protocol::short_reason;
@@ -31,7 +32,7 @@ std::string best_text(const OptimizeEvent& e) {
   if (!e.best_p50_us) return "no verified candidate yet";
   std::string s = "best " + format_number(*e.best_p50_us) + " µs";
   if (e.best_vs_kernel) s += " · " + times(e.best_vs_kernel) + " the original";
-  if (e.best_speedup_eager) s += " · " + times(e.best_speedup_eager) + " eager";
+  if (auto eager = format_speedup(e.best_speedup_eager, e.best_speedup_eager_range); !eager.empty()) s += " · " + eager + " eager";
   return s;
 }
 
@@ -43,7 +44,7 @@ std::string candidate_text(const OptimizeEvent& e) {
   if (e.status == "correct") {
     if (e.p50_us) text += " · " + format_number(*e.p50_us) + " µs";
     if (e.speedup_vs_kernel) text += " · " + times(e.speedup_vs_kernel) + " the original";
-    if (e.speedup_eager) text += " · " + times(e.speedup_eager) + " eager";
+    if (auto eager = format_speedup(e.speedup_eager, e.speedup_eager_range); !eager.empty()) text += " · " + eager + " eager";
   } else if (!e.message.empty()) {
     const std::string prefix = "the original kernel: ";
     text += ": " + short_reason(original && e.message.starts_with(prefix) ? e.message.substr(prefix.size()) : e.message);
@@ -124,10 +125,13 @@ std::string result_text(const OptimizeResult& r, const std::filesystem::path& st
     out << "best: candidate #" << r.best->id << " (round " << r.best->round << ", " << r.best->origin
         << "), re-verified on fresh seeds: " << (r.best_p50_us ? format_number(*r.best_p50_us) : "?") << " µs";
     if (r.speedup_vs_kernel) out << " · " << times(r.speedup_vs_kernel) << " faster than the original";
-    if (r.speedup_eager) out << " · " << times(r.speedup_eager) << " eager";
-    if (r.speedup_compile) out << " · " << times(r.speedup_compile) << " torch.compile";
+    const auto& recheck = r.best_recheck && r.best_recheck->speedup ? r.best_recheck->speedup : std::nullopt;
+    const std::string eager = format_speedup(r.speedup_eager, recheck ? recheck->eager_range : std::nullopt);
+    if (!eager.empty()) out << " · " << eager << " eager";
+    if (auto c = format_speedup(r.speedup_compile, recheck ? recheck->compile_range : std::nullopt); !c.empty())
+      out << " · " << c << " torch.compile";
     out << "\n";
-    if (r.speedup_eager) out << kEagerMeaning;
+    if (!eager.empty()) out << kEagerMeaning;
     if (!r.best->flags.empty()) {
       out << "compiler flags:";
       for (const auto& f : r.best->flags) out << " " << f;

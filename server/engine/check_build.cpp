@@ -146,6 +146,47 @@ std::optional<protocol::BuildReport> confine_staged_build(toolchain::BuildReques
   return std::nullopt;
 }
 
+// The kernel's text (a file hone cannot read or name is the builder's to report: BadInput), its
+// language and form; `plain`: a file of the user's project, not a hone kernel (its form decides
+// whether torch is needed at all).
+struct BuildSource {
+  std::optional<std::string> text;
+  std::optional<toolchain::KernelLanguage> language;
+  std::optional<toolchain::KernelForm> form;
+  bool plain = false;
+};
+
+BuildSource build_source(const fs::path& kernel, const BuildRequest& request) {
+  BuildSource out;
+  out.text = request.kernel.contents;
+  out.language = toolchain::language_for_path(kernel);
+  if (!out.text && out.language) {
+    try {
+      out.text = read_file(kernel);
+    } catch (const std::exception&) {
+      out.text = std::nullopt;
+    }
+  }
+  if (out.text && out.language) {
+    const toolchain::SourceFacts facts = toolchain::analyze_kernel_source(kernel, *out.text);
+    out.form = facts.form;
+    out.plain = !request.require_form && (!facts.form || (toolchain::kernel_file_type(kernel)->header && !facts.forward));
+  }
+  return out;
+}
+
+// Built, a compile error and a timeout are reports; the other outcomes are the engine's errors.
+void throw_unless_reportable(const toolchain::BuildResult& r) {
+  switch (r.outcome) {
+    case toolchain::BuildOutcome::Built:
+    case toolchain::BuildOutcome::CompileError:
+    case toolchain::BuildOutcome::TimedOut: return;
+    case toolchain::BuildOutcome::Cancelled: throw EngineError(EngineError::Kind::Cancelled, "cancelled");
+    case toolchain::BuildOutcome::BadInput: throw EngineError(EngineError::Kind::Usage, r.error);
+    case toolchain::BuildOutcome::MissingTool: throw EngineError(EngineError::Kind::Environment, r.error);
+  }
+}
+
 }  // namespace
 
 protocol::BuildReport Engine::build(const BuildRequest& request, const CallContext& ctx) {
@@ -165,24 +206,11 @@ protocol::BuildReport Engine::build(const BuildRequest& request, const CallConte
   br.inline_functions = request.inline_functions;
   br.stop = ctx.stop;
 
-  // A file hone cannot read or name is the builder's to report (BadInput); otherwise its form
-  // decides whether torch is needed at all.
-  std::optional<std::string> text = request.kernel.contents;
-  const auto language = toolchain::language_for_path(kernel);
-  if (!text && language) {
-    try {
-      text = read_file(kernel);
-    } catch (const std::exception&) {
-      text = std::nullopt;
-    }
-  }
-  std::optional<toolchain::KernelForm> form;
-  bool plain = false;
-  if (text && language) {
-    const toolchain::SourceFacts facts = toolchain::analyze_kernel_source(kernel, *text);
-    form = facts.form;
-    plain = !request.require_form && (!facts.form || (toolchain::kernel_file_type(kernel)->header && !facts.forward));
-  }
+  const BuildSource source = build_source(kernel, request);
+  const std::optional<std::string>& text = source.text;
+  const auto& language = source.language;
+  const std::optional<toolchain::KernelForm>& form = source.form;
+  const bool plain = source.plain;
   // A plain build compiles with its project's flags, when the file has a project.
   std::string project_error;
   std::optional<toolchain::ProjectFlags> project =
@@ -214,14 +242,7 @@ protocol::BuildReport Engine::build(const BuildRequest& request, const CallConte
   if (ctx.progress) ctx.progress(Progress{"build", "compiling " + kernel.filename().string()});
   toolchain::BuildResult r = builder.build(br);
 
-  switch (r.outcome) {
-    case toolchain::BuildOutcome::Built:
-    case toolchain::BuildOutcome::CompileError:
-    case toolchain::BuildOutcome::TimedOut: break;
-    case toolchain::BuildOutcome::Cancelled: throw EngineError(EngineError::Kind::Cancelled, "cancelled");
-    case toolchain::BuildOutcome::BadInput: throw EngineError(EngineError::Kind::Usage, r.error);
-    case toolchain::BuildOutcome::MissingTool: throw EngineError(EngineError::Kind::Environment, r.error);
-  }
+  throw_unless_reportable(r);
   protocol::BuildReport out = report_of(request.kernel.path.string(), std::move(r));
   if (!project_error.empty())
     out.compile.diagnostics.push_back({kernel.string(), 0, 0, protocol::Severity::Warning,

@@ -403,7 +403,7 @@ protocol::ReferenceTiming Engine::time_reference(const std::filesystem::path& ta
   er.deadline = impl_->options.check_timeout;
   try {
     eval::DeviceContext dc = impl_->device_context(er.device, ctx);
-    return eval::reference_timing(impl_->slot(er.device), impl_->baselines, er, dc, mode, /*quiet_now=*/true, ctx.stop,
+    return eval::reference_timing(impl_->slot(er.device), impl_->baselines, er, dc, mode, ctx.stop,
                                   impl_->progress_sink(ctx));
   } catch (const eval::TaskError& e) {
     throw EngineError(EngineError::Kind::Task, unstage(e.what(), er.task.string(), path.string()),

@@ -112,8 +112,8 @@ std::string noisy_reason(const json& result, const protocol::Timing& t, const st
 }  // namespace
 
 protocol::ReferenceTiming reference_timing(WorkerSlot& slot, const BaselineCache& cache, const EvalRequest& request,
-                                           const DeviceContext& device, const std::string& mode, bool /*quiet_now*/,
-                                           std::stop_token stop, const ProgressSink& progress) {
+                                           const DeviceContext& device, const std::string& mode, std::stop_token stop,
+                                           const ProgressSink& progress) {
   BaselineKey key{request.task_hash, device.name, device.torch_version, mode};
   // Only quiet timings are ever cached; an entry marked noisy (written by an older hone) is a miss.
   if (auto hit = cache.find(key); hit && hit->noisy.empty()) return {hit->timing, hit->unavailable, ""};
@@ -145,11 +145,17 @@ protocol::ReferenceTiming reference_timing(WorkerSlot& slot, const BaselineCache
       }
       break;
     }
-    case WorkerReply::Kind::Error:
-      if (worker_error_kind(reply) == WorkerErrorKind::Task && mode == "eager") throw_worker_error(reply);
+    case WorkerReply::Kind::Error: {
+      const WorkerErrorKind kind = worker_error_kind(reply);
+      if (kind == WorkerErrorKind::Task && mode == "eager") throw_worker_error(reply);
+      // A bug in hone's worker (internal, bad_request) is no property of the task: shown, never
+      // cached, so a fixed hone measures the baseline instead of repeating the old error.
+      if (kind == WorkerErrorKind::Failure)
+        return {std::nullopt, "timing the reference (" + mode + ") failed in hone's worker: " + reply.error_message, ""};
       // torch.compile missing (torch < 2) or failing on this task: remembered, not retried.
       entry.unavailable = reply.error_message;
       break;
+    }
     case WorkerReply::Kind::Cancelled: throw Cancelled();
     case WorkerReply::Kind::Died:
     case WorkerReply::Kind::TimedOut: {
@@ -169,10 +175,9 @@ namespace {
 void add_baselines(WorkerSlot& slot, const BaselineCache& cache, const EvalRequest& request, const DeviceContext& device,
                    protocol::Verdict& verdict, std::stop_token stop, const ProgressSink& progress) {
   auto tb = Clock::now();
-  const bool quiet = protocol::basis_time(*verdict.timing).spread() <= kNoisySpread;
-  protocol::ReferenceTiming eager = reference_timing(slot, cache, request, device, "eager", quiet, stop, progress);
+  protocol::ReferenceTiming eager = reference_timing(slot, cache, request, device, "eager", stop, progress);
   protocol::ReferenceTiming compile;
-  if (request.compile_baseline) compile = reference_timing(slot, cache, request, device, "compile", quiet, stop, progress);
+  if (request.compile_baseline) compile = reference_timing(slot, cache, request, device, "compile", stop, progress);
   protocol::Baselines baselines;
   baselines.eager = eager.timing;
   baselines.compile = compile.timing;

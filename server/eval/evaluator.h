@@ -73,11 +73,10 @@ inline constexpr double kNoisySpread = protocol::kNoisySpread;
 // The reference's timing in one mode ("eager" | "compile"), from the cache or measured (and
 // cached); no timing, and why, when the mode cannot be timed here. A timing that stayed noisy
 // after the worker measured it again (a busy machine) says so and is never cached: the next call
-// measures it afresh. `quiet_now` is kept for callers; it no longer changes anything. Throws
-// TaskError when the reference cannot run eagerly.
+// measures it afresh. Throws TaskError when the reference cannot run eagerly.
 protocol::ReferenceTiming reference_timing(WorkerSlot& slot, const BaselineCache& cache, const EvalRequest& request,
-                                           const DeviceContext& device, const std::string& mode, bool quiet_now,
-                                           std::stop_token stop, const ProgressSink& progress);
+                                           const DeviceContext& device, const std::string& mode, std::stop_token stop,
+                                           const ProgressSink& progress);
 
 // `count` fresh random seeds (never 0).
 std::vector<std::int64_t> fresh_seeds(int count);

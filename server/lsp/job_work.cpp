@@ -67,7 +67,11 @@ ProfileResult run_profile(const JobInput& input, const CallContext& ctx) {
   return input.engine.profile(request, ctx);
 }
 
-OptimizeResult run_optimize(const JobInput& input, const CallContext& ctx, const std::optional<OptimizeResult>& previous) {
+namespace {
+
+// The engine's request for an optimize job: the document, its task and the job's options; a
+// model when the settings name an endpoint and the job does not ask for the tuner.
+OptimizeRequest optimize_request(const JobInput& input) {
   const json& o = input.params.options;
   OptimizeRequest request;
   request.kernel = input.doc.path;
@@ -87,23 +91,38 @@ OptimizeResult run_optimize(const JobInput& input, const CallContext& ctx, const
     model.model = llm.value("model", std::string());
     request.model = model;
   }
+  return request;
+}
+
+}  // namespace
+
+OptimizeResult run_optimize(const JobInput& input, const CallContext& ctx, const std::optional<OptimizeResult>& previous) {
+  OptimizeRequest request = optimize_request(input);
   // The best speedup shown only grows: a candidate that fails its re-verification later does not
   // take back what the status bar said it had reached (the final result is the verified truth).
+  // On a busy machine the best may have only a range (issue 14): shown, as long as no point is,
+  // by the range whose low end is highest so far.
   std::optional<double> best_shown;
+  std::optional<protocol::SpeedupRange> best_range_shown;
   protocol::OptimizeResult result = input.engine.optimize(request, ctx, [&](const protocol::OptimizeEvent& e) {
     if (e.best_speedup_eager && (!best_shown || *e.best_speedup_eager > *best_shown)) best_shown = e.best_speedup_eager;
+    if (const auto& r = e.best_speedup_eager_range; r && (!best_range_shown || r->low > best_range_shown->low))
+      best_range_shown = r;
+    if (best_shown) best_range_shown.reset();
     std::string message = "round " + std::to_string(e.round) + "/" + std::to_string(e.rounds);
-    if (best_shown) message += " · best " + protocol::format_number(*best_shown) + "×";
+    if (best_shown || best_range_shown) message += " · best " + protocol::format_speedup(best_shown, best_range_shown);
     message += " · " + std::to_string(e.candidates) + " candidates";
     json detail = {{"event", std::string(to_string(e.kind))}, {"round", e.round}, {"rounds", e.rounds},
                    {"candidates", e.candidates}, {"elapsedSeconds", e.elapsed_s}, {"note", e.message}};
     if (e.run_id > 0) detail["runId"] = e.run_id;
     if (best_shown) detail["bestSpeedupEager"] = *best_shown;
+    if (best_range_shown) detail["bestSpeedupEagerRange"] = {{"low", best_range_shown->low}, {"high", best_range_shown->high}};
     if (e.best_p50_us) detail["bestP50Us"] = *e.best_p50_us;
     if (e.candidate_id > 0) detail["candidateId"] = e.candidate_id;
     if (!e.status.empty()) detail["status"] = e.status;
     if (e.p50_us) detail["p50Us"] = *e.p50_us;
     if (e.speedup_eager) detail["speedupEager"] = *e.speedup_eager;
+    if (e.speedup_eager_range) detail["speedupEagerRange"] = {{"low", e.speedup_eager_range->low}, {"high", e.speedup_eager_range->high}};
     if (e.speedup_compile) detail["speedupCompile"] = *e.speedup_compile;
     if (e.speedup_vs_kernel) detail["speedupKernel"] = *e.speedup_vs_kernel;
     input.report(message, detail);

@@ -41,7 +41,16 @@ std::string tried_text(const CandidateRecord& c) {
 
 nlohmann::json optional_number(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 
-std::optional<double> p50_of(const protocol::Verdict& v) { return v.timing ? std::optional(v.timing->p50_us) : std::nullopt; }
+// The median of the time speedups divide (device time where there is one, issue 14): candidates
+// are ranked, and compared with the original kernel, by what their speedups say.
+std::optional<double> p50_of(const protocol::Verdict& v) {
+  return v.timing ? std::optional(protocol::basis_time(*v.timing).p50_us) : std::nullopt;
+}
+
+// The speedup over eager as a range, when a noisy timing left the verdict no point.
+std::optional<protocol::SpeedupRange> eager_range_of(const std::optional<protocol::Verdict>& v) {
+  return v && v->speedup ? v->speedup->eager_range : std::nullopt;
+}
 
 // What a verdict decides about a candidate, as the store keeps it.
 CandidateOutcome outcome_of(const protocol::Verdict& v, double check_seconds) {
@@ -66,8 +75,9 @@ CandidateSummary summary_of(const CandidateRecord& c) {
 
 // floor / p50: 1.0 is speed-of-light for compulsory memory traffic; nullopt without a floor.
 std::optional<double> speed_of_light_fraction(const std::optional<protocol::Verdict>& v) {
-  if (!v || !v->floor || !v->timing || v->timing->p50_us <= 0) return std::nullopt;
-  return v->floor->floor_us / v->timing->p50_us;
+  const std::optional<double> p50 = v ? p50_of(*v) : std::nullopt;
+  if (!v || !v->floor || !p50 || *p50 <= 0) return std::nullopt;
+  return v->floor->floor_us / *p50;
 }
 
 }  // namespace
@@ -152,6 +162,7 @@ OptimizeEvent Optimizer::progress_event(OptimizeEvent::Kind kind) const {
   if (best) {
     e.best_p50_us = best->p50_us;
     e.best_speedup_eager = best->speedup_eager;
+    e.best_speedup_eager_range = eager_range_of(best->verdict);
     if (const auto* b = baseline(); b && b->status == "correct" && b->p50_us && *best->p50_us > 0)
       e.best_vs_kernel = *b->p50_us / *best->p50_us;
   }
@@ -445,6 +456,7 @@ void Optimizer::fill_measurement(OptimizeEvent& event, const CandidateRecord& c)
   if (c.status != "correct") return;
   event.p50_us = c.p50_us;
   event.speedup_eager = c.speedup_eager;
+  event.speedup_eager_range = eager_range_of(c.verdict);
   event.speedup_compile = c.speedup_compile;
   std::lock_guard lock(state_mutex_);
   if (const auto* b = baseline(); b && b->id != c.id && b->status == "correct" && b->p50_us && c.p50_us && *c.p50_us > 0)

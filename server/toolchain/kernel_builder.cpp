@@ -86,27 +86,47 @@ class Build {
 
   void stage(const char* name, Clock::time_point t) { res_.stage_seconds[name] += since(t); }
 
+  // false after a failure (fail / compile_error have set the outcome): the build goes no further.
+  bool stopped(BuildOutcome outcome, std::string error) {
+    fail(outcome, std::move(error));
+    return false;
+  }
+  bool stopped_at(std::string message, int line) {
+    compile_error(std::move(message), line);
+    return false;
+  }
+
   void prepare() {
+    if (!read_source() || !resolve_form() || !find_tools() || !scan_texts() || !compute_key()) return;
+    // A project build reads headers hone does not hash (its include folders): never from the cache.
+    project_ = !req_.project_flags.empty() || req_.includer;
+    if (req_.use_cache && !project_ && served_from_cache()) return;
+    compile();
+  }
+
+  // The kernel's language (from its extension, against the request's device), its text, what the
+  // source analysis finds in it and its hash.
+  bool read_source() {
     auto t = Clock::now();
     kernel_ = fs::absolute(req_.kernel).lexically_normal();
     auto language = language_for_path(kernel_);
-    if (!language) return void(fail(BuildOutcome::BadInput, unknown_extension_message(kernel_)));
+    if (!language) return stopped(BuildOutcome::BadInput, unknown_extension_message(kernel_));
     res_.language = *language;
     cuda_ = *language == KernelLanguage::Cuda;
     if (req_.device && (*req_.device == BuildDevice::Cuda) != cuda_)
-      return void(fail(BuildOutcome::BadInput,
-                       kernel_.string() + ": a " + kernel_.extension().string() + " kernel builds for the " +
-                           (cuda_ ? "GPU (nvcc)" : "CPU (host compiler)") + ", not for the " +
-                           (cuda_ ? "CPU: write the CPU version as a .cpp file" : "GPU: write the GPU version as a .cu file")));
+      return stopped(BuildOutcome::BadInput,
+                     kernel_.string() + ": a " + kernel_.extension().string() + " kernel builds for the " +
+                         (cuda_ ? "GPU (nvcc)" : "CPU (host compiler)") + ", not for the " +
+                         (cuda_ ? "CPU: write the CPU version as a .cpp file" : "GPU: write the GPU version as a .cu file"));
     if (req_.contents) {
       source_ = *req_.contents;
     } else {
       std::error_code ec;
-      if (!fs::is_regular_file(kernel_, ec)) return void(fail(BuildOutcome::BadInput, kernel_.string() + ": no such file"));
+      if (!fs::is_regular_file(kernel_, ec)) return stopped(BuildOutcome::BadInput, kernel_.string() + ": no such file");
       try {
         source_ = read_file(kernel_);
       } catch (const std::exception& e) {
-        return void(fail(BuildOutcome::BadInput, e.what()));
+        return stopped(BuildOutcome::BadInput, e.what());
       }
     }
     facts_ = analyze_kernel_source(kernel_, source_);
@@ -117,66 +137,74 @@ class Build {
     for (const auto& h : facts_.headers) kh.field(h.path.lexically_relative(kernel_.parent_path()).generic_string()).field(h.contents);
     res_.kernel_hash = kh.hex();
     stage("analyze", t);
+    return true;
+  }
 
+  // The architecture, whether this is a plain build of a project file or a hone kernel (and
+  // whether that is what the request allows), and the compiler flags.
+  bool resolve_form() {
     if (cuda_) {
       res_.report.arch = resolve_arch(req_.arch);
       if (!valid_arch(res_.report.arch))
-        return void(fail(BuildOutcome::BadInput, "invalid GPU architecture '" + res_.report.arch + "': expected sm_XX such as sm_90 or sm_90a"));
+        return stopped(BuildOutcome::BadInput, "invalid GPU architecture '" + res_.report.arch + "': expected sm_XX such as sm_90 or sm_90a");
     } else {
       res_.report.arch = "cpu";
     }
     const bool header = kernel_file_type(kernel_)->header;
     const bool inline_answer = !req_.inline_functions.empty();
     plain_ = !inline_answer && (!facts_.form || (header && !facts_.forward));
-    if (plain_ && req_.require_form) {
-      if (!facts_.form) return compile_error(no_form_message(), 1);
-      return compile_error(no_forward_message(facts_.form), 1);
-    }
+    if (plain_ && req_.require_form)
+      return stopped_at(facts_.form ? no_forward_message(facts_.form) : no_form_message(), 1);
     if (inline_answer && facts_.form != KernelForm::Torch)
-      return compile_error("a load_inline answer's sources build in the torch form (torch/extension.h)", 1);
-    if (!plain_ && !facts_.forward && !inline_answer) return compile_error(no_forward_message(facts_.form), 1);
+      return stopped_at("a load_inline answer's sources build in the torch form (torch/extension.h)", 1);
+    if (!plain_ && !facts_.forward && !inline_answer) return stopped_at(no_forward_message(facts_.form), 1);
     res_.plain = plain_;
     if (plain_) prepare_plain();
     if (facts_.form) form_ = *facts_.form;
     // The kernel's own `// hone: flags=` line first, then the caller's flags it does not name.
     FlagDirectiveParse directive = parse_flag_directive(source_, res_.language);
-    if (!directive.error.empty()) return compile_error(directive.error, directive.error_line);
+    if (!directive.error.empty()) return stopped_at(directive.error, directive.error_line);
     extra_flags_ = merge_flags(directive.directive ? directive.directive->flags : std::vector<std::string>{}, req_.extra_flags);
+    return true;
+  }
 
-    t = Clock::now();
+  // The host compiler, nvcc and cuobjdump for a CUDA kernel, torch for the torch form.
+  bool find_tools() {
+    auto t = Clock::now();
     auto host = find_host_compiler();
-    if (!host.tool) return void(fail(BuildOutcome::MissingTool, host.error));
+    if (!host.tool) return stopped(BuildOutcome::MissingTool, host.error);
     host_ = *host.tool;
     if (cuda_) {
       auto nvcc = find_nvcc();
-      if (!nvcc.tool) return void(fail(BuildOutcome::MissingTool, nvcc.error));
+      if (!nvcc.tool) return stopped(BuildOutcome::MissingTool, nvcc.error);
       compiler_ = *nvcc.tool;
       cuobjdump_ = find_cuobjdump(compiler_.path);
     } else {
       compiler_ = host_;
     }
     stage("tools", t);
-
     if (!plain_ && form_ == KernelForm::Torch) {
       t = Clock::now();
       auto env = find_torch_env(req_.python);
       stage("torch_env", t);
-      if (!env.env) return void(fail(BuildOutcome::MissingTool, env.error));
+      if (!env.env) return stopped(BuildOutcome::MissingTool, env.error);
       torch_ = *env.env;
-      std::vector<std::string_view> texts{source_};
-      for (const auto& h : facts_.headers) texts.push_back(h.contents);
-      light_ = plan_torch_light(texts, torch_.include_dirs);
     }
+    return true;
+  }
+
+  // What the kernel's text and headers name decides the headers it gets (torch's light headers,
+  // the 16-bit float and standard library headers of the raw form) and the CUDA libraries (cuBLAS,
+  // cuDNN, ...) it links, in both forms.
+  bool scan_texts() {
+    std::vector<std::string_view> texts{source_};
+    for (const auto& h : facts_.headers) texts.push_back(h.contents);
+    if (!plain_ && form_ == KernelForm::Torch) light_ = plan_torch_light(texts, torch_.include_dirs);
     if (!plain_ && form_ == KernelForm::Raw) {
-      std::vector<std::string_view> texts{source_};
-      for (const auto& h : facts_.headers) texts.push_back(h.contents);
       if (cuda_) fp16_headers_ = names_16bit_floats(texts);
       std_headers_ = names_std_library(texts);
     }
     if (cuda_) {
-      // A kernel that includes cuBLAS/cuDNN/... headers links those libraries (both forms).
-      std::vector<std::string_view> texts{source_};
-      for (const auto& h : facts_.headers) texts.push_back(h.contents);
       auto names = cuda_libraries_named(texts);
       if (!names.empty()) {
         const fs::path root = fs::weakly_canonical(compiler_.path).parent_path().parent_path();
@@ -184,24 +212,21 @@ class Build {
             locate_cuda_libraries(names, root, form_ == KernelForm::Torch ? torch_.library_dir : fs::path()));
       }
     }
-    if (!compute_key()) return;
+    return true;
+  }
 
-    // A project build reads headers hone does not hash (its include folders): never from the cache.
-    project_ = !req_.project_flags.empty() || req_.includer;
-    if (req_.use_cache && !project_) {
-      t = Clock::now();
-      auto cached = cache().lookup(res_.key);
-      stage("cache_lookup", t);
-      if (cached) {
-        res_.report = std::move(*cached);
-        res_.report.cached = true;
-        res_.cached = true;
-        res_.outcome = res_.report.ok ? BuildOutcome::Built : BuildOutcome::CompileError;
-        if (res_.report.ok) res_.library = res_.report.library;
-        return;
-      }
-    }
-    compile();
+  // The cached report (and library) of an identical build; false when there is none.
+  bool served_from_cache() {
+    auto t = Clock::now();
+    auto cached = cache().lookup(res_.key);
+    stage("cache_lookup", t);
+    if (!cached) return false;
+    res_.report = std::move(*cached);
+    res_.report.cached = true;
+    res_.cached = true;
+    res_.outcome = res_.report.ok ? BuildOutcome::Built : BuildOutcome::CompileError;
+    if (res_.report.ok) res_.library = res_.report.library;
+    return true;
   }
 
   BuildCache cache() const { return BuildCache(b_.cache_dir() / "build"); }
@@ -279,115 +304,143 @@ class Build {
   void compile() {
     PlanInputs in = plan_inputs();
     in.op_namespace = res_.op_namespace;
-    // The torch form links hone's glue, compiled once per torch installation. When it is not
-    // cached yet, a CUDA kernel's compile runs beside it and waits for it only to link; a host
-    // compiler build is one command, so it waits first.
     std::future<GlueResult> glue_job;
-    std::function<void()> wait_for_glue;
-    if (!plain_ && form_ == KernelForm::Torch) {
-      GlueRequest g{b_.share_dir(), b_.cache_dir(), host_.path, host_.version, &torch_, req_.timeout, req_.stop, req_.wrap_command};
-      std::string error;
-      auto object = torch_glue_object(g, &error);
-      if (!object) return void(fail(BuildOutcome::MissingTool, error));
-      in.glue_object = object;
-      std::error_code ec;
-      if (!fs::is_regular_file(*object, ec)) {
-        glue_job = std::async(std::launch::async, [this, g] {
-          auto t = Clock::now();
-          GlueResult r = ensure_torch_glue(g);
-          glue_seconds_ = since(t);
-          return r;
-        });
-        if (!cuda_) {
-          if (!glue_ready(glue_job)) return;
-        } else {
-          wait_for_glue = [&glue_job] { glue_job.wait(); };
-        }
-      }
-    }
+    if (!start_glue(in, glue_job)) return;
     CompilePlan plan = make_compile_plan(in);
     BuildCache c = cache();
-    fs::path work;
     try {
-      work = c.make_work_dir(res_.key);
-      write_file_atomic(work / plan.tu_name, plan.tu_text);
-      if (in.torch_light) write_file_atomic(work / kTorchOpsHeader, light_.ops_header_text);
+      work_ = c.make_work_dir(res_.key);
+      write_file_atomic(work_ / plan.tu_name, plan.tu_text);
+      if (in.torch_light) write_file_atomic(work_ / kTorchOpsHeader, light_.ops_header_text);
     } catch (const std::exception& e) {
       return void(fail(BuildOutcome::MissingTool, std::string("cannot write the build folder: ") + e.what()));
     }
-    if (cuda_) fs::create_directories(work / plan.keep_dir);
+    if (cuda_) fs::create_directories(work_ / plan.keep_dir);
     if (!plain_ && form_ == KernelForm::Torch) res_.torch_headers = in.torch_light ? "light" : "full: " + light_.why_full;
+    cubin_ = work_ / plan.keep_dir / ("kernel." + res_.report.arch + ".cubin");
+    std::string light_log;
+    ProcessResult run = compile_with_fallback(in, plan, light_log);
+    if (glue_job.valid() && !glue_ready(glue_job)) return BuildCache::discard(work_);
+    res_.report.command = plan.argv;
+    if (!run_ended_normally(run, plan)) return BuildCache::discard(work_);
+    const std::string output = run.err + (run.out.empty() ? "" : "\n" + run.out);
+    res_.report.diagnostics = parse_compiler_output(output, diagnostic_context());
+    std::error_code ec;
+    const bool built = run.ok() && fs::is_regular_file(work_ / plan.library_name, ec);
+    if (!built && res_.report.count(Severity::Error) == 0) {
+      res_.report.diagnostics.push_back(Diagnostic{kernel_.string(), 0, 0, Severity::Error,
+                                                   "the compiler failed (" + run.describe() + ") without a message hone could place: " +
+                                                       command_line(plan.argv) + "\n" + tail(output),
+                                                   DiagnosticSource::Hone});
+    }
+    res_.report.ok = built;
+    if (built && cuda_) collect_facts(plan, output);
+    if (built && !plain_) res_.report.library = (c.entry_dir(res_.key) / plan.library_name).string();
+    try {
+      write_file_atomic(work_ / "build.log", light_log + command_line(plan.argv) + "\n" + output);
+      write_file_atomic(work_ / "report.json", nlohmann::json(res_.report).dump(2));
+      c.publish(work_, res_.key, !req_.use_cache || project_);
+    } catch (const std::exception& e) {
+      BuildCache::discard(work_);
+      return void(fail(BuildOutcome::MissingTool, std::string("cannot store the build in the cache: ") + e.what()));
+    }
+    res_.outcome = built ? BuildOutcome::Built : BuildOutcome::CompileError;
+    if (built && !plain_) res_.library = res_.report.library;
+  }
 
-    // One nvcc run; the SASS disassembly overlaps its host compile.
-    const fs::path cubin = work / plan.keep_dir / ("kernel." + res_.report.arch + ".cubin");
-    std::optional<ProcessResult> sass;
-    auto compile_once = [&](const CompilePlan& p) {
-      std::optional<EarlySass> early;
-      if (cuda_ && cuobjdump_)
-        early.emplace(CompilerCommand{sass_argv(*cuobjdump_, cubin), work, req_.timeout, req_.stop, req_.wrap_command}, cubin,
-                      work / p.keep_dir / "kernel.fatbin");
-      CompilerCommand command{p.argv, work, req_.timeout, req_.stop, req_.wrap_command};
-      ProcessResult r;
-      if (cuda_ && overlap_nvcc()) {
-        OverlapReport overlap;
-        r = run_nvcc_overlapped(command, wait_for_glue, &overlap);
-        res_.nvcc_overlap = overlap.overlapped ? "overlapped" : "one command: " + overlap.why_not;
-        if (overlap.overlapped) {
-          res_.stage_seconds["nvcc_host_front"] = overlap.host_seconds;
-          res_.stage_seconds["nvcc_device"] = overlap.device_seconds;
-          res_.stage_seconds["nvcc_host_compile_link"] = overlap.after_seconds;
-        }
-      } else {
-        if (wait_for_glue) wait_for_glue();
-        r = run_compiler(command);
-      }
-      if (early) sass = early->finish(r.ok());
+  // The torch form links hone's glue, compiled once per torch installation. When it is not cached
+  // yet, a CUDA kernel's compile runs beside it and waits for it only to link (wait_for_glue_); a
+  // host compiler build is one command, so it waits first. False when the build failed.
+  bool start_glue(PlanInputs& in, std::future<GlueResult>& glue_job) {
+    if (plain_ || form_ != KernelForm::Torch) return true;
+    GlueRequest g{b_.share_dir(), b_.cache_dir(), host_.path, host_.version, &torch_, req_.timeout, req_.stop, req_.wrap_command};
+    std::string error;
+    auto object = torch_glue_object(g, &error);
+    if (!object) return stopped(BuildOutcome::MissingTool, error);
+    in.glue_object = object;
+    std::error_code ec;
+    if (fs::is_regular_file(*object, ec)) return true;
+    glue_job = std::async(std::launch::async, [this, g] {
+      auto t = Clock::now();
+      GlueResult r = ensure_torch_glue(g);
+      glue_seconds_ = since(t);
       return r;
-    };
+    });
+    if (!cuda_) return glue_ready(glue_job);
+    wait_for_glue_ = [&glue_job] { glue_job.wait(); };
+    return true;
+  }
+
+  // One compiler run of `p` (nvcc's steps overlapped where it can); the SASS disassembly overlaps
+  // its host compile.
+  ProcessResult compile_once(const CompilePlan& p) {
+    std::optional<EarlySass> early;
+    if (cuda_ && cuobjdump_)
+      early.emplace(CompilerCommand{sass_argv(*cuobjdump_, cubin_), work_, req_.timeout, req_.stop, req_.wrap_command}, cubin_,
+                    work_ / p.keep_dir / "kernel.fatbin");
+    CompilerCommand command{p.argv, work_, req_.timeout, req_.stop, req_.wrap_command};
+    ProcessResult r;
+    if (cuda_ && overlap_nvcc()) {
+      OverlapReport overlap;
+      r = run_nvcc_overlapped(command, wait_for_glue_, &overlap);
+      res_.nvcc_overlap = overlap.overlapped ? "overlapped" : "one command: " + overlap.why_not;
+      if (overlap.overlapped) {
+        res_.stage_seconds["nvcc_host_front"] = overlap.host_seconds;
+        res_.stage_seconds["nvcc_device"] = overlap.device_seconds;
+        res_.stage_seconds["nvcc_host_compile_link"] = overlap.after_seconds;
+      }
+    } else {
+      if (wait_for_glue_) wait_for_glue_();
+      r = run_compiler(command);
+    }
+    if (early) sass_ = early->finish(r.ok());
+    return r;
+  }
+
+  // The compile with the light headers; when they did not declare something the kernel uses, again
+  // with the full headers, which decide (only their diagnostics are reported; `light_log` keeps
+  // the first run's).
+  ProcessResult compile_with_fallback(PlanInputs& in, CompilePlan& plan, std::string& light_log) {
     auto t = Clock::now();
     ProcessResult run = compile_once(plan);
     stage("compile", t);
-    std::string light_log;
-    if (!plain_ && (in.torch_light || !in.fp16_headers || !in.std_headers) && run.started && !run.ok() && !run.timed_out && !run.cancelled) {
-      // The light headers did not declare something the kernel uses: the full headers decide,
-      // and only their diagnostics are reported.
-      res_.stage_seconds["compile_light"] = res_.stage_seconds["compile"];
-      light_log = "# light headers (failed; rebuilt with the full headers)\n" + command_line(plan.argv) + "\n" +
-                  run.err + run.out + "\n# full headers\n";
-      in.torch_light = false;
-      in.fp16_headers = true;
-      in.std_headers = true;
-      plan = make_compile_plan(in);
-      t = Clock::now();
-      run = compile_once(plan);
-      res_.stage_seconds["compile"] = since(t);
-      if (form_ == KernelForm::Torch) res_.torch_headers = "full: the light header did not suffice";
-    }
-    if (glue_job.valid() && !glue_ready(glue_job)) return BuildCache::discard(work);
-    const fs::path entry = c.entry_dir(res_.key);
-    res_.report.command = plan.argv;
-    const std::string output = run.err + (run.out.empty() ? "" : "\n" + run.out);
+    if (plain_ || !(in.torch_light || !in.fp16_headers || !in.std_headers) || !run.started || run.ok() || run.timed_out ||
+        run.cancelled)
+      return run;
+    res_.stage_seconds["compile_light"] = res_.stage_seconds["compile"];
+    light_log = "# light headers (failed; rebuilt with the full headers)\n" + command_line(plan.argv) + "\n" + run.err +
+                run.out + "\n# full headers\n";
+    in.torch_light = false;
+    in.fp16_headers = true;
+    in.std_headers = true;
+    plan = make_compile_plan(in);
+    t = Clock::now();
+    run = compile_once(plan);
+    res_.stage_seconds["compile"] = since(t);
+    if (form_ == KernelForm::Torch) res_.torch_headers = "full: the light header did not suffice";
+    return run;
+  }
 
-    if (run.cancelled) {
-      BuildCache::discard(work);
-      return void(fail(BuildOutcome::Cancelled, "build cancelled"));
-    }
+  // False (the outcome set) for a compiler run that was cancelled, timed out or never started.
+  bool run_ended_normally(const ProcessResult& run, const CompilePlan& plan) {
+    if (run.cancelled) return stopped(BuildOutcome::Cancelled, "build cancelled");
     if (run.timed_out) {
-      BuildCache::discard(work);
       const std::string msg = "compilation timed out after " + std::to_string(req_.timeout.count()) +
                               " s and was stopped (raise the limit with --timeout): " + command_line(plan.argv);
       res_.report.diagnostics.push_back(Diagnostic{kernel_.string(), 0, 0, Severity::Error, msg, DiagnosticSource::Hone});
-      return void(fail(BuildOutcome::TimedOut, msg));
+      return stopped(BuildOutcome::TimedOut, msg);
     }
-    if (!run.started) {
-      BuildCache::discard(work);
-      return void(fail(BuildOutcome::MissingTool, "cannot run " + command_line(plan.argv) + ": " + run.describe()));
-    }
+    if (!run.started) return stopped(BuildOutcome::MissingTool, "cannot run " + command_line(plan.argv) + ": " + run.describe());
+    return true;
+  }
 
+  // How compiler messages map back to the user's files (the kernel, its headers, a plain header's
+  // includer) from the build folder's translation unit.
+  DiagnosticContext diagnostic_context() const {
     DiagnosticContext dc;
     dc.user_file = kernel_;
     dc.user_text = source_;
-    dc.work_dir = work;
+    dc.work_dir = work_;
     dc.kernel_dir = kernel_.parent_path();
     dc.share_include = b_.share_dir() / "include";
     dc.forward = facts_.forward;
@@ -402,55 +455,37 @@ class Build {
       dc.user_texts[*req_.includer] = includer_text_;
     }
     dc.kernel_line = [this](const std::string& mangled) { return kernel_line_in_file(facts_, kernel_, mangled); };
-    res_.report.diagnostics = parse_compiler_output(output, dc);
+    return dc;
+  }
 
+  // A built CUDA kernel's facts (registers, shared memory, SASS); keeps what later stages read
+  // (PTX, cubin) and drops nvcc's other intermediates.
+  void collect_facts(const CompilePlan& plan, const std::string& output) {
+    auto t = Clock::now();
+    KernelFactsInputs fi;
+    fi.source = &facts_;
+    fi.kernel = kernel_;
+    fi.arch = res_.report.arch;
+    fi.ptxas_output = output;
+    fi.ptx = work_ / plan.keep_dir / "kernel.ptx";
+    fi.cubin = cubin_;
+    fi.cuobjdump = cuobjdump_;
+    fi.work_dir = work_;
+    fi.timeout = req_.timeout;
+    fi.stop = req_.stop;
+    fi.wrap_command = req_.wrap_command;
+    fi.sass_run = std::move(sass_);
+    KernelFacts kf = collect_kernel_facts(fi);
+    stage("facts", t);
+    res_.report.kernels = std::move(kf.kernels);
+    res_.report.sass_available = kf.sass_available;
+    if (!kf.sass_error.empty())
+      res_.report.diagnostics.push_back(Diagnostic{kernel_.string(), 0, 0, Severity::Warning,
+                                                   "SASS facts unavailable: " + kf.sass_error, DiagnosticSource::Hone});
     std::error_code ec;
-    const bool built = run.ok() && fs::is_regular_file(work / plan.library_name, ec);
-    if (!built && res_.report.count(Severity::Error) == 0) {
-      res_.report.diagnostics.push_back(Diagnostic{kernel_.string(), 0, 0, Severity::Error,
-                                                   "the compiler failed (" + run.describe() + ") without a message hone could place: " +
-                                                       command_line(plan.argv) + "\n" + tail(output),
-                                                   DiagnosticSource::Hone});
-    }
-    res_.report.ok = built;
-    if (built && cuda_) {
-      t = Clock::now();
-      KernelFactsInputs fi;
-      fi.source = &facts_;
-      fi.kernel = kernel_;
-      fi.arch = res_.report.arch;
-      fi.ptxas_output = output;
-      fi.ptx = work / plan.keep_dir / "kernel.ptx";
-      fi.cubin = cubin;
-      fi.cuobjdump = cuobjdump_;
-      fi.work_dir = work;
-      fi.timeout = req_.timeout;
-      fi.stop = req_.stop;
-      fi.wrap_command = req_.wrap_command;
-      fi.sass_run = std::move(sass);
-      KernelFacts kf = collect_kernel_facts(fi);
-      stage("facts", t);
-      res_.report.kernels = std::move(kf.kernels);
-      res_.report.sass_available = kf.sass_available;
-      if (!kf.sass_error.empty())
-        res_.report.diagnostics.push_back(Diagnostic{kernel_.string(), 0, 0, Severity::Warning,
-                                                     "SASS facts unavailable: " + kf.sass_error, DiagnosticSource::Hone});
-      // Keep what later stages read (PTX, cubin); drop nvcc's other intermediates.
-      fs::rename(fi.ptx, work / "kernel.ptx", ec);
-      fs::rename(fi.cubin, work / "kernel.cubin", ec);
-      fs::remove_all(work / plan.keep_dir, ec);
-    }
-    if (built && !plain_) res_.report.library = (entry / plan.library_name).string();
-    try {
-      write_file_atomic(work / "build.log", light_log + command_line(plan.argv) + "\n" + output);
-      write_file_atomic(work / "report.json", nlohmann::json(res_.report).dump(2));
-      c.publish(work, res_.key, !req_.use_cache || project_);
-    } catch (const std::exception& e) {
-      BuildCache::discard(work);
-      return void(fail(BuildOutcome::MissingTool, std::string("cannot store the build in the cache: ") + e.what()));
-    }
-    res_.outcome = built ? BuildOutcome::Built : BuildOutcome::CompileError;
-    if (built && !plain_) res_.library = res_.report.library;
+    fs::rename(fi.ptx, work_ / "kernel.ptx", ec);
+    fs::rename(fi.cubin, work_ / "kernel.cubin", ec);
+    fs::remove_all(work_ / plan.keep_dir, ec);
   }
 
   // Waits for the glue compile; false (the build failed, with the glue's error) when it failed.
@@ -487,6 +522,12 @@ class Build {
   bool fp16_headers_ = true;
   bool std_headers_ = true;
   double glue_seconds_ = 0;
+  // The compile's own state: its build folder, the cubin nvcc keeps there, the SASS disassembly
+  // that overlapped it, and the wait for the glue compile a link needs (empty: none).
+  fs::path work_;
+  fs::path cubin_;
+  std::optional<ProcessResult> sass_;
+  std::function<void()> wait_for_glue_;
 };
 
 }  // namespace

@@ -96,6 +96,25 @@ TEST_F(EvaluatorTest, FasterThanThePhysicalFloorIsRejectedBeforeAnyBaseline) {
   EXPECT_EQ(requests().size(), 1u) << "no reference timing for a rejected kernel";
 }
 
+TEST_F(EvaluatorTest, AnInternalErrorWhileTimingABaselineIsShownButNeverCached) {
+  json plan{{"check", {{{"result", correct_result(1000.0)}}, {{"result", correct_result(1000.0)}}}},
+            {"time_reference", {{{"error", {{"code", "internal"}, {"message", "TypeError: a bug in hone"}}}},
+                                {{"result", timing(2000.0)}}}}};
+  auto s = slot(plan);
+  BaselineCache cache(dir_ / "baselines");
+  EvalRequest r = request();
+  r.compile_baseline = false;
+  protocol::Verdict first = run_check(*s, cache, r, h200(), {}, nullptr).verdict;
+  ASSERT_EQ(first.status, protocol::Status::Correct) << first.reason.value_or("");
+  EXPECT_TRUE(first.has_flag("baseline_unavailable"));
+  EXPECT_FALSE(first.speedup && first.speedup->eager);
+  EXPECT_FALSE(cache.find({r.task_hash, "NVIDIA H200", "2.11.0", "eager"})) << "a bug's error was cached";
+  protocol::Verdict second = run_check(*s, cache, r, h200(), {}, nullptr).verdict;
+  ASSERT_TRUE(second.speedup && second.speedup->eager) << "the next check measures the baseline again";
+  EXPECT_DOUBLE_EQ(*second.speedup->eager, 2.0);
+  EXPECT_FALSE(second.has_flag("baseline_unavailable"));
+}
+
 TEST_F(EvaluatorTest, BaselinesAreMeasuredOnceAndCachedOnDisk) {
   json plan{{"check", {{{"result", correct_result(1000.0)}}, {{"result", correct_result(1000.0)}}}},
             {"time_reference", {{{"result", timing(2000.0)}},

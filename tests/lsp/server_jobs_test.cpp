@@ -235,11 +235,20 @@ TEST_F(ServerJobs, OptimizeLeavesAProposalToFetchAndApply) {
   auto progress = client_->take("hone/jobProgress");
   int verified_correct = 0;
   double best_shown = 0;
+  double best_low_shown = 0;  // a busy machine's noisy timings give the best only a range (issue 14)
   for (const json& n : progress) {
     const json& p = n["params"];
     if (p.contains("bestSpeedupEager") && p["bestSpeedupEager"].is_number()) {
       EXPECT_GE(p["bestSpeedupEager"].get<double>(), best_shown) << p;
       best_shown = p["bestSpeedupEager"];
+      EXPECT_FALSE(p.contains("bestSpeedupEagerRange")) << "a point and a range at once: " << p;
+    } else if (p.contains("bestSpeedupEagerRange")) {
+      const json& range = p["bestSpeedupEagerRange"];
+      EXPECT_GT(range["low"].get<double>(), 0) << p;
+      EXPECT_LE(range["low"].get<double>(), range["high"].get<double>()) << p;
+      EXPECT_GE(range["low"].get<double>(), best_low_shown) << p;
+      best_low_shown = range["low"];
+      EXPECT_EQ(best_shown, 0) << "a range after a point was shown: " << p;
     }
     if (p.value("event", "") != "verified" || p.value("status", "") != "correct") continue;
     ++verified_correct;
@@ -249,11 +258,14 @@ TEST_F(ServerJobs, OptimizeLeavesAProposalToFetchAndApply) {
     // verdict gives a range and the event carries none.
     if (p.contains("speedupEager") && !p["speedupEager"].is_null()) {
       EXPECT_GT(p["speedupEager"].get<double>(), 0) << p;
+    } else {
+      ASSERT_TRUE(p.contains("speedupEagerRange")) << "a verified correct candidate without a speedup: " << p;
+      EXPECT_GT(p["speedupEagerRange"]["low"].get<double>(), 0) << p;
     }
     EXPECT_EQ(p["runId"], optimize["runId"]);
   }
   EXPECT_GE(verified_correct, 2) << "the original kernel and the winner";
-  EXPECT_GT(best_shown, 0);
+  EXPECT_TRUE(best_shown > 0 || best_low_shown > 0) << "no best speedup, point or range, was shown";
   EXPECT_EQ(optimize["proposals"].back()["rechecked"], true);
 
   json proposal = client_->call("hone/proposal", {{"textDocument", {{"uri", uri}}}})["result"];

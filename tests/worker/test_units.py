@@ -16,12 +16,12 @@ from worker_client import WORKER_DIR
 
 sys.path.insert(0, WORKER_DIR)
 
-from hone_worker import bounds, compare, faults, launch, poison, records, signature, timing  # noqa: E402
+from hone_worker import bounds, compare, faults, launch, poison, records, signature, timed_runs, timing  # noqa: E402
 from hone_worker.policy import Policy  # noqa: E402
 from hone_worker.task import load_task  # noqa: E402
 from hone_worker.timed_checks import SlotChecker  # noqa: E402
 from hone_worker.variation import InputSets  # noqa: E402
-from hone_worker.devices import Device  # noqa: E402
+from hone_worker.devices import Device, parse_device  # noqa: E402
 from hone_worker.errors import BadRequest, WorkerError  # noqa: E402
 
 TOL = compare.Tolerance(1e-4, 1e-4)
@@ -331,6 +331,51 @@ class BoundsTest(unittest.TestCase):
         cache.put(("native", "cpu"), bounds.LoopCost(1.0, 2.0))
         self.assertEqual(cache.get(("native", "cpu")).per_call_us, 2.0)
         self.assertIsNone(cache.get(("python", "cpu")))
+
+
+class BoundedPassRetryTest(unittest.TestCase):
+    """A pass the bounds reject is taken once more against the null loop measured again: a machine
+    that got busier since the null loop was measured is no claim of the candidate's."""
+
+    def run_measured(self, claimed_us: float, actual_us: float, loop_now_us: float, fresh_cost):
+        """TimedRun._measured with its passes simulated: calls that take `actual_us` and claim
+        `claimed_us`; the loop's own work now costs `loop_now_us` per call on the judge's clock,
+        while the null loop measured earlier says a tenth of that."""
+        run = timed_runs.TimedRun.__new__(timed_runs.TimedRun)
+        notes, asked = [], []
+        run.session = type("S", (), {"note": lambda self, text: notes.append(text)})()
+        run.progress = lambda text: None
+        run.device = parse_device("cpu")
+
+        def one_pass(mode, reps, cost):
+            result = timed_runs.Pass(mode, samples_us=[claimed_us] * reps)
+            result.bounds.append(bounds.bound(mode, result.samples_us, reps * (loop_now_us + actual_us), cost, cuda=False))
+            if result.bounds[0].violation():
+                raise faults.CandidateFailure("rejected", result.bounds[0].violation(), check="timing_bounded")
+            return result
+
+        def loop_cost(mode, fresh):
+            asked.append(fresh)
+            return fresh_cost if fresh else bounds.LoopCost(0.0, loop_now_us / 10)
+
+        run._pass = one_pass
+        return run._measured("call", 10, loop_cost), asked, notes
+
+    def test_an_honest_pass_on_a_busier_machine_passes_against_the_null_loop_measured_again(self):
+        passed, asked, notes = self.run_measured(80.0, 80.0, 1_000.0, bounds.LoopCost(0.0, 1_000.0))
+        self.assertEqual(asked, [False, True])
+        self.assertEqual(passed.samples_us, [80.0] * 10)
+        self.assertIn("first pass out of bounds", notes[0])
+
+    def test_false_claims_fail_the_second_pass_too(self):
+        with self.assertRaises(faults.CandidateFailure) as raised:
+            self.run_measured(2.0, 300.0, 50.0, bounds.LoopCost(0.0, 50.0))
+        self.assertIn("reported 2.0 us per call", raised.exception.reason)
+
+    def test_without_a_clean_process_for_the_null_loop_the_first_verdict_stands(self):
+        with self.assertRaises(faults.CandidateFailure) as raised:
+            self.run_measured(80.0, 80.0, 1_000.0, None)
+        self.assertEqual(raised.exception.check, "timing_bounded")
 
 
 class InputSetsTest(unittest.TestCase):

@@ -67,11 +67,13 @@ class TimingStage:
             for clean in self._nulls:
                 clean.end()
 
-    def _loop_cost(self, mode: str) -> Optional[bounds.LoopCost]:
-        if mode in self._costs:
+    def _loop_cost(self, mode: str, fresh: bool = False) -> Optional[bounds.LoopCost]:
+        """The null loop's cost for `mode`: this check's, else a recent one for these buffers,
+        else measured in a clean process; `fresh`: measured again now in a clean process."""
+        if mode in self._costs and not fresh:
             return self._costs[mode]
         key = self.run.cost_key(self.session.kind, mode)
-        cost = bounds.LOOP_COSTS.get(key)
+        cost = None if fresh else bounds.LOOP_COSTS.get(key)
         if cost is None:
             try:
                 if not self._nulls:

@@ -57,7 +57,7 @@ def handle_time_reference(params: dict, request: Request) -> dict:
                        [(o.dtype, list(o.shape)) for o in expected], policy, checker,
                        lambda m: request.progress("timing", f"{task.name} ({mode}): {m}"))
         with torch.no_grad():
-            outcome = run.run(lambda mode_: None)
+            outcome = run.run(lambda mode_, fresh: None)
         torch_version = (session.process.ready or {}).get("torch") or torch.__version__
     except CandidateFailure as failure:
         raise TaskError(f"{what} failed in a clean process: {failure.reason}",

@@ -142,10 +142,10 @@ class TimedRun:
             out["release"] = self.release.buffers[0].to_json()
         return out
 
-    def run(self, loop_cost: Callable[[str], Optional[bounding.LoopCost]]) -> Outcome:
+    def run(self, loop_cost: Callable[[str, bool], Optional[bounding.LoopCost]]) -> Outcome:
         """Settles, estimates, warms, measures (call time; device time on CUDA) and re-measures
-        noisy times. `loop_cost(mode)` is the null loop's cost (None: no bounds). Raises
-        CandidateFailure."""
+        noisy times. `loop_cost(mode, fresh)` is the null loop's cost (None: no bounds; fresh:
+        measured again now). Raises CandidateFailure."""
         settle_ms = self.policy.settle_ms if self.policy.settle_ms is not None else SETTLE_MS[self.device.is_cuda]
         self.progress(f"settling the clocks (up to {settle_ms:.0f} ms), then timing with {len(self.sets.sets)} "
                       "input sets")
@@ -160,8 +160,8 @@ class TimedRun:
         warmup = int(clamp(self.policy.warmup_ms / iteration_ms, 1, self.policy.max_reps))
         reps = int(clamp(self.policy.rep_ms / iteration_ms, self.policy.min_reps, self.policy.max_reps))
         self._op("call", [self.sets.draw()], warmup, 0.0, None, "warm-up")
-        call = self._measured("call", reps, loop_cost("call"))
-        device = self._measured("device", reps, loop_cost("device")) if self.device.is_cuda else None
+        call = self._measured("call", reps, loop_cost)
+        device = self._measured("device", reps, loop_cost) if self.device.is_cuda else None
         if device is not None and not device.samples_us:
             device = None
         timing_call = call.timing(warmup, self.policy.spot_checks, len(self.sets.sets))
@@ -173,10 +173,26 @@ class TimedRun:
         return Outcome(timing_call, timing_device if self.device.is_cuda else _host_device_time(timing_call),
                        self.settle, self.checker.verified, self.timed_calls, self._bounds_json(call, device), self.extra)
 
-    def _measured(self, mode: str, reps: int, cost: Optional[bounding.LoopCost]) -> Pass:
+    def _measured(self, mode: str, reps: int, loop_cost: Callable[[str, bool], Optional[bounding.LoopCost]]) -> Pass:
         """A pass of `reps` calls; measured again (within REMEASURE_S) while its spread is over
-        the threshold; the quietest pass is kept."""
-        best = self._pass(mode, reps, cost)
+        the threshold; the quietest pass is kept. A pass the bounds reject is taken once more
+        against the null loop measured again now: a machine that got busier since the null loop
+        was measured slows the loop's own work (flush, copies), which is no claim of the
+        candidate's; a candidate whose claims are false fails the second pass too."""
+        cost = loop_cost(mode, False)
+        try:
+            best = self._pass(mode, reps, cost)
+        except CandidateFailure as failure:
+            if failure.check != "timing_bounded" or cost is None:
+                raise
+            self.progress(f"{mode} time below what the judge's clock allows: measuring the null loop and the "
+                          "pass again")
+            self.session.note(f"{mode} time: first pass out of bounds ({failure.reason}); null loop and pass "
+                              "measured again")
+            cost = loop_cost(mode, True)
+            if cost is None:  # no clean process to measure it in: the first pass's verdict stands
+                raise
+            best = self._pass(mode, reps, cost)
         started, again_count = time.perf_counter(), 0
         while (_spread(best.samples_us) > NOISY_SPREAD and again_count < REMEASURES
                and time.perf_counter() - started < REMEASURE_S):
