@@ -18,6 +18,14 @@ std::optional<double> speedup_of(const BenchRow& r, bool compile) {
   return compile ? r.speedup_compile : r.speedup_eager;
 }
 
+const std::optional<protocol::SpeedupRange>& range_of(const BenchRow& r, bool compile) {
+  return compile ? r.speedup_compile_range : r.speedup_eager_range;
+}
+
+nlohmann::json range_json(const std::optional<protocol::SpeedupRange>& r) {
+  return r ? nlohmann::json{{"low", r->low}, {"high", r->high}} : nlohmann::json(nullptr);
+}
+
 std::string threshold_key(double t) {
   std::string s = format_fixed(t, 2);
   while (s.back() == '0') s.pop_back();
@@ -47,7 +55,8 @@ double fast_p(const std::vector<BenchRow>& rows, double threshold, bool compile)
   for (const auto& r : rows) {
     if (r.status != "correct") continue;
     auto s = speedup_of(r, compile);
-    if (threshold <= 0 || (s && *s > threshold)) ++n;
+    const auto& range = range_of(r, compile);
+    if (threshold <= 0 || (s && *s > threshold) || (!s && range && range->low > threshold)) ++n;
   }
   return static_cast<double>(n) / static_cast<double>(rows.size());
 }
@@ -82,8 +91,12 @@ std::string bench_text(const std::vector<BenchRow>& rows) {
   for (const auto& r : rows) {
     std::string task = r.task.size() > width ? "…" + r.task.substr(r.task.size() - width + 1) : r.task;
     std::string p50 = r.p50_us ? format_fixed(*r.p50_us, 1) + " µs" : "-";
-    std::string eager = r.speedup_eager ? format_fixed(*r.speedup_eager, 2) + "×" : "-";
-    std::string comp = r.speedup_compile ? format_fixed(*r.speedup_compile, 2) + "×" : "-";
+    auto shown = [](const std::optional<double>& point, const std::optional<protocol::SpeedupRange>& range) {
+      if (point) return format_fixed(*point, 2) + "×";
+      return range ? protocol::format_speedup(point, range) : std::string("-");
+    };
+    std::string eager = shown(r.speedup_eager, r.speedup_eager_range);
+    std::string comp = shown(r.speedup_compile, r.speedup_compile_range);
     std::string note = r.reason;
     if (note.size() > 90) note = note.substr(0, 89) + "…";
     for (const auto& f : r.flags) note += (note.empty() ? "⚑ " : " ⚑ ") + f;
@@ -100,13 +113,20 @@ std::string bench_text(const std::vector<BenchRow>& rows) {
   }
   out << "\n";
   for (bool compile : {false, true}) {
-    bool any = std::any_of(rows.begin(), rows.end(), [&](const BenchRow& r) { return speedup_of(r, compile).has_value(); });
+    bool any = std::any_of(rows.begin(), rows.end(),
+                           [&](const BenchRow& r) { return speedup_of(r, compile).has_value() || range_of(r, compile); });
     out << "fast_p vs " << (compile ? "torch.compile" : "eager") << ":";
     if (!any) {
       out << " no baseline timings (torch.compile needs torch 2; --baselines may have left them out)\n";
       continue;
     }
     for (double t : bench_thresholds()) out << "  fast_" << threshold_key(t) << " " << format_fixed(100 * fast_p(rows, t, compile), 0) << "%";
+    const auto ranged = std::count_if(rows.begin(), rows.end(), [&](const BenchRow& r) {
+      return r.status == "correct" && !speedup_of(r, compile) && range_of(r, compile);
+    });
+    if (ranged > 0)
+      out << "  (" << ranged << " correct row" << (ranged == 1 ? "" : "s") << " timed noisily: a range, counted only where "
+          << "its low end clears the threshold)";
     out << "\n";
   }
   return out.str();
@@ -122,6 +142,8 @@ nlohmann::json bench_json(const std::vector<BenchRow>& rows) {
     j["p50_us"] = r.p50_us ? json(*r.p50_us) : json(nullptr);
     j["speedup"] = {{"eager", r.speedup_eager ? json(*r.speedup_eager) : json(nullptr)},
                     {"compile", r.speedup_compile ? json(*r.speedup_compile) : json(nullptr)}};
+    if (r.speedup_eager_range) j["speedup"]["eager_range"] = range_json(r.speedup_eager_range);
+    if (r.speedup_compile_range) j["speedup"]["compile_range"] = range_json(r.speedup_compile_range);
     j["flags"] = r.flags;
     tasks.push_back(std::move(j));
     ++by_status[r.status];

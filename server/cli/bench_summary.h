@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "protocol/verdict.h"
+
 namespace hone::cli {
 
 struct BenchRow {
@@ -21,12 +23,16 @@ struct BenchRow {
   std::optional<double> p50_us;
   std::optional<double> speedup_eager;
   std::optional<double> speedup_compile;
+  // A noisy timing on either side gives no point but a range (issue 14).
+  std::optional<protocol::SpeedupRange> speedup_eager_range;
+  std::optional<protocol::SpeedupRange> speedup_compile_range;
   std::vector<std::string> flags;
 };
 
 // fast_p: tasks whose kernel is correct AND faster than `threshold` times the baseline, over all
-// rows. `compile` picks the torch.compile speedup instead of eager. A correct row without that
-// speedup counts only at threshold 0 (then fast_0 is the share of correct kernels).
+// rows. `compile` picks the torch.compile speedup instead of eager. A row with only a range counts
+// when its low end is above the threshold (certainly faster); a correct row with neither counts
+// only at threshold 0 (then fast_0 is the share of correct kernels).
 double fast_p(const std::vector<BenchRow>& rows, double threshold, bool compile);
 
 // Geometric mean of the speedups of the correct rows that have one; nullopt when none do.

@@ -26,6 +26,7 @@
 #include "cli/commands.h"
 #include "cli/engine_flags.h"
 #include "cli/kernelbench_runs.h"
+#include "protocol/verdict_text.h"
 #include "engine/engine.h"
 
 namespace hone::cli {
@@ -98,10 +99,12 @@ BenchRow row_from(const fs::path& task, const fs::path& kernel, const protocol::
   r.kernel = kernel.string();
   r.status = std::string(protocol::to_string(v.status));
   r.reason = v.reason.value_or("");
-  if (v.timing) r.p50_us = v.timing->p50_us;
+  if (v.timing) r.p50_us = protocol::basis_time(*v.timing).p50_us;  // the time the speedups divide
   if (v.speedup) {
     r.speedup_eager = v.speedup->eager;
     r.speedup_compile = v.speedup->compile;
+    r.speedup_eager_range = v.speedup->eager_range;
+    r.speedup_compile_range = v.speedup->compile_range;
   }
   for (const auto& f : v.flags) r.flags.push_back(f.id);
   return r;
@@ -115,6 +118,8 @@ std::string row_progress(std::size_t i, std::size_t n, const BenchRow& r) {
     char buf[32];
     std::snprintf(buf, sizeof buf, " · %.2f× eager", *r.speedup_eager);
     s += buf;
+  } else if (r.speedup_eager_range) {
+    s += " · " + protocol::format_speedup(std::nullopt, r.speedup_eager_range) + " eager (noisy)";
   }
   return s;
 }

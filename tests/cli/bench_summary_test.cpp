@@ -63,5 +63,23 @@ TEST(BenchSummary, JsonTextAndSvgCarryTheSameNumbers) {
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
 }
 
+TEST(BenchSummary, ANoisyRowCountsOnlyWhereItsRangeClearsTheThreshold) {
+  auto rows = sample();
+  BenchRow noisy = row("correct", std::nullopt);
+  noisy.speedup_eager_range = protocol::SpeedupRange{1.2, 2.6};
+  rows.push_back(noisy);
+  EXPECT_DOUBLE_EQ(fast_p(rows, 1, false), 2.0 / 6);    // the 2x row and the range above 1.2
+  EXPECT_DOUBLE_EQ(fast_p(rows, 1.5, false), 1.0 / 6);  // 1.2-2.6 may be slower than 1.5x: not counted
+  EXPECT_DOUBLE_EQ(fast_p(rows, 0, false), 4.0 / 6);
+  EXPECT_NEAR(*geomean_speedup(rows, false), 1.0, 1e-12) << "a range is no point for the geometric mean";
+  auto j = bench_json(rows);
+  EXPECT_TRUE(j["tasks"][5]["speedup"]["eager"].is_null());
+  EXPECT_DOUBLE_EQ(j["tasks"][5]["speedup"]["eager_range"]["low"].get<double>(), 1.2);
+  EXPECT_DOUBLE_EQ(j["summary"]["fast_p"]["eager"]["1"].get<double>(), 2.0 / 6);
+  std::string text = bench_text(rows);
+  EXPECT_NE(text.find("1.2–2.6×"), std::string::npos) << text;
+  EXPECT_NE(text.find("1 correct row timed noisily"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace hone::cli

@@ -1,0 +1,144 @@
+// tests/optimize/finalize_test.cpp: the loop's end with a scripted verifier and proposer over a
+// real SQLite store: an original kernel whose first timing was noisy (a busy moment makes it look
+// slow) is timed again before the winner's speedup over it is computed, so a noisy start never
+// inflates "× faster than the original"; a quiet one is not timed twice.
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <mutex>
+
+#include <gtest/gtest.h>
+
+#include "optimize/optimizer.h"
+
+namespace hone {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Answers every source with a correct verdict whose times follow a plan: per source, the (p50,
+// spread) of its first, second, ... verification (the last one repeats).
+class ScriptedVerifier : public CandidateVerifier {
+ public:
+  explicit ScriptedVerifier(std::map<std::string, std::vector<std::pair<double, double>>> plan) : plan_(std::move(plan)) {}
+
+  protocol::Verdict verify(const VerifyRequest& request, std::stop_token) override {
+    std::lock_guard lock(mutex_);
+    const auto& times = plan_.at(request.source);
+    const std::size_t k = static_cast<std::size_t>(calls_[request.source]++);
+    const auto [p50, spread] = times[std::min(k, times.size() - 1)];
+    protocol::Verdict v;
+    v.status = protocol::Status::Correct;
+    protocol::Timing t;
+    t.p50_us = p50;
+    t.p10_us = p50 * (1 - spread / 2);
+    t.p90_us = p50 * (1 + spread / 2);
+    t.reps = 100;
+    t.method = "host_clock";
+    v.timing = t;
+    return v;
+  }
+
+  int calls(const std::string& source) {
+    std::lock_guard lock(mutex_);
+    return calls_[source];
+  }
+
+ private:
+  std::map<std::string, std::vector<std::pair<double, double>>> plan_;
+  std::map<std::string, int> calls_;
+  std::mutex mutex_;
+};
+
+// One round with one candidate, "fast".
+class OneCandidate : public Proposer {
+ public:
+  std::string origin() const override { return "llm"; }
+  std::vector<ProposalRequest> plan_round(const SearchState&, int round, int) override {
+    if (round > 1) return {};
+    ProposalRequest r;
+    r.round = round;
+    return {r};
+  }
+  Proposal propose(const ProposalRequest&, std::stop_token) override {
+    Proposal p;
+    p.source = "fast";
+    return p;
+  }
+};
+
+class Finalize : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("hone-finalize-" + std::to_string(::getpid()) + "-" + testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    target_.kernel_path = dir_ / "k.cpp";
+    target_.base_source = "slow";
+    target_.language = "cpp";
+    target_.task_path = dir_ / "k.py";
+    target_.task_name = "k";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  OptimizeResult run(ScriptedVerifier& verifier, std::vector<OptimizeEvent>* events) {
+    RunStore store(dir_ / "hone.db");
+    OneCandidate proposer;
+    OptimizeOptions options;
+    options.samples = 1;
+    options.rounds = 1;
+    Optimizer optimizer(store, verifier, proposer, target_, options);
+    std::stop_source stop;
+    return optimizer.run(nlohmann::json::object(), stop.get_token(), [events](const OptimizeEvent& e) { events->push_back(e); });
+  }
+
+  fs::path dir_;
+  OptimizeTarget target_;
+};
+
+TEST_F(Finalize, ANoisyOriginalIsTimedAgainAndTheWinnerMustBeatItsLowerTime) {
+  // The original first timed at 100 µs with an 80% spread (a busy moment), then at 60 µs quietly.
+  ScriptedVerifier verifier({{"slow", {{100.0, 0.8}, {60.0, 0.05}}}, {"fast", {{50.0, 0.05}}}});
+  std::vector<OptimizeEvent> events;
+  OptimizeResult result = run(verifier, &events);
+  ASSERT_EQ(result.status, "finished") << result.error;
+  ASSERT_TRUE(result.best);
+  EXPECT_EQ(result.best->source, "fast");
+  ASSERT_TRUE(result.speedup_vs_kernel);
+  EXPECT_DOUBLE_EQ(*result.speedup_vs_kernel, 60.0 / 50.0) << "not the 2x the noisy first time gave";
+  EXPECT_EQ(verifier.calls("slow"), 2);
+  bool said = false;
+  for (const auto& e : events) said |= e.message.find("original kernel's time was noisy") != std::string::npos;
+  EXPECT_TRUE(said) << "the run says why it timed the original again";
+}
+
+TEST_F(Finalize, ANoisyOriginalThatTimesSlowerAgainKeepsItsLowerFirstTime) {
+  ScriptedVerifier verifier({{"slow", {{100.0, 0.8}, {140.0, 0.6}}}, {"fast", {{50.0, 0.05}}}});
+  std::vector<OptimizeEvent> events;
+  OptimizeResult result = run(verifier, &events);
+  ASSERT_TRUE(result.best && result.speedup_vs_kernel);
+  EXPECT_DOUBLE_EQ(*result.speedup_vs_kernel, 100.0 / 50.0);
+}
+
+TEST_F(Finalize, AQuietOriginalIsTimedOnce) {
+  ScriptedVerifier verifier({{"slow", {{100.0, 0.05}}}, {"fast", {{50.0, 0.05}}}});
+  std::vector<OptimizeEvent> events;
+  OptimizeResult result = run(verifier, &events);
+  ASSERT_TRUE(result.best && result.speedup_vs_kernel);
+  EXPECT_DOUBLE_EQ(*result.speedup_vs_kernel, 2.0);
+  EXPECT_EQ(verifier.calls("slow"), 1);
+}
+
+TEST_F(Finalize, ACandidateThatDoesNotBeatTheRetimedOriginalDoesNotWin) {
+  // 70 µs beats the noisy 100 but not the original's quiet 60: no proposal.
+  ScriptedVerifier verifier({{"slow", {{100.0, 0.8}, {60.0, 0.05}}}, {"fast", {{70.0, 0.05}}}});
+  std::vector<OptimizeEvent> events;
+  OptimizeResult result = run(verifier, &events);
+  ASSERT_EQ(result.status, "finished") << result.error;
+  EXPECT_FALSE(result.best);
+}
+
+}  // namespace
+}  // namespace hone
