@@ -69,6 +69,29 @@ PY
   step "$name" "$ok: $status (want $want)"
   echo "| $name | $(basename "$task" .py) | $status | ${summary//|//} | $kb |" >> "$table"
 done
+# 4. `hone profile` of answers (issue 15: the profile works for these too): the profiling child
+# builds ModelNew from hone's builds of its load_inline calls; its own kernels get counters.
+for c in "$EX/model_new_ex_add.py|$EX/model_ex_add.py" "$EX/model_new_ex_add_triton.py|$EX/model_ex_add.py"; do
+  IFS='|' read -r answer task <<< "$c"
+  name=$(basename "$answer" .py)
+  timeout 300 "$HONE_BIN/hone" profile "$answer" --task "$task" --json > "$OUT/kb/$name.profile.json" 2> "$OUT/kb/$name.profile.stderr"
+  rc=$?
+  read -r verdict own < <("$PYTHON" - "$OUT/kb/$name.profile.json" <<'PY'
+import json, sys
+try:
+    v = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+except Exception as e:  # noqa: BLE001
+    print("unreadable", 0); sys.exit()
+kernels = ((v.get("profile") or {}).get("candidate") or {}).get("kernels") or []
+print(v.get("status"), sum(1 for k in kernels if k.get("own") and k.get("metrics")))
+PY
+)
+  ok=FAIL
+  [ $rc -eq 0 ] && [ "$verdict" = correct ] && [ "${own:-0}" -gt 0 ] && ok=ok
+  [ $ok = ok ] || fails=$((fails + 1))
+  step "profile $name" "$ok: rc=$rc $verdict, $own own kernel(s) with counters"
+done
+
 echo
 cat "$table"
 echo "kb section: $fails failure(s)"

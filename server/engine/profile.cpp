@@ -36,6 +36,7 @@ json profile_params(const PreparedCheck& c, const ProfileRequest& request) {
               {"language", c.build.language},
               {"own_kernels", c.build.own_kernels}};
   if (!c.build.op_namespace.empty()) kernel["namespace"] = c.build.op_namespace;
+  for (const auto& [key, value] : c.kernel_extra.items()) kernel[key] = value;  // a KernelBench answer's modules
   return json{{"task", c.staged_task.string()},   {"device", c.device.name()},    {"kernel", kernel},
               {"metrics", request.metrics},       {"reference", request.baseline}, {"cupti_library", cupti_library().string()}};
 }

@@ -68,8 +68,16 @@ json verdict_context(const protocol::Verdict& v) {
   if (v.timing) out["p50_us"] = format_number(v.timing->p50_us);
   if (v.baselines && v.baselines->eager) out["baseline_eager_us"] = format_number(v.baselines->eager->p50_us);
   if (v.baselines && v.baselines->compile) out["baseline_compile_us"] = format_number(v.baselines->compile->p50_us);
-  if (v.speedup && v.speedup->eager) out["speedup_eager"] = format_number(*v.speedup->eager);
-  if (v.speedup && v.speedup->compile) out["speedup_compile"] = format_number(*v.speedup->compile);
+  if (v.speedup) {
+    // A point, or on a noisy timing the range ("1.4–2.1"; the template writes the ×).
+    auto speedup = [](const std::optional<double>& point, const std::optional<protocol::SpeedupRange>& range) {
+      if (point) return format_number(*point);
+      std::string r = protocol::format_speedup(point, range);
+      return r.empty() ? r : r.substr(0, r.size() - std::string("×").size());
+    };
+    if (auto e = speedup(v.speedup->eager, v.speedup->eager_range); !e.empty()) out["speedup_eager"] = e;
+    if (auto c = speedup(v.speedup->compile, v.speedup->compile_range); !c.empty()) out["speedup_compile"] = c;
+  }
   if (v.floor && v.timing && v.timing->p50_us > 0) {
     out["floor_us"] = format_number(v.floor->floor_us);
     out["sol_pct"] = format_number(100.0 * v.floor->floor_us / v.timing->p50_us);

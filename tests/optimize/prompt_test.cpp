@@ -113,6 +113,16 @@ TEST(PromptContext, ReadsTheVerdictIntoVariables) {
                    .contains("gpu"));
 }
 
+TEST(PromptContext, ANoisySpeedupReachesTheModelAsARange) {
+  auto in = sample_inputs();
+  in.verdict->speedup->eager = std::nullopt;
+  in.verdict->speedup->eager_range = hone::protocol::SpeedupRange{1.43, 2.1};
+  auto ctx = hone::prompt_context(in);
+  EXPECT_EQ(ctx["verdict"]["speedup_eager"], "1.4–2.1");
+  auto messages = hone::PromptTemplates::load(HONE_PROMPTS_DIR).render(ctx);
+  EXPECT_NE(messages[0].content.find("speedup 1.4–2.1× over eager"), std::string::npos) << messages[0].content;
+}
+
 TEST(PromptTemplates, HonesTemplatesRenderEverySectionWithoutEscaping) {
   auto t = hone::PromptTemplates::load(HONE_PROMPTS_DIR);
   auto messages = t.render(hone::prompt_context(sample_inputs()));

@@ -11,7 +11,7 @@ import unittest
 
 import torch
 
-from common import TASKS
+from common import REPO, TASKS
 from worker_client import WORKER_DIR
 
 sys.path.insert(0, WORKER_DIR)
@@ -376,6 +376,41 @@ class BoundedPassRetryTest(unittest.TestCase):
         with self.assertRaises(faults.CandidateFailure) as raised:
             self.run_measured(80.0, 80.0, 1_000.0, None)
         self.assertEqual(raised.exception.check, "timing_bounded")
+
+
+class ProfileChildModelNewTest(unittest.TestCase):
+    """The profiling child (confined, allowed to hold candidate code) builds a KernelBench answer's
+    ModelNew as the candidate processes do: seeded like Model, so both own the same weights."""
+
+    KB = REPO / "tests" / "kernelbench"
+
+    def test_modelnew_gets_models_weights_and_computes_what_model_does(self):
+        from hone_worker import profile
+        from hone_worker.instance import build_instance, run_reference
+        from hone_worker.kernel_spec import KernelSpec
+        from hone_worker.modelnew import MODEL_SEED
+
+        device = parse_device("cpu")
+        instance = build_instance(load_task(str(self.KB / "linear_relu.py")), device, 7, MODEL_SEED)
+        spec = KernelSpec(str(self.KB / "answers" / "linear_relu_torch.py"), "modelnew", None, [], None, {})
+        call = profile._modelnew_call(spec, str(self.KB / "linear_relu.py"), device, instance.inputs)
+        with torch.no_grad():
+            got = call()
+        torch.testing.assert_close(got, run_reference(instance)[0])
+
+    def test_a_file_without_modelnew_is_a_kernel_error(self):
+        from hone_worker import profile
+        from hone_worker.errors import KernelError
+        from hone_worker.kernel_spec import KernelSpec
+
+        with tempfile.TemporaryDirectory() as folder:
+            answer = os.path.join(folder, "answer.py")
+            with open(answer, "w") as f:
+                f.write("import torch\n")
+            spec = KernelSpec(answer, "modelnew", None, [], None, {})
+            with self.assertRaises(KernelError) as raised:
+                profile._modelnew_call(spec, str(self.KB / "linear_relu.py"), parse_device("cpu"), [torch.zeros(8, 16)])
+            self.assertIn("ModelNew", raised.exception.message)
 
 
 class InputSetsTest(unittest.TestCase):

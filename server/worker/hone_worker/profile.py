@@ -154,6 +154,7 @@ class Subject:
         from .devices import parse_device
         from .environment import _device
         from .instance import build_instance, run_reference
+        from .modelnew import MODEL_SEED
         from .task import load_task
         from .task_info import derive_task_signature
 
@@ -162,13 +163,18 @@ class Subject:
         task = load_task(child_request["task"])
         signature = derive_task_signature(task, self.device)
         spec = KernelSpec.from_params(child_request["kernel"])
-        candidate = Candidate(spec, signature, self.device)
-        instance = build_instance(task, self.device, child_request["seed"])
-        outputs = ([torch.empty(o.shape, dtype=getattr(torch, o.dtype), device=self.device.torch)
-                    for o in signature.outputs] if candidate.form == "raw" else None)
-        bound = candidate.bind(instance.inputs + instance.params, outputs)
+        if spec.form == "modelnew":
+            # A KernelBench answer owns its weights: Model is built from the same seed as ModelNew.
+            instance = build_instance(task, self.device, child_request["seed"], MODEL_SEED)
+            self.candidate = _modelnew_call(spec, child_request["task"], self.device, instance.inputs)
+        else:
+            candidate = Candidate(spec, signature, self.device)
+            instance = build_instance(task, self.device, child_request["seed"])
+            outputs = ([torch.empty(o.shape, dtype=getattr(torch, o.dtype), device=self.device.torch)
+                        for o in signature.outputs] if candidate.form == "raw" else None)
+            bound = candidate.bind(instance.inputs + instance.params, outputs)
+            self.candidate = lambda: bound.run()
         self.own_kernels = spec.own_kernels
-        self.candidate = lambda: bound.run()
         self.reference = lambda: run_reference(instance)
         tensors = [v for v in instance.inputs + instance.params if isinstance(v, torch.Tensor)]
         first = next((t for t in instance.inputs if isinstance(t, torch.Tensor)), None)
@@ -187,6 +193,24 @@ class Subject:
                 self.candidate()
                 self.reference()
         self.synchronize()
+
+
+def _modelnew_call(spec, task_path: str, device, inputs):
+    """ModelNew of a KernelBench answer, built as the candidate processes build it (the runner's
+    modelnew form: hone's builds in place of load_inline, every generator seeded with MODEL_SEED),
+    and a call of its forward on `inputs`. This child is confined and may hold candidate code."""
+    from .modelnew import MODEL_SEED
+    from .runner.errors import RunnerError
+    from .runner.forms import LoadSpec, load_candidate
+
+    load = LoadSpec.from_json({"form": "modelnew", "seed": MODEL_SEED, "source": spec.library, "task": task_path,
+                               "modules": {name: m["library"] for name, m in spec.modules.items()},
+                               "namespaces": {name: m["namespace"] for name, m in spec.modules.items()}})
+    try:
+        call = load_candidate(load, device).bind(list(inputs), [])
+    except RunnerError as exc:
+        raise KernelError(exc.message, exc.traceback or "") from None
+    return call
 
 
 def _child_main(argv) -> int:

@@ -58,6 +58,10 @@ class ProfileChild:
         library = child_request["kernel"]["library"]
         staged["kernel"]["library"] = self._copy(library, "kernel" + (os.path.splitext(library)[1] or ".so"),
                                                  KernelError)
+        # A KernelBench answer's load_inline builds (form modelnew).
+        for k, (name, module) in enumerate(sorted((child_request["kernel"].get("modules") or {}).items())):
+            staged["kernel"]["modules"][name]["library"] = self._copy(
+                module["library"], f"extension{k}" + (os.path.splitext(module["library"])[1] or ".so"), KernelError)
         return staged
 
     def _copy(self, path: str, name: str, error) -> str:
