@@ -8,6 +8,8 @@ export interface Speedups {
   eager: number | null;
   compile: number | null;
   overCurrent: number | null;
+  /** When a timing was noisy: the speedup over eager as a range, in place of `eager`. */
+  eagerRange?: { low: number; high: number };
 }
 
 /** One candidate kernel of an optimize run, as the user browses it. */

@@ -70,6 +70,8 @@ export interface CandidateRow {
   speedupVsCurrent: number | null;
   p50Us: number | null;
   reason: string;
+  /** A noisy candidate's speedup over eager as a range (then `speedup` is null). */
+  speedupRange?: { low: number; high: number };
 }
 
 export interface ReportData {
@@ -166,6 +168,7 @@ export function shapeTable(candidates: Proposal[]): CandidateRow[] {
     speedupVsCurrent: p.status === 'correct' ? p.speedup.overCurrent : null,
     p50Us: p.status === 'correct' ? p.p50Us : null,
     reason: p.reason ?? '',
+    ...(p.status === 'correct' && p.speedup.eager === null && p.speedup.eagerRange ? { speedupRange: p.speedup.eagerRange } : {}),
   }));
 }
 

@@ -129,6 +129,7 @@ export function candidateFromProgress(kernelUri: string, runId: string, n: JobPr
   if (typeof id !== 'number' || typeof status !== 'string') return undefined;
   const known = ['correct', 'incorrect', 'compile_error', 'runtime_error', 'timeout', 'rejected'];
   if (!known.includes(status)) return undefined;
+  const eagerRange = num(n.speedupEager) === null ? rangeOf(n.speedupEagerRange) : null;
   return {
     kernelUri,
     runId,
@@ -137,7 +138,12 @@ export function candidateFromProgress(kernelUri: string, runId: string, n: JobPr
     reason: status === 'correct' ? undefined : n.note || undefined,
     round: n.round,
     p50Us: num(n.p50Us),
-    speedup: { eager: num(n.speedupEager), compile: num(n.speedupCompile), overCurrent: num(n.speedupKernel) },
+    speedup: {
+      eager: num(n.speedupEager),
+      compile: num(n.speedupCompile),
+      overCurrent: num(n.speedupKernel),
+      ...(eagerRange ? { eagerRange } : {}),
+    },
   };
 }
 

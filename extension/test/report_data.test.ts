@@ -91,5 +91,7 @@ describe('report data', () => {
     const counted = shapeReport({ kernelName: 'k', history: [], baseP50Us: null, candidates: cands, counts: { correct: 4, incorrect: 2 } });
     assert.deepEqual(counted.counts, { correct: 4, incorrect: 2 }, 'the optimizer\'s counts cover candidates the table does not list');
     assert.equal(rep.title, 'hone report: softmax.cu');
+    const noisy: Proposal = { kernelUri: 'k', runId: 'r', candidateId: '3', status: 'correct', speedup: { eager: null, compile: null, overCurrent: 1.2, eagerRange: { low: 1.4, high: 2.1 } }, p50Us: 6 };
+    assert.deepEqual(shapeTable([noisy])[0].speedupRange, { low: 1.4, high: 2.1 }, 'a noisy candidate shows its range');
   });
 });

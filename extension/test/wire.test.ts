@@ -131,6 +131,8 @@ describe('wire adapters', () => {
     assert.equal(fast?.p50Us, 20.5);
     assert.deepEqual(fast?.speedup, { eager: 2.4, compile: 1.1, overCurrent: 1.9 });
     assert.equal(candidateFromProgress('k', '1', progress({ event: 'note' })), undefined);
+    const noisy = candidateFromProgress('k', '1', progress({ event: 'verified', candidateId: 14, status: 'correct', note: '', p50Us: 21, speedupEagerRange: { low: 1.4, high: 2.1 }, speedupKernel: 1.8 }));
+    assert.deepEqual(noisy?.speedup, { eager: null, compile: null, overCurrent: 1.8, eagerRange: { low: 1.4, high: 2.1 } });
   });
 
   it('never shows a lower best speedup than it already showed in a run', () => {

@@ -129,7 +129,7 @@ function table(rows: CandidateRow[]): void {
     cell(tr, r.round === null ? '' : String(r.round), 'num');
     cell(tr, r.status, r.status === 'correct' ? 'correct' : 'bad');
     cell(tr, speed(r.speedupVsCurrent), 'num');
-    cell(tr, speed(r.speedup), 'num');
+    cell(tr, r.speedup === null && r.speedupRange ? `${speed(r.speedupRange.low).replace(/×$/, '')}–${speed(r.speedupRange.high)}` : speed(r.speedup), 'num');
     cell(tr, micros(r.p50Us), 'num');
     cell(tr, r.reason);
     body.appendChild(tr);
