@@ -35,7 +35,8 @@ std::vector<ProposalRequest> LlmProposer::plan_round(const SearchState& state, i
   std::size_t from = all.size() > kHistoryLimit ? all.size() - kHistoryLimit : 0;
   for (std::size_t i = from; i < all.size(); ++i) {
     const auto& c = all[i];
-    history_.push_back({c.id, c.round, c.parent_id, c.status, c.p50_us, c.speedup_eager, c.reason});
+    std::optional<protocol::SpeedupRange> range = c.verdict && c.verdict->speedup ? c.verdict->speedup->eager_range : std::nullopt;
+    history_.push_back({c.id, c.round, c.parent_id, c.status, c.p50_us, c.speedup_eager, c.reason, range});
   }
   std::vector<ProposalRequest> out;
   if (parents.empty() || !parents.front()) return out;

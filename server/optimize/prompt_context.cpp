@@ -60,6 +60,13 @@ json outcome_context(const std::string& status, const std::string& reason) {
           {"flags", json::array()},   {"kernels", json::array()},       {"has_kernels", false}};
 }
 
+// A point, or on a noisy timing the range ("1.4–2.1"); "" when neither (the template writes the ×).
+std::string speedup(const std::optional<double>& point, const std::optional<protocol::SpeedupRange>& range) {
+  if (point) return format_number(*point);
+  std::string r = protocol::format_speedup(point, range);
+  return r.empty() ? r : r.substr(0, r.size() - std::string("×").size());
+}
+
 json verdict_context(const protocol::Verdict& v) {
   json out = outcome_context(std::string(protocol::to_string(v.status)), v.reason.value_or(""));
   out["compile_errors"] = compile_errors(v.compile);
@@ -69,12 +76,6 @@ json verdict_context(const protocol::Verdict& v) {
   if (v.baselines && v.baselines->eager) out["baseline_eager_us"] = format_number(v.baselines->eager->p50_us);
   if (v.baselines && v.baselines->compile) out["baseline_compile_us"] = format_number(v.baselines->compile->p50_us);
   if (v.speedup) {
-    // A point, or on a noisy timing the range ("1.4–2.1"; the template writes the ×).
-    auto speedup = [](const std::optional<double>& point, const std::optional<protocol::SpeedupRange>& range) {
-      if (point) return format_number(*point);
-      std::string r = protocol::format_speedup(point, range);
-      return r.empty() ? r : r.substr(0, r.size() - std::string("×").size());
-    };
     if (auto e = speedup(v.speedup->eager, v.speedup->eager_range); !e.empty()) out["speedup_eager"] = e;
     if (auto c = speedup(v.speedup->compile, v.speedup->compile_range); !c.empty()) out["speedup_compile"] = c;
   }
@@ -170,7 +171,7 @@ json prompt_context(const PromptInputs& in) {
     json e = {{"id", h.id}, {"round", h.round}, {"status", h.status}, {"note", short_reason(h.note)}};
     if (h.parent) e["parent"] = *h.parent;
     if (h.p50_us) e["p50_us"] = format_number(*h.p50_us);
-    if (h.speedup_eager) e["speedup"] = format_number(*h.speedup_eager);
+    if (auto sp = speedup(h.speedup_eager, h.speedup_eager_range); !sp.empty()) e["speedup"] = sp;
     history.push_back(e);
   }
   ctx["history"] = history;

@@ -23,6 +23,7 @@ struct AttemptSummary {
   std::optional<double> p50_us;
   std::optional<double> speedup_eager;
   std::string note;  // the reason, shortened
+  std::optional<protocol::SpeedupRange> speedup_eager_range;  // a noisy timing's range, in place of speedup_eager
 };
 
 // How a candidate that never reached the verifier ended (no code, an LLM error).

@@ -121,6 +121,8 @@ TEST(PromptContext, ANoisySpeedupReachesTheModelAsARange) {
   EXPECT_EQ(ctx["verdict"]["speedup_eager"], "1.4–2.1");
   auto messages = hone::PromptTemplates::load(HONE_PROMPTS_DIR).render(ctx);
   EXPECT_NE(messages[0].content.find("speedup 1.4–2.1× over eager"), std::string::npos) << messages[0].content;
+  in.history.push_back({3, 2, 1, "correct", 40.0, std::nullopt, "", hone::protocol::SpeedupRange{1.2, 1.9}});
+  EXPECT_EQ(hone::prompt_context(in)["history"][2]["speedup"], "1.2–1.9") << "a noisy attempt's range in the history";
 }
 
 TEST(PromptTemplates, HonesTemplatesRenderEverySectionWithoutEscaping) {
