@@ -83,7 +83,8 @@ class Finalize : public testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  OptimizeResult run(ScriptedVerifier& verifier, std::vector<OptimizeEvent>* events) {
+  // One run of OneCandidate against `verifier`; its events land in events_.
+  OptimizeResult run(ScriptedVerifier& verifier) {
     RunStore store(dir_ / "hone.db");
     OneCandidate proposer;
     OptimizeOptions options;
@@ -91,18 +92,18 @@ class Finalize : public testing::Test {
     options.rounds = 1;
     Optimizer optimizer(store, verifier, proposer, target_, options);
     std::stop_source stop;
-    return optimizer.run(nlohmann::json::object(), stop.get_token(), [events](const OptimizeEvent& e) { events->push_back(e); });
+    return optimizer.run(nlohmann::json::object(), stop.get_token(), [this](const OptimizeEvent& e) { events_.push_back(e); });
   }
 
   fs::path dir_;
   OptimizeTarget target_;
+  std::vector<OptimizeEvent> events_;
 };
 
 TEST_F(Finalize, ANoisyOriginalIsTimedAgainAndTheWinnerMustBeatItsLowerTime) {
   // The original first timed at 100 µs with an 80% spread (a busy moment), then at 60 µs quietly.
   ScriptedVerifier verifier({{"slow", {{100.0, 0.8}, {60.0, 0.05}}}, {"fast", {{50.0, 0.05}}}});
-  std::vector<OptimizeEvent> events;
-  OptimizeResult result = run(verifier, &events);
+  OptimizeResult result = run(verifier);
   ASSERT_EQ(result.status, "finished") << result.error;
   ASSERT_TRUE(result.best);
   EXPECT_EQ(result.best->source, "fast");
@@ -110,22 +111,21 @@ TEST_F(Finalize, ANoisyOriginalIsTimedAgainAndTheWinnerMustBeatItsLowerTime) {
   EXPECT_DOUBLE_EQ(*result.speedup_vs_kernel, 60.0 / 50.0) << "not the 2x the noisy first time gave";
   EXPECT_EQ(verifier.calls("slow"), 2);
   bool said = false;
-  for (const auto& e : events) said |= e.message.find("original kernel's time was noisy") != std::string::npos;
+  for (const auto& e : events_) said |= e.message.find("original kernel's time was noisy") != std::string::npos;
   EXPECT_TRUE(said) << "the run says why it timed the original again";
 }
 
 TEST_F(Finalize, ANoisyOriginalThatTimesSlowerAgainKeepsItsLowerFirstTime) {
   ScriptedVerifier verifier({{"slow", {{100.0, 0.8}, {140.0, 0.6}}}, {"fast", {{50.0, 0.05}}}});
-  std::vector<OptimizeEvent> events;
-  OptimizeResult result = run(verifier, &events);
+  OptimizeResult result = run(verifier);
   ASSERT_TRUE(result.best && result.speedup_vs_kernel);
   EXPECT_DOUBLE_EQ(*result.speedup_vs_kernel, 100.0 / 50.0);
+  EXPECT_EQ(verifier.calls("slow"), 2) << "timed again, the slower second time is not taken";
 }
 
 TEST_F(Finalize, AQuietOriginalIsTimedOnce) {
   ScriptedVerifier verifier({{"slow", {{100.0, 0.05}}}, {"fast", {{50.0, 0.05}}}});
-  std::vector<OptimizeEvent> events;
-  OptimizeResult result = run(verifier, &events);
+  OptimizeResult result = run(verifier);
   ASSERT_TRUE(result.best && result.speedup_vs_kernel);
   EXPECT_DOUBLE_EQ(*result.speedup_vs_kernel, 2.0);
   EXPECT_EQ(verifier.calls("slow"), 1);
@@ -134,8 +134,7 @@ TEST_F(Finalize, AQuietOriginalIsTimedOnce) {
 TEST_F(Finalize, ACandidateThatDoesNotBeatTheRetimedOriginalDoesNotWin) {
   // 70 µs beats the noisy 100 but not the original's quiet 60: no proposal.
   ScriptedVerifier verifier({{"slow", {{100.0, 0.8}, {60.0, 0.05}}}, {"fast", {{70.0, 0.05}}}});
-  std::vector<OptimizeEvent> events;
-  OptimizeResult result = run(verifier, &events);
+  OptimizeResult result = run(verifier);
   ASSERT_EQ(result.status, "finished") << result.error;
   EXPECT_FALSE(result.best);
 }
