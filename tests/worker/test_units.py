@@ -316,10 +316,10 @@ class BoundsTest(unittest.TestCase):
         # 3x below, but only 18 us per call: launch overheads and noise at the microsecond scale.
         b = bounds.bound("call", [9.0] * 10, 10 * 27.0, bounds.LoopCost(0.0, 0.0), cuda=True)
         self.assertIsNone(b.violation())
-        # The CPU's flush is a large, noisy part of every call: 60% of it is allowed.
-        b = bounds.bound("call", [80.0] * 10, 10 * (5_000.0 + 2_800.0), bounds.LoopCost(0.0, 5_000.0), cuda=False)
+        # The CPU's flush is a large, noisy part of every call: as much again as its own cost is allowed.
+        b = bounds.bound("call", [80.0] * 10, 10 * (5_000.0 + 4_900.0), bounds.LoopCost(0.0, 5_000.0), cuda=False)
         self.assertIsNone(b.violation())
-        b = bounds.bound("call", [80.0] * 10, 10 * (5_000.0 + 3_500.0), bounds.LoopCost(0.0, 5_000.0), cuda=False)
+        b = bounds.bound("call", [80.0] * 10, 10 * (5_000.0 + 5_300.0), bounds.LoopCost(0.0, 5_000.0), cuda=False)
         self.assertIsNotNone(b.violation())
 
     def test_device_time_above_call_time(self):
@@ -334,18 +334,22 @@ class BoundsTest(unittest.TestCase):
 
 
 class BoundedPassRetryTest(unittest.TestCase):
-    """A pass the bounds reject is taken once more against the null loop measured again: a machine
-    that got busier since the null loop was measured is no claim of the candidate's."""
+    """A pass the bounds reject is taken again (up to BOUND_RETRIES times) against the null loop
+    measured again: a machine that got busier since the null loop was measured is no claim of the
+    candidate's; false claims fail every pass."""
 
-    def run_measured(self, claimed_us: float, actual_us: float, loop_now_us: float, fresh_cost):
+    def run_measured(self, claimed_us: float, actual_us: float, loop_now_us: float, fresh_costs, asked):
         """TimedRun._measured with its passes simulated: calls that take `actual_us` and claim
         `claimed_us`; the loop's own work now costs `loop_now_us` per call on the judge's clock,
-        while the null loop measured earlier says a tenth of that."""
+        while the null loop measured earlier says a tenth of that; the null loop measured again
+        gives `fresh_costs` in turn. Each request for the null loop's cost is appended to `asked`
+        (True: measured again)."""
         run = timed_runs.TimedRun.__new__(timed_runs.TimedRun)
-        notes, asked = [], []
+        notes = []
         run.session = type("S", (), {"note": lambda self, text: notes.append(text)})()
         run.progress = lambda text: None
         run.device = parse_device("cpu")
+        fresh = list(fresh_costs)
 
         def one_pass(mode, reps, cost):
             result = timed_runs.Pass(mode, samples_us=[claimed_us] * reps)
@@ -354,28 +358,40 @@ class BoundedPassRetryTest(unittest.TestCase):
                 raise faults.CandidateFailure("rejected", result.bounds[0].violation(), check="timing_bounded")
             return result
 
-        def loop_cost(mode, fresh):
-            asked.append(fresh)
-            return fresh_cost if fresh else bounds.LoopCost(0.0, loop_now_us / 10)
+        def loop_cost(mode, again):
+            asked.append(again)
+            return fresh.pop(0) if again else bounds.LoopCost(0.0, loop_now_us / 10)
 
         run._pass = one_pass
-        return run._measured("call", 10, loop_cost), asked, notes
+        return run._measured("call", 10, loop_cost), notes
 
     def test_an_honest_pass_on_a_busier_machine_passes_against_the_null_loop_measured_again(self):
-        passed, asked, notes = self.run_measured(80.0, 80.0, 1_000.0, bounds.LoopCost(0.0, 1_000.0))
+        asked = []
+        passed, notes = self.run_measured(80.0, 80.0, 1_000.0, [bounds.LoopCost(0.0, 1_000.0)], asked)
         self.assertEqual(asked, [False, True])
         self.assertEqual(passed.samples_us, [80.0] * 10)
-        self.assertIn("first pass out of bounds", notes[0])
+        self.assertIn("pass out of bounds", notes[0])
 
-    def test_false_claims_fail_the_second_pass_too(self):
+    def test_a_machine_busy_through_one_retry_still_passes_on_the_next(self):
+        asked = []
+        stale = bounds.LoopCost(0.0, 100.0)  # measured again in a quieter moment than the pass
+        passed, _ = self.run_measured(80.0, 80.0, 1_000.0, [stale, bounds.LoopCost(0.0, 1_000.0)], asked)
+        self.assertEqual(asked, [False, True, True])
+        self.assertEqual(passed.samples_us, [80.0] * 10)
+
+    def test_false_claims_fail_every_pass(self):
+        asked = []
         with self.assertRaises(faults.CandidateFailure) as raised:
-            self.run_measured(2.0, 300.0, 50.0, bounds.LoopCost(0.0, 50.0))
+            self.run_measured(2.0, 300.0, 50.0, [bounds.LoopCost(0.0, 50.0)] * timed_runs.BOUND_RETRIES, asked)
         self.assertIn("reported 2.0 us per call", raised.exception.reason)
+        self.assertEqual(asked, [False] + [True] * timed_runs.BOUND_RETRIES)
 
-    def test_without_a_clean_process_for_the_null_loop_the_first_verdict_stands(self):
+    def test_without_a_clean_process_for_the_null_loop_the_rejection_stands(self):
+        asked = []
         with self.assertRaises(faults.CandidateFailure) as raised:
-            self.run_measured(80.0, 80.0, 1_000.0, None)
+            self.run_measured(80.0, 80.0, 1_000.0, [None], asked)
         self.assertEqual(raised.exception.check, "timing_bounded")
+        self.assertEqual(asked, [False, True])
 
 
 class ProfileChildModelNewTest(unittest.TestCase):
