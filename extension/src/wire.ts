@@ -23,8 +23,10 @@ export type {
   JobParams,
   JobProgress,
   KernelResult,
+  MachineCode,
   OptimizeResult,
   ProposalParams,
+  SassCounts,
   Settings as ServerSettings,
   Verdict,
 } from '../../protocol/ts/hone-protocol';

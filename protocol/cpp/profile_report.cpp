@@ -481,6 +481,7 @@ void to_json(json& j, const ProfileReport& r) {
            {"compulsory_bytes", r.compulsory_bytes},
            {"candidate", r.candidate},
            {"reference", optional_json(r.reference)},
+           {"sass", optional_json(r.sass)},
            {"suggestions", r.suggestions},
            {"overhead",
             {{"activity_seconds", r.overhead.activity_seconds},
@@ -502,6 +503,7 @@ void from_json(const json& j, ProfileReport& r) {
   get(j, "compulsory_bytes", r.compulsory_bytes);
   j.at("candidate").get_to(r.candidate);
   get(j, "reference", r.reference);
+  get(j, "sass", r.sass);
   get(j, "suggestions", r.suggestions);
   if (auto it = j.find("overhead"); it != j.end() && it->is_object()) {
     get(*it, "activity_seconds", r.overhead.activity_seconds);

@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "protocol/sass_counters.h"
+
 namespace hone::protocol {
 
 // Arithmetic precisions with a peak rate. "Tensor" precisions run on tensor cores (dense rates;
@@ -249,6 +251,9 @@ struct ProfileReport {
   double compulsory_bytes = 0;  // the task's input + output bytes
   CallProfile candidate;
   std::optional<CallProfile> reference;
+  // The candidate call's per-instruction counters (shown beside the SASS of the same build);
+  // nullopt in reports that predate them.
+  std::optional<SassCounters> sass;
   std::vector<Suggestion> suggestions;
   ProfileOverhead overhead;
   std::vector<std::string> notes;

@@ -196,6 +196,14 @@ std::string profile_text(const ProfileReport& profile) {
   out << "Suggestions" << (profile.suggestions.empty() ? ": none (no rule fired)\n" : ":\n");
   int i = 0;
   for (const Suggestion& s : profile.suggestions) suggestion_lines(out, ++i, s);
+  if (profile.sass && profile.sass->available) {
+    std::size_t instructions = 0;
+    for (const SassKernel& k : profile.sass->kernels) instructions += k.instructions.size();
+    std::string metrics;
+    for (const std::string& m : profile.sass->metrics) metrics += (metrics.empty() ? "" : ", ") + m;
+    out << "Per-instruction counters: " << instructions << " SASS instructions of " << profile.sass->kernels.size()
+        << " kernel(s) (" << metrics << "), shown beside the SASS of this build\n";
+  }
   for (const std::string& n : profile.notes) out << "Note: " << n << "\n";
   out << "Profiling overhead: traced call " << format_fixed(profile.overhead.activity_seconds, 3) << " s, counter replay "
       << format_fixed(profile.overhead.replay_seconds, 3) << " s\n";

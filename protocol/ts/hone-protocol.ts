@@ -486,7 +486,7 @@ export interface DocumentParams {
   [k: string]: unknown;
 }
 /**
- * Per-request options. check: device, seeds, atol, rtol, timing, baselines. profile: metrics. optimize: device, samples, rounds, budgetSeconds, tokenBudget, tuner (true: the built-in tuner even when an LLM is configured), hint (free text for the model's prompts).
+ * Per-request options. check: device, seeds, atol, rtol, timing, baselines. profile: metrics, baselines (false: no reference profile and no baseline timings). optimize: device, samples, rounds, budgetSeconds, tokenBudget, tuner (true: the built-in tuner even when an LLM is configured), hint (free text for the model's prompts).
  *
  * This interface was referenced by `HoneLspProtocol`'s JSON-Schema
  * via the `definition` "JobOptions".
@@ -831,6 +831,10 @@ export interface Profile {
    * the PyTorch reference profiled the same way: the baseline
    */
   reference?: Call | null;
+  /**
+   * the candidate call's per-instruction counters (CUPTI SASS Metrics API), counted in one more call after every other measurement; absent in reports that predate them
+   */
+  sass?: SassCounters | null;
   suggestions: Suggestion[];
   overhead: {
     /**
@@ -1017,6 +1021,52 @@ export interface Counters {
   set?: string;
   passes?: number;
   omitted?: string[];
+  [k: string]: unknown;
+}
+/**
+ * Per-instruction counters of the candidate call, by kernel and SASS offset; when unavailable, code and message say why.
+ *
+ * This interface was referenced by `Profile`'s JSON-Schema
+ * via the `definition` "sass_counters".
+ */
+export interface SassCounters {
+  available: boolean;
+  /**
+   * why they are missing: insufficient_privileges, hardware_busy, not_supported, no_device, no_context, child_died (the pass took the profiling child down), kernel_error, not_collected, ...
+   */
+  code?: string;
+  message?: string;
+  chip?: string;
+  /**
+   * collected, in hone's order: smsp__sass_inst_executed, smsp__sass_thread_inst_executed, smsp__sass_thread_inst_executed_pred_on, smsp__sass_sectors_mem_global, smsp__sass_sectors_mem_global_ideal where the GPU offers them
+   */
+  metrics: string[];
+  omitted?: {
+    name: string;
+    reason: string;
+    [k: string]: unknown;
+  }[];
+  kernels: {
+    /**
+     * mangled, as CUPTI names it
+     */
+    function: string;
+    cubin_crc?: number;
+    instructions: {
+      /**
+       * bytes from the function's first instruction (nvdisasm's /*0040* /)
+       */
+      pc_offset: number;
+      values: {
+        [k: string]: number;
+      };
+      [k: string]: unknown;
+    }[];
+    [k: string]: unknown;
+  }[];
+  kernels_dropped?: number;
+  instructions_dropped?: number;
+  records_dropped?: number;
   [k: string]: unknown;
 }
 /**
@@ -1313,6 +1363,113 @@ export interface KernelResult {
   check?: Verdict;
   profile?: Verdict;
   optimize?: OptimizeResult;
+  [k: string]: unknown;
+}
+/**
+ * Counts by SASS metric name (smsp__sass_inst_executed: warp-level instructions executed; smsp__sass_thread_inst_executed: thread-level; smsp__sass_sectors_mem_global and its _ideal: the 32-byte sectors the global accesses touched, and would have touched perfectly coalesced).
+ *
+ * This interface was referenced by `HoneLspProtocol`'s JSON-Schema
+ * via the `definition` "SassCounts".
+ */
+export interface SassCounts {
+  [k: string]: number;
+}
+/**
+ * One line of a listing; SASS instructions carry their counts in the last profile of the same build.
+ *
+ * This interface was referenced by `HoneLspProtocol`'s JSON-Schema
+ * via the `definition` "MachineCodeLine".
+ */
+export interface MachineCodeLine {
+  text: string;
+  /**
+   * the source file of the line; empty when it maps to none
+   */
+  file: string;
+  /**
+   * 0-based source line; -1: none
+   */
+  line: number;
+  /**
+   * the source is the requested document
+   */
+  inFile: boolean;
+  counters?: SassCounts;
+  [k: string]: unknown;
+}
+/**
+ * A source line's counts: the sums over the SASS instructions mapped to it.
+ *
+ * This interface was referenced by `HoneLspProtocol`'s JSON-Schema
+ * via the `definition` "SourceLineCounters".
+ */
+export interface SourceLineCounters {
+  file: string;
+  /**
+   * 0-based
+   */
+  line: number;
+  inFile: boolean;
+  counters: SassCounts;
+  [k: string]: unknown;
+}
+/**
+ * SASS only: the per-instruction counters of the last profile of this same build (same build key, so the same cubin), or why there are none.
+ *
+ * This interface was referenced by `HoneLspProtocol`'s JSON-Schema
+ * via the `definition` "MachineCodeCounters".
+ */
+export interface MachineCodeCounters {
+  /**
+   * the counters' columns, in order; empty: none
+   */
+  metrics: string[];
+  /**
+   * the view's header: where the counters come from, or why there are none ("no profile of this build yet: run Profile to see per-line counters")
+   */
+  note: string;
+  /**
+   * ISO 8601 UTC of that profile
+   */
+  profiledAt?: string;
+  sourceLines: SourceLineCounters[];
+  [k: string]: unknown;
+}
+/**
+ * The reply of workspace/executeCommand hone.showPtx / hone.showSass: one function's PTX or SASS, each line mapped to its source line (-lineinfo); SASS with the last profile's counters.
+ *
+ * This interface was referenced by `HoneLspProtocol`'s JSON-Schema
+ * via the `definition` "MachineCode".
+ */
+export interface MachineCode {
+  uri: DocumentUri;
+  kind: 'ptx' | 'sass';
+  /**
+   * the function shown, mangled
+   */
+  symbol: string;
+  /**
+   * unqualified
+   */
+  name: string;
+  /**
+   * every function of the build, unqualified
+   */
+  functions: string[];
+  /**
+   * false: no source mapping (SASS from cuobjdump)
+   */
+  mapped: boolean;
+  /**
+   * the listing, one line per entry of lines
+   */
+  text: string;
+  lines: MachineCodeLine[];
+  counters?: MachineCodeCounters;
+  /**
+   * the annotated listing written to .hone/asm/ (source marks, counters)
+   */
+  path?: string;
   [k: string]: unknown;
 }
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The profile section of scripts/gpu-check.sh (issue 4) on the H200: libhone_cupti against known
 # answers (vector add DRAM bytes, exact FMA FLOPs, 12.5% coalescing of a strided gather, kernel
-# replay side effects; the coalescing, occupancy, bank-conflict, divergence, local-memory,
-# tensor-core and small-grid suggestions), the DRAM bytes against ncu, the measured ceilings,
-# `hone profile` end to end (suggestion source lines, the verdict against its schema) unconfined
-# and inside hone's sandbox, and the profiling overhead. Gets HONE_BUILD, HONE_BIN, PY and OUT from
+# replay side effects; per-instruction SASS counts of the vector add; the coalescing, occupancy,
+# bank-conflict, divergence, local-memory, tensor-core and small-grid suggestions), the DRAM bytes
+# against ncu, the measured ceilings, `hone profile` end to end (suggestion source lines, SASS
+# counters, the verdict against its schema) unconfined and inside hone's sandbox, and the
+# profiling overhead. Gets HONE_BUILD, HONE_BIN, PY and OUT from
 # the driver; prints a short summary with PASS/FAIL per check (tests/profile/gpu_checks.py); full
 # JSON under $OUT/profile (fixtures/ holds recordings for tests/profile/fixtures: see its README.md).
 set -uo pipefail

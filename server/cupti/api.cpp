@@ -19,6 +19,7 @@
 #include "driver.h"
 #include "host_config.h"
 #include "range_session.h"
+#include "sass_session.h"
 
 namespace {
 
@@ -32,6 +33,7 @@ std::string g_answer;  // the string the last call returned
 struct Recording {
   bool activity = false;
   std::unique_ptr<hone::cupti::RangeSession> range;
+  std::unique_ptr<hone::cupti::SassSession> sass;
   Clock::time_point started;
   double setup_seconds = 0;
 };
@@ -93,6 +95,21 @@ hone::cupti::RangeRequest range_request(const json& req) {
   return r;
 }
 
+// A request's "sass": true, or {"metrics": [names], "max_kernels": n, "max_instructions": n}.
+hone::cupti::SassRequest sass_request(const json& req) {
+  hone::cupti::SassRequest r;
+  const json& s = req.at("sass");
+  if (s.is_boolean()) return r;
+  if (!s.is_object()) throw std::invalid_argument("'sass' must be true or an object {metrics?, max_kernels?, max_instructions?}");
+  if (s.contains("metrics")) {
+    r.metrics.clear();
+    for (const json& n : s["metrics"]) r.metrics.push_back({n.get<std::string>()});
+  }
+  r.max_kernels = s.value("max_kernels", r.max_kernels);
+  r.max_instructions = s.value("max_instructions", r.max_instructions);
+  return r;
+}
+
 std::string cupti_library_path() {
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(&cuptiGetVersion), &info) && info.dli_fname) return info.dli_fname;
@@ -135,11 +152,21 @@ extern "C" const char* hone_cupti_begin(const char* request_json) {
     Recording rec;
     rec.started = Clock::now();
     bool want_metrics = req.contains("metrics") && !req["metrics"].is_null();
-    rec.activity = req.value("activity", !want_metrics);
+    bool want_sass = req.contains("sass") && !req["sass"].is_null() && req["sass"] != false;
+    rec.activity = req.value("activity", !want_metrics && !want_sass);
+    if (want_sass && (want_metrics || rec.activity))
+      throw std::invalid_argument("SASS metrics patch the kernels they count: record them on their own, without "
+                                  "\"metrics\" or \"activity\" (whose numbers the patched code would change)");
+    std::optional<hone::cupti::SassRequest> sass;
+    if (want_sass) sass = sass_request(req);
     CUcontext ctx = hone::cupti::current_context();
     if (want_metrics) {
       hone::cupti::synchronize_context();
       rec.range = std::make_unique<hone::cupti::RangeSession>(ctx, hone::cupti::current_device(), range_request(req));
+    }
+    if (sass) {
+      hone::cupti::synchronize_context();
+      rec.sass = std::make_unique<hone::cupti::SassSession>(ctx, hone::cupti::current_device(), *sass);
     }
     if (rec.activity) hone::cupti::activity_start();
     rec.setup_seconds = seconds_since(rec.started);
@@ -160,6 +187,7 @@ extern "C" const char* hone_cupti_end(void) {
     json out = {{"ok", true}};
     if (rec.activity) out["activity"] = hone::cupti::activity_stop();
     if (rec.range) out["metrics"] = rec.range->finish();
+    if (rec.sass) out["sass"] = rec.sass->finish();
     out["seconds"] = {{"setup", rec.setup_seconds}, {"region", region}, {"collect", seconds_since(collect)}};
     return out;
   });

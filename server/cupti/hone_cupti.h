@@ -1,9 +1,10 @@
-/* cupti/hone_cupti.h: the C API of libhone_cupti.so, loaded with ctypes by the eval worker's
- * profiler (server/worker/hone_worker/profile.py) and linked by tests. Every call takes and
- * returns JSON text; a returned string belongs to the library and stays valid until the next
- * call. Calls are serialised by one internal lock; call them from the thread that runs the
- * profiled CUDA work (the worker's main thread). Never a crash for a missing GPU, driver or
- * permission: the answer is {"ok": false, "error": {"code", "message", "call"}}. */
+/* cupti/hone_cupti.h: the C API of libhone_cupti.so (Activity, Range Profiler, SASS Metrics),
+ * loaded with ctypes by the eval worker's profiler (server/worker/hone_worker/profile.py) and
+ * linked by tests. Every call takes and returns JSON text; a returned string belongs to the
+ * library and stays valid until the next call. Calls are serialised by one internal lock; call
+ * them from the thread that runs the profiled CUDA work (the worker's main thread). Never a
+ * crash for a missing GPU, driver or permission: the answer is {"ok": false, "error": {"code",
+ * "message", "call"}}. */
 #ifndef HONE_CUPTI_H
 #define HONE_CUPTI_H
 
@@ -29,15 +30,24 @@ HONE_CUPTI_API const char* hone_cupti_host_query(const char* request_json);
 /* Starts recording on the current CUDA context (the caller must have created one, e.g. by
  * torch.cuda.init() or a first allocation). Request: {"activity": bool, "metrics": null |
  * "default" | "full" | [names], "dtype": "fp32"|"fp16"|"bf16"|..., "max_passes": 2,
- * "max_ranges": 1024}. "activity" records every kernel, memcpy and memset (Activity API);
- * "metrics" collects counters per kernel with the Range Profiler (auto range, kernel replay).
+ * "max_ranges": 1024} or, alone, {"sass": true | {"metrics": [names], "max_kernels": 8,
+ * "max_instructions": 65536}}. "activity" records every kernel, memcpy and memset (Activity
+ * API); "metrics" collects counters per kernel with the Range Profiler (auto range, kernel
+ * replay); "sass" counts per instruction with the SASS Metrics API (GPU granularity, lazy
+ * patching: each kernel launched inside the recording is patched at its first launch), which
+ * changes the kernels' code, so it is refused beside "metrics" or "activity".
  * Answer: {"ok": true, ...} or an error. */
 HONE_CUPTI_API const char* hone_cupti_begin(const char* request_json);
 
 /* Stops recording (the caller synchronises the device first) and answers with what was
  * recorded: {"ok": true, "activity": {"kernels": [...], "memcpys": [...], "memsets": [...],
  * "dropped_records": n}, "metrics": {"chip", "set", "passes", "collected", "omitted",
- * "ranges_dropped", "ranges": [{"index", "name", "values": {metric: value}}]}, "seconds": {...}}. */
+ * "ranges_dropped", "ranges": [{"index", "name", "values": {metric: value}}]}, "sass": {"chip",
+ * "granularity": "gpu", "lazy_patching": true, "metrics": [names], "omitted": [{"name",
+ * "reason"}], "offered": [the chip's SASS metric names], "records", "records_dropped",
+ * "kernels": [{"function" (mangled, as CUPTI names it), "cubin_crc", "function_index",
+ * "instructions": [{"pc_offset" (bytes from the function's start), "values": {metric: count}}]}],
+ * "kernels_dropped", "instructions_dropped"}, "seconds": {...}}. */
 HONE_CUPTI_API const char* hone_cupti_end(void);
 
 #ifdef __cplusplus

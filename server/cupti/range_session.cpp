@@ -27,19 +27,6 @@ const char* level(CUpti_Profiler_Support_Level l) {
   }
 }
 
-void require_supported(int device) {
-  CUpti_Profiler_DeviceSupported_Params p{CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
-  p.cuDevice = device;
-  p.api = CUPTI_PROFILER_RANGE_PROFILING;
-  check(cuptiProfilerDeviceSupported(&p), "cuptiProfilerDeviceSupported");
-  if (p.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return;
-  std::string why = std::string("architecture ") + level(p.architecture) + ", vGPU " + level(p.vGpu) + ", SLI " +
-                    level(p.sli) + ", confidential computing " + level(p.confidentialCompute) + ", CMP " +
-                    level(p.cmp) + ", WSL " + level(p.wsl);
-  fail("not_supported", "cuptiProfilerDeviceSupported",
-       "this GPU or configuration does not support hardware counters (" + why + ")");
-}
-
 std::vector<std::uint8_t> counter_availability(CUcontext ctx) {
   CUpti_Profiler_GetCounterAvailability_Params p{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
   p.ctx = ctx;
@@ -52,6 +39,21 @@ std::vector<std::uint8_t> counter_availability(CUcontext ctx) {
 
 }  // namespace
 
+void require_profiler_support(int device, ProfilerApi api) {
+  initialize_profiler();
+  CUpti_Profiler_DeviceSupported_Params p{CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
+  p.cuDevice = device;
+  p.api = api == ProfilerApi::SassMetrics ? CUPTI_PROFILER_SASS_METRICS : CUPTI_PROFILER_RANGE_PROFILING;
+  check(cuptiProfilerDeviceSupported(&p), "cuptiProfilerDeviceSupported");
+  if (p.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return;
+  std::string why = std::string("architecture ") + level(p.architecture) + ", vGPU " + level(p.vGpu) + ", SLI " +
+                    level(p.sli) + ", confidential computing " + level(p.confidentialCompute) + ", CMP " +
+                    level(p.cmp) + ", WSL " + level(p.wsl);
+  fail("not_supported", "cuptiProfilerDeviceSupported",
+       std::string("this GPU or configuration does not support ") +
+           (api == ProfilerApi::SassMetrics ? "per-instruction SASS metrics" : "hardware counters") + " (" + why + ")");
+}
+
 std::string chip_name(int device) {
   initialize_profiler();
   CUpti_Device_GetChipName_Params p{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
@@ -62,7 +64,7 @@ std::string chip_name(int device) {
 
 void RangeSession::start(CUcontext ctx, int device, const RangeRequest& request) {
   initialize_profiler();
-  require_supported(device);
+  require_profiler_support(device, ProfilerApi::RangeProfiling);
   chip_ = chip_name(device);
   // Counter availability must be read before the range profiler is enabled; it is also the
   // call that fails first without privileges or while another profiler holds the GPU.

@@ -51,6 +51,13 @@ class RangeSession {
   bool started_ = false;
 };
 
+// Which profiling API a device must support.
+enum class ProfilerApi { RangeProfiling, SassMetrics };
+
+// cuptiProfilerDeviceSupported for `api`; throws CuptiFailure("not_supported") saying which part
+// of the configuration (architecture, vGPU, SLI, confidential computing, CMP, WSL) prevents it.
+void require_profiler_support(int device, ProfilerApi api);
+
 // cuptiProfilerInitialize once per process (before any chip query: the reverse order crashes
 // inside CUPTI 13.0), then the chip name of a device ("GH100").
 std::string chip_name(int device);

@@ -26,6 +26,7 @@
 #include "engine/optimize_request.h"
 #include "protocol/device.h"
 #include "protocol/optimize_result.h"
+#include "protocol/sass_counters.h"
 #include "protocol/verdict.h"
 
 namespace hone {
@@ -228,6 +229,13 @@ struct MachineCodeLine {
   std::string text;
   std::string file;  // empty: the line maps to no source
   int line = 0;      // 1-based
+  std::optional<protocol::SassCounts> counters;  // SASS: this instruction's counts in the last profile
+};
+// The counts of one source line: the sum over the SASS instructions mapped to it.
+struct SourceLineCounters {
+  std::string file;
+  int line = 0;  // 1-based
+  protocol::SassCounts counters;
 };
 struct MachineCode {
   std::string kind;                    // "ptx" | "sass"
@@ -236,6 +244,14 @@ struct MachineCode {
   std::vector<std::string> functions;  // the unqualified names of every function in the build
   std::vector<MachineCodeLine> lines;
   bool mapped = true;                  // false: no source mapping (SASS from cuobjdump)
+  // SASS: the per-instruction counters of the last profile of this same build (Engine::profile
+  // keeps them per build key), in `counter_metrics` order; `counters_note` says where they come
+  // from, or why there are none ("no profile of this build yet: run Profile to see per-line
+  // counters"). Empty for PTX.
+  std::vector<std::string> counter_metrics;
+  std::string counters_note;
+  std::optional<std::string> profiled_at;        // ISO 8601 UTC of that profile
+  std::vector<SourceLineCounters> source_counters;  // by file, then line
 };
 
 class Engine {
@@ -255,8 +271,9 @@ class Engine {
   // throws EngineError. Any thread; builds run in parallel.
   protocol::BuildReport build(const BuildRequest& request, const CallContext& ctx = {});
 
-  // The PTX or SASS of a kernel of a CUDA file, from its (cached) build. Throws EngineError(Usage)
-  // for a file that does not compile or is not CUDA, EngineError(Environment) without the tool.
+  // The PTX or SASS of a kernel of a CUDA file, from its (cached) build; SASS with the counters
+  // of the last profile of the same build. Throws EngineError(Usage) for a file that does not
+  // compile or is not CUDA, EngineError(Environment) without the tool.
   MachineCode machine_code(const MachineCodeRequest& request, const CallContext& ctx = {});
 
   // The task paired with a kernel: `// hone: task=PATH` in its source, else the same stem with .py,
@@ -310,7 +327,8 @@ class Engine {
 
   // Checks the kernel (a verdict as `check` gives), then, when it ran to completion on the GPU,
   // profiles one candidate call and one reference call in a replay pass separate from timing and
-  // fills verdict.profile (protocol/profile_report.h), writing the SVG roofline plot. The check's
+  // fills verdict.profile (protocol/profile_report.h), writing the SVG roofline plot and keeping
+  // the per-instruction counters for the SASS view of this build (machine_code). The check's
   // build, staged task and device serve the profile too. Measures the GPU's ceilings first when
   // none are cached. Throws EngineError(Usage) for a
   // kernel that does not run on a GPU. Any thread; serialised with the checks on the GPU worker.

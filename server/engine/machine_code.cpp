@@ -1,15 +1,54 @@
 // engine/machine_code.cpp: Engine::machine_code, a build's PTX (its .loc lines) or SASS (nvdisasm
 // --print-line-info of its cubin) for the editor's machine-code view.
 #include "engine/engine_impl.h"
+#include "engine/last_profile.h"
 #include "support/hash.h"
 #include "support/paths.h"
 #include "support/subprocess.h"
+#include "toolchain/listing_counters.h"
 #include "toolchain/machine_listing.h"
 #include "toolchain/tools.h"
 
 namespace hone {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kNoProfileYet = "no profile of this build yet: run Profile to see per-line counters";
+
+// The last profile's counters of this build beside the SASS lines, or the note saying why not.
+void attach_counters(MachineCode& out, const toolchain::FunctionListing& listing, const fs::path& workspace,
+                     const std::string& build_key) {
+  std::optional<LastSassProfile> last = load_last_sass_profile(workspace, build_key);
+  if (!last) {
+    out.counters_note = kNoProfileYet;
+    return;
+  }
+  out.profiled_at = last->profiled_at;
+  const protocol::SassCounters& c = last->counters;
+  if (!c.available) {
+    out.counters_note = "the last profile of this build (" + last->profiled_at + ") has no per-line counters: " + c.message;
+    return;
+  }
+  const protocol::SassKernel* kernel = toolchain::kernel_counters_for(c, listing);
+  if (!kernel) {
+    out.counters_note = "the last profile of this build (" + last->profiled_at + ") did not launch " + listing.name +
+                        (c.kernels_dropped > 0 ? " (or it was past the bound of kernels counted)" : "");
+    return;
+  }
+  const toolchain::ListingCounts counted = toolchain::count_listing(listing, *kernel);
+  for (std::size_t i = 0; i < out.lines.size() && i < counted.lines.size(); ++i) out.lines[i].counters = counted.lines[i];
+  for (const auto& s : counted.source_lines) out.source_counters.push_back({s.file, s.line, s.values});
+  out.counter_metrics = c.metrics;
+  out.counters_note = "counters of the last profile of this build (" + last->profiled_at + "), per SASS instruction";
+  if (counted.unmatched > 0)
+    out.counters_note += "; " + std::to_string(counted.unmatched) + " counted offsets have no instruction in this listing";
+  if (c.instructions_dropped > 0)
+    out.counters_note += "; " + std::to_string(c.instructions_dropped) + " instructions past the bound were not kept";
+}
+
+}  // namespace
 
 MachineCode Engine::machine_code(const MachineCodeRequest& request, const CallContext& ctx) {
   if (request.kind != "ptx" && request.kind != "sass")
@@ -72,7 +111,13 @@ MachineCode Engine::machine_code(const MachineCodeRequest& request, const CallCo
   if (!pick) throw EngineError(EngineError::Kind::Usage, request.kernel.path.string() + " has no kernels: its " + request.kind + " is empty");
   out.symbol = pick->symbol;
   out.name = pick->name;
-  for (const auto& l : pick->lines) out.lines.push_back({l.text, l.file, l.line});
+  for (const auto& l : pick->lines) out.lines.push_back({l.text, l.file, l.line, std::nullopt});
+  if (request.kind == "sass") {
+    if (out.mapped)
+      attach_counters(out, *pick, impl_->workspace, built.key);
+    else
+      out.counters_note = "no nvdisasm here: the SASS has no instruction offsets to put counters beside";
+  }
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "engine/engine_impl.h"
+#include "engine/last_profile.h"
 #include "support/hash.h"
 #include "profile/ceilings.h"
 #include "profile/report.h"
@@ -122,6 +123,14 @@ ProfileResult Engine::profile(const ProfileRequest& request, const CallContext& 
       report.report.plot = plot.string();
     } catch (const std::exception& e) {
       report.report.notes.push_back(std::string("the roofline plot could not be written: ") + e.what());
+    }
+  }
+  if (report.report.sass && prepared.build.language == "cuda") {
+    try {
+      save_last_sass_profile(impl.workspace, {prepared.build.key, prepared.kernel.path.string(),
+                                              out.verdict.created_at.value_or(""), *report.report.sass});
+    } catch (const std::exception& e) {
+      report.report.notes.push_back(std::string("the SASS counters could not be kept for the SASS view: ") + e.what());
     }
   }
   out.verdict.profile = std::move(report.report);

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "lsp/lsp_server.h"
+#include "lsp/machine_code_view.h"
 #include "lsp/outline.h"
 #include "protocol/verdict_text.h"
 #include "support/hash.h"
@@ -238,25 +239,15 @@ void HoneLspServer::show_machine_code(const std::string& kind, const std::string
       show_message(1, std::string("hone: ") + e.what());
       return reply.error({rpc::kRequestFailed, e.what()});
     }
-    json lines = json::array();
-    std::string text, annotated;
-    for (const auto& l : code.lines) {
-      const bool here = !l.file.empty() && std::filesystem::path(l.file).lexically_normal() == request.kernel.path.lexically_normal();
-      lines.push_back({{"text", l.text}, {"file", l.file}, {"line", l.line > 0 ? l.line - 1 : -1}, {"inFile", here}});
-      text += l.text + "\n";
-      std::string mark = l.line > 0 ? std::filesystem::path(l.file).filename().string() + ":" + std::to_string(l.line) : "";
-      annotated += l.text + (mark.empty() ? "" : std::string(l.text.size() < 56 ? 56 - l.text.size() : 1, ' ') + "// " + mark) + "\n";
-    }
     // A file for clients without a virtual-document view (Neovim, eglot, Helix): .hone/asm/ in the workspace.
     std::filesystem::path root = workspace.empty() ? request.kernel.path.parent_path() : workspace;
     std::filesystem::path file = root / ".hone" / "asm" / (request.kernel.path.stem().string() + "." + code.name + "." + code.kind);
     try {
-      write_file_atomic(file, annotated);
+      write_file_atomic(file, annotated_listing(code));
     } catch (const std::exception&) {
       file.clear();
     }
-    json out = {{"uri", uri}, {"kind", code.kind}, {"symbol", code.symbol}, {"name", code.name}, {"functions", code.functions},
-                {"mapped", code.mapped}, {"text", text}, {"lines", lines}};
+    json out = machine_code_json(code, request.kernel.path, uri);
     if (!file.empty()) out["path"] = file.string();
     if (show && !file.empty())
       dispatcher_.call("window/showDocument", {{"uri", uri_from_path(file)}, {"takeFocus", false}}, [](const json&, const RpcError*) {});

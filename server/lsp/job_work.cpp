@@ -64,6 +64,7 @@ ProfileResult run_profile(const JobInput& input, const CallContext& ctx) {
   request.kernel = {input.doc.path, input.doc.text};
   if (input.params.task) request.task = std::filesystem::path(*input.params.task);
   request.metrics = input.params.options.value("metrics", std::string("default"));
+  request.baseline = input.params.options.value("baselines", true);
   return input.engine.profile(request, ctx);
 }
 

@@ -158,6 +158,10 @@ ProfileOutput build_profile_report(const ProfileInputs& in) {
   report.overhead = {candidate.activity_seconds, candidate.replay_seconds,
                      r.value("seconds", nlohmann::json::object()).value("total", 0.0)};
   report.notes = notes(in, candidate);
+  report.sass = protocol::sass_counters_from_worker(r["candidate"], "the worker did not count per SASS instruction");
+  // A reason of its own: none for a worker that did not try, and the counters' note says a shared one.
+  if (!report.sass->available && report.sass->code != "not_collected" && report.sass->message != candidate.counters.message)
+    report.notes.push_back("no per-instruction (SASS) counters: " + report.sass->message);
   std::vector<PlotPoint> plot;
   if (cand.point) plot.push_back({*cand.point, false});
   if (ref && ref->point) plot.push_back({ref->point.value(), true});

@@ -2,10 +2,12 @@
 // CUPTI.md): vector add DRAM bytes ~1.01x the compulsory 12n, FP32 FLOPs of an FMA loop exact,
 // 12.5% coalescing for a strided gather, kernel replay keeping side effects single, and the
 // report's suggestions for the gather, a register-heavy kernel, a bank-conflicted transpose, a
-// divergent local-memory kernel and a bf16 matmul on CUDA cores. Skips without a GPU. With
+// divergent local-memory kernel and a bf16 matmul on CUDA cores; per-instruction SASS counts of
+// the vector add (once per warp, every thread). Skips without a GPU. With
 // HONE_PROFILE_OUT set, writes the raw results there as recorded fixtures (scripts/gpu/profile.sh).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -173,6 +175,48 @@ TEST(Metrics, KernelReplayRunsSideEffectsOnce) {
   json end = metrics_of([&] { y = accumulate_once(); });
   EXPECT_GE(end["metrics"]["passes"].get<int>(), 1);
   EXPECT_EQ(y, 1.0f) << "kernel replay must restore memory between passes";
+}
+
+TEST(Sass, VecAddCountsEveryInstructionOncePerWarpAndLeavesNothingBehind) {
+  REQUIRE_GPU();
+  const std::int64_t n = std::int64_t{1} << 20;  // 4096 blocks of 256: every thread has an element
+  vec_add(n);
+  json end = record({{"sass", true}}, [&] { vec_add(n); });
+  ASSERT_TRUE(end["ok"].get<bool>()) << end.dump().substr(0, 2000);
+  const json& sass = end["sass"];
+  save("vec_add_sass", sass);
+  const json& metrics = sass["metrics"];
+  ASSERT_TRUE(std::find(metrics.begin(), metrics.end(), "smsp__sass_inst_executed") != metrics.end()) << sass.dump().substr(0, 3000);
+  ASSERT_TRUE(std::find(metrics.begin(), metrics.end(), "smsp__sass_thread_inst_executed") != metrics.end()) << sass.dump().substr(0, 3000);
+  ASSERT_EQ(sass["kernels"].size(), 1u) << sass.dump().substr(0, 3000);
+  const json& k = sass["kernels"][0];
+  EXPECT_NE(k["function"].get<std::string>().find("vec_add_kernel"), std::string::npos) << k["function"];
+  const std::uint64_t warps = static_cast<std::uint64_t>(n / 32);
+  ASSERT_FALSE(k["instructions"].empty());
+  const json& first = k["instructions"][0];
+  EXPECT_EQ(first["pc_offset"], 0);
+  EXPECT_EQ(first["values"]["smsp__sass_inst_executed"].get<std::uint64_t>(), warps) << "every warp runs the first instruction";
+  EXPECT_EQ(first["values"]["smsp__sass_thread_inst_executed"].get<std::uint64_t>(), static_cast<std::uint64_t>(n));
+  int whole = 0;
+  for (const json& i : k["instructions"]) {
+    const auto inst = i["values"].value("smsp__sass_inst_executed", std::uint64_t{0});
+    const auto thread = i["values"].value("smsp__sass_thread_inst_executed", std::uint64_t{0});
+    EXPECT_LE(inst, warps) << "no loop: at most once per warp, at " << i["pc_offset"];
+    EXPECT_GE(thread, inst);
+    EXPECT_LE(thread, 32 * inst);
+    if (inst == warps && thread == static_cast<std::uint64_t>(n)) ++whole;
+  }
+  EXPECT_GE(whole, 6) << "the index, two loads, the add, the store and the exit run in every thread";
+  EXPECT_EQ(sass["kernels_dropped"], 0);
+  EXPECT_EQ(sass["instructions_dropped"], 0);
+
+  // Disabled and unset: ordinary counters work again, and a second SASS recording too.
+  json after = metrics_of([&] { vec_add(n); });
+  EXPECT_EQ(after["metrics"]["ranges"].size(), 1u) << after.dump().substr(0, 1000);
+  json again = record({{"sass", {{"max_kernels", 1}, {"max_instructions", 4}}}}, [&] { vec_add(n); });
+  ASSERT_TRUE(again["ok"].get<bool>()) << again.dump().substr(0, 1000);
+  EXPECT_EQ(again["sass"]["kernels"][0]["instructions"].size(), 4u);
+  EXPECT_GT(again["sass"]["instructions_dropped"].get<int>(), 0);
 }
 
 TEST(Report, GatherGetsTheCoalescingSuggestion) {

@@ -3,15 +3,18 @@
 // its own lines and its kernels' facts; an error in an included header is shown at the header's
 // line with related information at the #include; a project's compile_commands.json gives the
 // flags; every lens command runs through workspace/executeCommand (check, the task skeleton, the
-// PTX view with its source mapping).
+// PTX view with its source mapping); on the GPU, the SASS view of a profiled kernel carries the
+// profile's per-instruction counters.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 #include "lsp/documents.h"
 #include "lsp_client.h"
+#include "support/hash.h"
 
 namespace hone::lsp::test {
 namespace {
@@ -21,7 +24,9 @@ namespace fs = std::filesystem;
 
 class ServerCuda : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { start(server_options()); }
+  // A fresh workspace folder for the test and the server's options over it.
+  ServerOptions server_options() {
     dir_ = fs::temp_directory_path() / ("hone-lsp-cuda-" + std::to_string(::getpid()) + "-" +
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
@@ -35,8 +40,9 @@ class ServerCuda : public ::testing::Test {
     options.engine.arch = "sm_90";
     options.change_debounce = std::chrono::milliseconds(100);
     options.refresh_debounce = std::chrono::milliseconds(0);
-    client_ = std::make_unique<LspClient>(options);
+    return options;
   }
+  void start(const ServerOptions& options) { client_ = std::make_unique<LspClient>(options); }
   void TearDown() override {
     client_.reset();
     fs::remove_all(dir_);
@@ -172,6 +178,85 @@ TEST_F(ServerCuda, SassOfTheKernelUnderTheCursorMapsToItsSourceLines) {
   for (const json& l : r["lines"])
     if (l["text"].get<std::string>().find("LDG") != std::string::npos && l["line"] == 4 && l["inFile"] == true) load_mapped = true;
   EXPECT_TRUE(load_mapped) << r["text"].get<std::string>();
+}
+
+// On the GPU: Profile (the lens's command) of tasks/relu.cu, then its SASS with the profile's
+// per-instruction counters beside each line. Unconfined, so that CUPTI may count where counters
+// are restricted to administrators (the sandbox runs the candidate as another user).
+class ServerCudaProfile : public ServerCuda {
+ protected:
+  void SetUp() override {
+    if (!fs::exists("/usr/local/cuda/bin/nvdisasm"))
+      GTEST_SKIP() << "no /usr/local/cuda/bin/nvdisasm: the SASS counters are checked on the GPU machine (scripts/gpu/lsp.sh)";
+    if (!fs::exists("/dev/nvidiactl") && !fs::exists("/dev/nvidia0"))
+      GTEST_SKIP() << "no NVIDIA GPU here (/dev/nvidiactl): scripts/gpu/lsp.sh runs this on the H200";
+    ServerOptions options = server_options();
+    options.engine.device = DeviceKind::Cuda;
+    options.engine.arch = std::nullopt;  // the GPU's own
+    options.engine.sandbox = false;
+    start(options);
+  }
+};
+
+TEST_F(ServerCudaProfile, SassOfAProfiledKernelCarriesItsCountersBesideItsLines) {
+  const std::string kInst = "smsp__sass_inst_executed", kThread = "smsp__sass_thread_inst_executed";
+  client_->initialize();
+  write("relu.py", read_file(fs::path(HONE_TASKS_DIR) / "relu.py"));
+  const std::string text = read_file(fs::path(HONE_TASKS_DIR) / "relu.cu");
+  std::string uri = open("relu.cu", text);
+  client_->sync();
+  json before = execute("hone.showSass", json::array({uri, {{"function", "relu_kernel"}}}));
+  ASSERT_TRUE(before.contains("result")) << before.dump().substr(0, 2000);
+  EXPECT_EQ(before["result"]["counters"]["note"], "no profile of this build yet: run Profile to see per-line counters");
+
+  json profiled = execute("hone.profile", json::array({uri, {{"baselines", false}}}));
+  ASSERT_TRUE(profiled.contains("result")) << profiled.dump().substr(0, 3000);
+  const json& verdict = profiled["result"]["result"]["verdict"];
+  ASSERT_TRUE(verdict.contains("profile") && verdict["profile"].is_object()) << profiled.dump().substr(0, 3000);
+  const json& sass = verdict["profile"]["sass"];
+  ASSERT_EQ(sass["available"], true) << sass.dump().substr(0, 2000);
+
+  json after = execute("hone.showSass", json::array({uri, {{"function", "relu_kernel"}}}));
+  ASSERT_TRUE(after.contains("result")) << after.dump().substr(0, 2000);
+  const json& r = after["result"];
+  const json& counters = r["counters"];
+  EXPECT_NE(counters["note"].get<std::string>().find("counters of the last profile of this build"), std::string::npos) << counters.dump();
+  const json metrics = counters["metrics"];
+  ASSERT_TRUE(std::find(metrics.begin(), metrics.end(), kInst) != metrics.end()) << metrics.dump() << " of " << sass.dump().substr(0, 1500);
+  ASSERT_TRUE(std::find(metrics.begin(), metrics.end(), kThread) != metrics.end()) << metrics.dump();
+  int loads = 0, stores = 0, counted = 0;
+  for (const json& l : r["lines"]) {
+    if (!l.contains("counters")) continue;
+    ++counted;
+    const std::string line = l["text"];
+    const auto inst = l["counters"].value(kInst, std::uint64_t{0}), thread = l["counters"].value(kThread, std::uint64_t{0});
+    EXPECT_GE(thread, inst) << "every executed warp instruction has an active thread: " << line;
+    EXPECT_LE(thread, 32 * inst) << "a warp has 32 threads: " << line;
+    if (l["counters"].contains("smsp__sass_sectors_mem_global") && l["counters"].contains("smsp__sass_sectors_mem_global_ideal")) {
+      EXPECT_GE(l["counters"]["smsp__sass_sectors_mem_global"].get<std::uint64_t>(),
+                l["counters"]["smsp__sass_sectors_mem_global_ideal"].get<std::uint64_t>()) << line;
+    }
+    if (inst > 0 && line.find("LDG") != std::string::npos) ++loads;
+    if (inst > 0 && line.find("STG") != std::string::npos) ++stores;
+  }
+  EXPECT_GT(counted, 10) << r["text"].get<std::string>().substr(0, 3000);
+  EXPECT_GE(loads, 1) << "the global loads of x executed";
+  EXPECT_GE(stores, 1) << "the global stores of out executed";
+  // The source lines of the loads sum their instructions: `float4 v = x4[j];` (the 16-byte path).
+  const int vector_load = [&] {
+    int n = 0;
+    for (std::size_t at = 0, next; at < text.size(); at = next + 1, ++n) {
+      next = text.find('\n', at);
+      if (text.substr(at, next - at).find("float4 v = x4[j];") != std::string::npos) return n;
+    }
+    return -1;
+  }();
+  bool summed = false;
+  for (const json& s : counters["sourceLines"])
+    summed = summed || (s["inFile"] == true && s["line"] == vector_load && s["counters"].value(kInst, std::uint64_t{0}) > 0);
+  EXPECT_TRUE(summed) << "line " << vector_load << " in " << counters["sourceLines"].dump().substr(0, 2000);
+  ASSERT_TRUE(r.contains("path"));
+  EXPECT_EQ(read_file(r["path"].get<std::string>()).rfind("// counters of the last profile of this build", 0), 0u);
 }
 
 TEST_F(ServerCuda, AnErrorInAnIncludedHeaderIsShownAtTheHeaderWithTheIncludeRelated) {

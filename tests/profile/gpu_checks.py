@@ -14,6 +14,8 @@ GTESTS = [
      "divergent local-memory kernel gets divergent_branches + local_memory"),
     ("Report.Bf16MatmulOnCudaCoresGetsTensorCoreAndSmallGridSuggestions",
      "bf16 matmul on CUDA cores gets tensor_cores_unused + small_grid"),
+    ("Sass.VecAddCountsEveryInstructionOncePerWarpAndLeavesNothingBehind",
+     "vector add SASS counts: each instruction once per warp, in every thread"),
 ]
 
 
@@ -72,7 +74,16 @@ def verdict(name, path, rc, seconds):
               f"({loc.get('scope')}, lines {loc.get('lines')})")
     for n in p.get("notes", []):
         print(f"  note: {n[:400]}")
+    sass = p.get("sass") or {}
+    rows = sum(len(k.get("instructions", [])) for k in sass.get("kernels", []))
+    print(f"  per-instruction (SASS) counters: {sass.get('available')}, {rows} instructions of "
+          f"{len(sass.get('kernels', []))} kernel(s), metrics {sass.get('metrics')} {sass.get('code', '')} "
+          f"{sass.get('message', '')[:200]}")
     ok = rc == 0 and bool(p)
+    if name == "vec_add":
+        sass_ok = sass.get("available") is True and rows > 0
+        print(f"  SASS counters unconfined: {'PASS' if sass_ok else 'FAIL'}")
+        ok &= sass_ok
     if name == "strided_gather":
         s = next((s for s in p.get("suggestions", []) if s["id"] == "uncoalesced_loads"), None)
         loc = (s or {}).get("location") or {}

@@ -99,6 +99,54 @@ TEST(ProfileVerdict, TodaysReportWithSourceLinesValidatesInARecordedVerdict) {
   EXPECT_EQ(validate_verdicts(v.dump() + "\n", out), 1) << "an empty lines list is not a location";
 }
 
+TEST(ProfileReport, TheCandidatesSassCountersValidateReadBackAndAreNamed) {
+  auto f = load_fixture("vec_add_2p26");
+  f.json["candidate"]["sass"] = nlohmann::json::parse(R"({
+    "chip": "GH100", "granularity": "gpu", "lazy_patching": true,
+    "metrics": ["smsp__sass_inst_executed", "smsp__sass_thread_inst_executed"],
+    "omitted": [{"name": "smsp__sass_sectors_mem_global", "reason": "not offered by the SASS Metrics API on GH100"}],
+    "offered": ["smsp__sass_inst_executed", "smsp__sass_thread_inst_executed"], "records": 4, "records_dropped": 0,
+    "kernels": [{"function": "_Z7vec_addPKfS0_Pfi", "cubin_crc": 1234, "function_index": 2,
+                 "instructions": [{"pc_offset": 128, "values": {"smsp__sass_inst_executed": 2097152, "smsp__sass_thread_inst_executed": 67108864}},
+                                  {"pc_offset": 144, "values": {"smsp__sass_inst_executed": 2097152, "smsp__sass_thread_inst_executed": 67108864}}]}],
+    "kernels_dropped": 0, "instructions_dropped": 0, "seconds": 0.8})");
+  f.json["candidate"]["sass_error"] = nullptr;
+  f.inputs.worker_result = f.json;
+  protocol::ProfileReport report = build_profile_report(f.inputs).report;
+  ASSERT_TRUE(report.sass);
+  ASSERT_TRUE(report.sass->available);
+  ASSERT_EQ(report.sass->kernels.size(), 1u);
+  EXPECT_EQ(report.sass->kernels[0].instructions[1].values.at("smsp__sass_thread_inst_executed"), 67108864u);
+  report.plot = "/tmp/x.svg";
+  nlohmann::json j = report;
+  EXPECT_EQ(nlohmann::json(j.get<protocol::ProfileReport>()), j);
+  EXPECT_NE(protocol::profile_text(report).find("Per-instruction counters: 2 SASS instructions of 1 kernel(s) "
+                                                "(smsp__sass_inst_executed, smsp__sass_thread_inst_executed)"),
+            std::string::npos)
+      << protocol::profile_text(report);
+  if (have_jsonschema()) {
+    std::string validate = std::string("/usr/bin/python3 -c \"import json,sys,jsonschema; jsonschema.validate(json.load(sys.stdin), json.load(open('") +
+                           HONE_PROFILE_SCHEMA + "')))\"";
+    std::string out;
+    EXPECT_EQ(run_shell(validate, j.dump(), out), 0) << out;
+    j["sass"]["kernels"][0]["instructions"][0]["values"]["smsp__sass_inst_executed"] = -1;
+    EXPECT_NE(run_shell(validate, j.dump(), out), 0) << "a negative count is not a count";
+  }
+
+  f.json["candidate"]["sass"] = nullptr;
+  f.json["candidate"]["sass_error"] = {{"code", "insufficient_privileges"}, {"call", "cuptiSassMetricsSetConfig"},
+                                       {"message", "GPU performance counters are restricted to administrators"}};
+  f.inputs.worker_result = f.json;
+  protocol::ProfileReport failed = build_profile_report(f.inputs).report;
+  ASSERT_TRUE(failed.sass);
+  EXPECT_FALSE(failed.sass->available);
+  EXPECT_EQ(failed.sass->code, "insufficient_privileges");
+  bool noted = false;
+  for (const std::string& n : failed.notes)
+    noted = noted || n == "no per-instruction (SASS) counters: GPU performance counters are restricted to administrators";
+  EXPECT_TRUE(noted);
+}
+
 TEST(ProfileReport, VecAddNumbersAndBaseline) {
   auto f = load_fixture("vec_add_2p26");
   f.json["reference"] = f.json["candidate"];  // the recording has no reference: the same call, as a baseline

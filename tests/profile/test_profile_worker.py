@@ -1,7 +1,7 @@
 """The worker side of profiling, over the real worker process and the real libhone_cupti.so:
-clear errors without a GPU, the ctypes binding, a side without counters carrying only the reason,
-the ncu CSV reader, and the fallback's message when ncu is absent. (Counting needs the H200:
-scripts/gpu/profile.sh.)"""
+clear errors without a GPU, the ctypes binding, a side without counters (or without SASS counters)
+carrying only the reason, the ncu CSV reader, and the fallback's message when ncu is absent.
+(Counting needs the H200: scripts/gpu/profile.sh.)"""
 import json
 import os
 import subprocess
@@ -84,6 +84,63 @@ class CuptiBinding(unittest.TestCase):
         self.assertIn(side["counters_error"]["code"], ("no_device", "no_context"))
         self.assertIn(side["activity_error"]["code"], ("no_device", "no_context"))
         self.assertEqual(calls, [], "nothing runs when recording could not start")
+
+    def test_sass_counters_without_a_gpu_carry_the_reason_and_run_nothing(self):
+        cupti = profile.Cupti(CUPTI_LIBRARY)
+        calls = []
+        out = profile.sass_counters(cupti, lambda: calls.append(1), lambda: None)
+        self.assertIsNone(out["sass"])
+        self.assertIn(out["sass_error"]["code"], ("no_device", "no_context"))
+        self.assertTrue(out["sass_error"]["message"])
+        self.assertEqual(calls, [], "the patched call does not run when SASS counting could not start")
+        # The library holds no recording behind the failed start: an ordinary one is refused the same way.
+        again = profile.sass_counters(cupti, lambda: calls.append(1), lambda: None)
+        self.assertEqual(again["sass_error"]["code"], out["sass_error"]["code"])
+
+    def test_a_sass_recording_beside_counters_is_refused(self):
+        cupti = profile.Cupti(CUPTI_LIBRARY)
+        answer = json.loads(cupti.lib.hone_cupti_begin(b'{"sass": true, "metrics": "default"}'))
+        self.assertFalse(answer["ok"])
+        self.assertEqual(answer["error"]["code"], "bad_request")
+
+
+class SassPassEnd(unittest.TestCase):
+    def test_a_child_that_dies_in_the_sass_pass_keeps_the_counters_measured_before(self):
+        import tempfile
+
+        class DyingChild:
+            def __init__(self, folder):
+                self.folder = folder
+
+            def run(self, arguments, prefix, timeout_s):
+                # What _profile checkpointed before the SASS pass, then a crash inside patched code.
+                kept = {"candidate": {"metrics": {"ranges": []}, "sass": None,
+                                      "sass_error": {"code": profile.SASS_INTERRUPTED, "call": "",
+                                                     "message": "the profiling child ended during the "
+                                                                "per-instruction (SASS) pass"}}}
+                with open(arguments[1], "w") as f:
+                    json.dump(kept, f)
+                return "signal 11"
+
+        with tempfile.TemporaryDirectory() as folder:
+            answer = profile._run_child(DyingChild(folder), {"task": "t.py"}, ncu=False)
+        self.assertEqual(answer["candidate"]["metrics"], {"ranges": []})
+        self.assertEqual(answer["candidate"]["sass_error"]["message"],
+                         "the profiling child ended during the per-instruction (SASS) pass (signal 11); "
+                         "the other counters were kept")
+
+    def test_a_candidate_call_that_raises_under_patching_is_its_reason(self):
+        class Recording:
+            def record(self, request, call, synchronize):
+                call()
+
+        def failing():
+            raise RuntimeError("CUDA error: an illegal memory access was encountered")
+
+        out = profile.sass_counters(Recording(), failing, lambda: None)
+        self.assertIsNone(out["sass"])
+        self.assertEqual(out["sass_error"]["code"], "kernel_error")
+        self.assertIn("illegal memory access", out["sass_error"]["message"])
 
 
 # Hand-written in the layout of `ncu --csv --page raw --print-units base` (not a recording).

@@ -48,3 +48,22 @@ test('the schema rejects what the server must not send', () => {
   assert.ok(!options({ seeds: 0 }));
   assert.ok(!options({ sedes: 3 }));
 });
+
+test('a machine-code listing carries counts, never negative ones', () => {
+  const ajv = makeValidator();
+  const listing = ajv.getSchema('https://hone.dev/schema/lsp.schema.json#/$defs/MachineCode');
+  const sass = {
+    uri: 'file:///k.cu', kind: 'sass', symbol: '_Z5scalePKfPfif', name: 'scale', functions: ['scale'], mapped: true,
+    text: '        /*00b0*/ LDG.E R2, desc[UR4][R2.64] ;\n',
+    lines: [{ text: '        /*00b0*/ LDG.E R2, desc[UR4][R2.64] ;', file: '/k.cu', line: 4, inFile: true,
+              counters: { smsp__sass_inst_executed: 32, smsp__sass_thread_inst_executed: 1000 } }],
+    counters: { metrics: ['smsp__sass_inst_executed', 'smsp__sass_thread_inst_executed'], note: 'counters of the last profile of this build',
+                profiledAt: '2025-06-01T12:00:00Z',
+                sourceLines: [{ file: '/k.cu', line: 4, inFile: true, counters: { smsp__sass_inst_executed: 32 } }] },
+  };
+  assert.ok(listing(sass), JSON.stringify(listing.errors));
+  assert.ok(listing({ ...sass, counters: { metrics: [], note: 'no profile of this build yet: run Profile to see per-line counters', sourceLines: [] } }));
+  assert.ok(!listing({ ...sass, lines: [{ ...sass.lines[0], counters: { smsp__sass_inst_executed: -1 } }] }));
+  assert.ok(!listing({ ...sass, counters: { metrics: [], sourceLines: [] } }), 'a listing without its note');
+});
+

@@ -3,8 +3,10 @@ one reference call. They are collected in a child process (`python3 -m hone_work
 that loads libhone_cupti.so before torch, so the toolkit's CUPTI is the one in the process and
 no torch.profiler subscriber is active, and so a CUPTI crash cannot take the worker down. For
 each call: a warm-up, a traced call (Activity API: durations, launch configurations), then a
-counter pass (Range Profiler, kernel replay). When counters are unavailable the reason is kept
-and `ncu` is tried; numbers are never invented. This module imports torch only inside functions."""
+counter pass (Range Profiler, kernel replay). Last, after every other measurement, one more
+candidate call counts per SASS instruction (SASS Metrics API: the kernels run patched, so
+nothing else is measured then). When counters are unavailable the reason is kept and `ncu` is
+tried; numbers are never invented. This module imports torch only inside functions."""
 import argparse
 import ctypes
 import json
@@ -20,6 +22,9 @@ from .errors import BadRequest, KernelError, TaskError, Unsupported, WorkerError
 METRIC_SETS = ("default", "full")
 CHILD_TIMEOUT_S = 600
 WARMUP_CALLS = 2
+# The SASS pass's bounds: kernels of the candidate call, and instruction rows over all of them.
+SASS_LIMITS = {"max_kernels": 8, "max_instructions": 65536}
+SASS_INTERRUPTED = "child_died"  # the sass_error of a result kept before a SASS pass that never returned
 # torch dtype name of the task's first input -> the tensor-core precision hone_cupti counts.
 CUPTI_DTYPES = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float64": "fp64", "int8": "int8",
                 "float8_e4m3fn": "fp8", "float8_e5m2": "fp8"}
@@ -65,7 +70,7 @@ def _child_request(params: dict) -> dict:
                           "CUPTI, or the share folder is incomplete")
     return {"task": params["task"], "device": str(device), "kernel": params["kernel"], "metrics": metrics,
             "cupti_library": library, "seed": int(params.get("seed", 1)),
-            "reference": bool(params.get("reference", True))}
+            "reference": bool(params.get("reference", True)), "sass": bool(params.get("sass", True))}
 
 
 def _run_child(child, child_request: dict, ncu: bool, prefix=None) -> dict:
@@ -85,6 +90,9 @@ def _run_child(child, child_request: dict, ncu: bool, prefix=None) -> dict:
                           "worker's log")
     with open(out_path) as f:
         answer = json.load(f)
+    sass_error = (answer.get("candidate") or {}).get("sass_error") or {}
+    if sass_error.get("code") == SASS_INTERRUPTED:
+        sass_error["message"] += f" ({code}); the other counters were kept"
     if "error" in answer:
         raise _error_class(answer["error"].get("code"))(answer["error"].get("message", "profiling failed"),
                                                         answer["error"].get("traceback", ""))
@@ -142,6 +150,23 @@ def profile_side(cupti: Cupti, call, synchronize, metrics: str, dtype: str) -> d
         side["counters_error"] = counted.get("error")
     side["seconds"] = seconds
     return side
+
+
+def sass_counters(cupti: Cupti, call, synchronize) -> dict:
+    """One more call with every kernel it launches patched to count per SASS instruction:
+    {"sass": hone_cupti's sass answer | None, "sass_error": {"code", "call", "message"} | None}."""
+    t = time.perf_counter()
+    try:
+        recorded = cupti.record({"sass": SASS_LIMITS}, call, synchronize)
+    except Exception as exc:  # noqa: BLE001 - the patched call failed; what was measured before it stands
+        return {"sass": None, "sass_error": {"code": "kernel_error", "call": "candidate call",
+                                             "message": f"the candidate call failed under SASS patching: "
+                                                        f"{type(exc).__name__}: {exc}"}}
+    if not recorded.get("ok"):
+        return {"sass": None, "sass_error": recorded.get("error")}
+    sass = recorded["sass"]
+    sass["seconds"] = time.perf_counter() - t
+    return {"sass": sass, "sass_error": None}
 
 
 class Subject:
@@ -224,18 +249,27 @@ def _child_main(argv) -> int:
     try:
         # CUPTI before torch: its libcupti.so.13 is then the one torch's own references resolve to.
         cupti = None if args.ncu else Cupti(child_request["cupti_library"])
-        result = _run_ncu_call(child_request) if args.ncu else _profile(child_request, cupti)
+        result = (_run_ncu_call(child_request) if args.ncu
+                  else _profile(child_request, cupti, lambda partial: _write_result(args.out, partial)))
     except WorkerError as exc:
         result = {"error": {"code": exc.code, "message": exc.message, "traceback": exc.traceback}}
     except Exception as exc:  # noqa: BLE001 - reported to the parent, which answers the request
         result = {"error": {"code": "internal", "message": f"profiling failed: {type(exc).__name__}: {exc}",
                             "traceback": traceback.format_exc()}}
-    with open(args.out, "w") as f:
-        json.dump(result, f)
+    _write_result(args.out, result)
     return 0
 
 
-def _profile(child_request: dict, cupti: Cupti) -> dict:
+def _write_result(path: str, result: dict) -> None:
+    """The result file, replaced whole (the parent never reads half of one)."""
+    with open(path + ".part", "w") as f:
+        json.dump(result, f)
+    os.replace(path + ".part", path)
+
+
+def _profile(child_request: dict, cupti: Cupti, checkpoint) -> dict:
+    """`checkpoint(result)` keeps the result so far before the SASS pass: if patched code takes the
+    child down, the counters and records measured before it still reach the parent."""
     import torch
 
     subject = Subject(child_request)
@@ -246,9 +280,16 @@ def _profile(child_request: dict, cupti: Cupti) -> dict:
         candidate = profile_side(cupti, subject.candidate, subject.synchronize, metrics, dtype)
         reference = (profile_side(cupti, subject.reference, subject.synchronize, metrics, dtype)
                      if child_request.get("reference", True) else None)
-    return {"device": subject.facts, "dtype": subject.dtype, "io_bytes": subject.io_bytes,
-            "own_kernels": subject.own_kernels, "cupti": cupti.version(), "metrics_set": metrics,
-            "candidate": candidate, "reference": reference}
+    result = {"device": subject.facts, "dtype": subject.dtype, "io_bytes": subject.io_bytes,
+              "own_kernels": subject.own_kernels, "cupti": cupti.version(), "metrics_set": metrics,
+              "candidate": candidate, "reference": reference}
+    if child_request.get("sass", True):
+        candidate.update({"sass": None, "sass_error": {"code": SASS_INTERRUPTED, "call": "", "message": (
+            "the profiling child ended during the per-instruction (SASS) pass")}})
+        checkpoint(result)
+        with torch.no_grad():
+            candidate.update(sass_counters(cupti, subject.candidate, subject.synchronize))
+    return result
 
 
 def _run_ncu_call(child_request: dict) -> dict:

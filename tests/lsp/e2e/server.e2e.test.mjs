@@ -1,11 +1,12 @@
 // tests/lsp/e2e/server.e2e.test.mjs: hone-server driven by vscode-jsonrpc, the JSON-RPC library
 // under VS Code's language client: a broken CUDA kernel gets nvcc's diagnostics; a CPU kernel
-// checked against its PyTorch reference gets a "✓ correct" lens; everything hone-specific the
-// server sends validates against protocol/schema (ajv).
+// checked against its PyTorch reference gets a "✓ correct" lens; the PTX and SASS views answer
+// (SASS saying its build has no profile yet); everything hone-specific the server sends validates
+// against protocol/schema (ajv).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -67,6 +68,19 @@ void forward(hone::In<float> x, hone::Out<float> out, hone::Stream stream) {
 }
 `;
 
+const SCALE_CU = `// scale.cu: y = a * x, and a copy
+__global__ void scale(const float* x, float* y, int n, float a) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = a * x[i];
+}
+
+__global__ void copy(const float* x, float* y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  y[i] = x[i];
+}
+`;
+
 let workspace, child, connection;
 const notifications = [];
 const serverRequests = [];
@@ -83,8 +97,14 @@ before(async () => {
   writeFileSync(join(workspace, 'relu.py'), RELU_TASK);
   writeFileSync(join(workspace, 'relu.cpp'), RELU_CPU);
   writeFileSync(join(workspace, 'broken.cu'), BROKEN_CU);
+  writeFileSync(join(workspace, 'scale.cu'), SCALE_CU);
+  // Where no nvdisasm is installed, a stand-in on PATH prints a listing in its layout (a real one
+  // beside nvcc is found first).
+  const fixture = join(repo, 'tests', 'toolchain', 'fixtures', 'scale.nvdisasm');
+  mkdirSync(join(workspace, 'bin'));
+  writeFileSync(join(workspace, 'bin', 'nvdisasm'), `#!/bin/sh\nexec cat '${fixture}'\n`, { mode: 0o755 });
   child = spawn(serverPath, ['--stdio', '--debounce-ms', '50'], { cwd: workspace, stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, HONE_CACHE_DIR: join(workspace, '.cache') } });
+    env: { ...process.env, HONE_CACHE_DIR: join(workspace, '.cache'), PATH: `${join(workspace, 'bin')}:${process.env.PATH}` } });
   connection = rpc.createMessageConnection(new rpc.StreamMessageReader(child.stdout), new rpc.StreamMessageWriter(child.stdin));
   connection.onNotification((method, params) => notifications.push({ method, params }));
   // vscode-jsonrpc routes $/progress to per-token handlers; tokens it does not know land here.
@@ -167,4 +187,20 @@ test('a checked CPU kernel gets a correct lens, progress and a schema-valid resu
   assert.equal(result.check.status, 'correct');
   await connection.sendRequest('hone/waitIdle', {});
   assert.ok(serverRequests.some((r) => r.method === 'workspace/codeLens/refresh'), 'no lens refresh after the check');
+});
+
+test('the PTX and SASS views answer with schema-valid listings; SASS says its build has no profile yet', async () => {
+  const uri = open('scale.cu', 'cuda-cpp');
+  await connection.sendRequest('hone/waitIdle', {});
+  const ptx = await connection.sendRequest('workspace/executeCommand', { command: 'hone.showPtx', arguments: [uri, { line: 4 }] });
+  check('MachineCode', ptx);
+  assert.equal(ptx.kind, 'ptx');
+  assert.equal(ptx.counters, undefined);
+  const sass = await connection.sendRequest('workspace/executeCommand', { command: 'hone.showSass', arguments: [uri, { function: 'scale' }] });
+  check('MachineCode', sass);
+  assert.equal(sass.name, 'scale');
+  assert.equal(sass.counters.note, 'no profile of this build yet: run Profile to see per-line counters');
+  assert.deepEqual(sass.counters.metrics, []);
+  assert.ok(sass.lines.some((l) => /LDG/.test(l.text) && l.line === 4), JSON.stringify(sass.lines).slice(0, 2000));
+  assert.match(readFileSync(sass.path, 'utf8'), /^\/\/ no profile of this build yet: run Profile to see per-line counters\n/);
 });
