@@ -93,11 +93,13 @@ std::vector<std::int64_t> fresh_seeds(int count) {
 
 namespace {
 
-// Why a reference timing is noisy ("" when it is quiet): the worker's word, or a spread of its
-// call or device time above the threshold (a worker from before issue 14 may not say).
+// Why a reference timing is noisy ("" when it is quiet): the worker's word, or a spread of the
+// time speedups divide (device time where there is one, else call time) above the threshold. A
+// noisy call time beside a quiet device time is cached: speedups by call time against it are
+// ranges, from its own p10..p90.
 std::string noisy_reason(const json& result, const protocol::Timing& t, const std::string& mode) {
   double spread = result.value("spread", 0.0);
-  spread = std::max({spread, protocol::call_time(t).spread(), t.device ? t.device->spread() : 0.0});
+  spread = std::max(spread, t.device ? t.device->spread() : protocol::call_time(t).spread());
   if (!result.value("noisy", false) && spread <= kNoisySpread) return {};
   if (result.value("recompiled", false))
     return "the reference (" + mode + ") recompiled during its timed calls (torch._dynamo's counters): not cached, "

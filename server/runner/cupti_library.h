@@ -1,7 +1,8 @@
-// runner/cupti_library.h: libhone_cupti.so (server/cupti/hone_cupti.h) for the records op,
+// runner/cupti_library.h: libhone_cupti.so (server/cupti/hone_cupti.h) for activity records,
 // found at $HONE_CUPTI_LIBRARY, else in the share folder ($HONE_SHARE_DIR, else
 // <executable>/../share/hone) under lib/, like the engine finds it for the python profiler, and
-// dlopened only at the first records op (so timed calls before it pay no CUPTI tax). Main thread.
+// dlopened only at the first records op or kernel-records time op (the call-time pass comes
+// before both, so it pays no CUPTI tax). Main thread.
 #pragma once
 
 #include <string>

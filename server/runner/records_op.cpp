@@ -30,7 +30,13 @@ std::string copy_name(const std::string& kind) {
   return "Memcpy " + k;
 }
 
-// The records as the protocol lists them: times in us from the earliest activity's start.
+}  // namespace
+
+std::string cupti_error_text(const nlohmann::json& answer) {
+  const auto& e = answer.value("error", nlohmann::json::object());
+  return e.value("code", std::string("error")) + ": " + e.value("message", std::string(""));
+}
+
 nlohmann::json activities_json(const nlohmann::json& trace, nlohmann::json& caller_stream) {
   std::vector<nlohmann::json> all;
   for (const auto& k : trace.value("kernels", nlohmann::json::array())) all.push_back(activity(k, k.value("name", ""), "kernel"));
@@ -53,6 +59,8 @@ nlohmann::json activities_json(const nlohmann::json& trace, nlohmann::json& call
   return out;
 }
 
+namespace {
+
 nlohmann::json host_records(OpContext& ctx, ArgPack& pack) {
   const hone::ArgDesc* args = pack.prepare();
   const auto start = std::chrono::steady_clock::now();
@@ -61,11 +69,6 @@ nlohmann::json host_records(OpContext& ctx, ArgPack& pack) {
   if (code != 0) raise_forward_failure(code, ctx.kernel, "records call");
   return {{"activities", nlohmann::json::array()}, {"caller_stream", nullptr}, {"timed_us", us},
           {"library_ops", nlohmann::json::array()}};
-}
-
-std::string error_text(const nlohmann::json& answer) {
-  const auto& e = answer.value("error", nlohmann::json::object());
-  return e.value("code", std::string("error")) + ": " + e.value("message", std::string(""));
 }
 
 }  // namespace
@@ -84,7 +87,7 @@ nlohmann::json run_records(const nlohmann::json& request, OpContext& ctx, CuptiL
   b.reserve_marks(2);
   const hone::ArgDesc* args = pack.prepare();
   const nlohmann::json begun = cupti.begin({{"activity", true}});
-  if (!begun.value("ok", false)) throw OpError(ErrorKind::Unsupported, "records: hone_cupti_begin: " + error_text(begun));
+  if (!begun.value("ok", false)) throw OpError(ErrorKind::Unsupported, "records: hone_cupti_begin: " + cupti_error_text(begun));
   int code = 0;
   try {
     b.spin(spin_us);
@@ -99,7 +102,7 @@ nlohmann::json run_records(const nlohmann::json& request, OpContext& ctx, CuptiL
   }
   const nlohmann::json ended = cupti.end();
   if (code != 0) raise_forward_failure(code, ctx.kernel, "records call");
-  if (!ended.value("ok", false)) throw OpError(ErrorKind::Internal, "records: hone_cupti_end: " + error_text(ended));
+  if (!ended.value("ok", false)) throw OpError(ErrorKind::Internal, "records: hone_cupti_end: " + cupti_error_text(ended));
   nlohmann::json caller_stream = nullptr;
   nlohmann::json activities = activities_json(ended.value("activity", nlohmann::json::object()), caller_stream);
   return {{"activities", activities}, {"caller_stream", caller_stream}, {"timed_us", b.elapsed_us(0, 1)},

@@ -126,7 +126,7 @@ nlohmann::json Runner::op_call(const nlohmann::json& request, std::vector<Unique
 
 nlohmann::json Runner::op_time(const nlohmann::json& request, std::vector<UniqueFd>&) {
   OpContext ctx{backend_, arenas_, kernel_, notify_, request.value("id", nlohmann::json())};
-  return run_time(request, ctx);
+  return run_time(request, ctx, cupti_);
 }
 
 nlohmann::json Runner::op_records(const nlohmann::json& request, std::vector<UniqueFd>&) {

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "runner/outcome.h"
+#include "runner/records_op.h"
 #include "runner/time_plan.h"
 #include "runner/wire.h"
 
@@ -23,7 +24,7 @@ double ms_since(Clock::time_point t) { return std::chrono::duration<double, std:
 
 class TimedLoop {
  public:
-  TimedLoop(const TimePlan& plan, OpContext& ctx) : p_(plan), ctx_(ctx) {
+  TimedLoop(const TimePlan& plan, OpContext& ctx, CuptiLibrary& cupti) : p_(plan), ctx_(ctx), cupti_(cupti) {
     const std::size_t slots = std::max<std::size_t>(plan.slots.size(), 1);
     for (std::size_t j = 0; j < slots; ++j)
       packs_.emplace_back(plan.targets, plan.slots.empty() ? std::vector<TensorView>{} : plan.slots[j]);
@@ -49,12 +50,15 @@ class TimedLoop {
     nlohmann::json times = nlohmann::json::array(), warmups = nlohmann::json::array();
     for (double t : times_us) times.push_back(number(t));
     for (double t : warmup_us) warmups.push_back(number(t));
-    return {{"times_us", times},
-            {"warmup_us", warmups},
-            {"settle_ms", settled_ms},
-            {"enqueue_s", enqueue_s_ > 0 ? enqueue_s_ : ms_since(started) / 1000.0},
-            {"spin_timed_out", timed_out},
-            {"method", p_.device_mode ? "cuda_events_held_stream" : ctx_.backend.is_cuda() ? "cuda_events" : "host_clock"}};
+    nlohmann::json reply{{"times_us", times},
+                         {"warmup_us", warmups},
+                         {"settle_ms", settled_ms},
+                         {"enqueue_s", enqueue_s_ > 0 ? enqueue_s_ : ms_since(started) / 1000.0},
+                         {"spin_timed_out", timed_out},
+                         {"method", p_.device_mode ? "cuda_events_held_stream" : ctx_.backend.is_cuda() ? "cuda_events" : "host_clock"}};
+    if (!activities_.is_null()) reply["activities"] = activities_;
+    if (!records_error_.empty()) reply["kernel_records_error"] = records_error_;
+    return reply;
   }
 
  private:
@@ -111,7 +115,8 @@ class TimedLoop {
       const bool agree = previous > 0 && std::fabs(per_call - previous) <= kSettleAgreement * std::max(per_call, previous);
       agreed = agree ? agreed + 1 : 0;
       previous = per_call;
-      if (agreed >= kSettleAgreements || ms_since(start) >= p_.settle_ms) break;
+      const double spent = ms_since(start);
+      if ((agreed >= kSettleAgreements && spent >= p_.settle_min_ms) || spent >= p_.settle_ms) break;
     }
     return ms_since(start);
   }
@@ -138,11 +143,13 @@ class TimedLoop {
   }
 
   // Mode device: every call enqueued behind hone_hold, released by the judge after "enqueued".
+  // With kernel_records, the calls run under the activity trace and hone_marker follows each.
   std::vector<double> run_held(bool& timed_out, Clock::time_point started) {
+    const bool records = p_.kernel_records && begin_records();
     release_word()->store(0, std::memory_order_seq_cst);
-    ctx_.backend.hold(p_.release->data, p_.spin_timeout_ms);
-    holding_ = true;
     try {
+      ctx_.backend.hold(p_.release->data, p_.spin_timeout_ms);
+      holding_ = true;
       for (std::size_t i = 0; i < p_.schedule.size(); ++i) {
         const hone::ArgDesc* args = packs_[p_.schedule[i].slot].prepare();
         apply_inputs(p_.schedule[i]);
@@ -150,17 +157,53 @@ class TimedLoop {
         ctx_.backend.mark(2 * i);
         call(p_.schedule[i].slot, args, "timed call", i);
         ctx_.backend.mark(2 * i + 1);
+        if (records) ctx_.backend.marker();
       }
     } catch (...) {
       release_hold();
+      if (records) (void)cupti_.end();
       throw;
     }
     enqueue_s_ = ms_since(started) / 1000.0;
     ctx_.notify({{"id", ctx_.id}, {"event", "enqueued"}});
-    synchronize_after(ctx_.backend, "timed calls");
+    try {
+      synchronize_after(ctx_.backend, "timed calls");
+    } catch (...) {
+      if (records) (void)cupti_.end();
+      throw;
+    }
     holding_ = false;
     timed_out = ctx_.backend.hold_timed_out();
+    if (records) end_records();
     return read_times(p_.schedule.size());
+  }
+
+  // The activity trace, or why not (the judge then takes the events): false when it did not begin.
+  bool begin_records() {
+    try {
+      cupti_.load();
+    } catch (const OpError& e) {
+      records_error_ = e.what();
+      return false;
+    }
+    const nlohmann::json begun = cupti_.begin({{"activity", true}});
+    if (!begun.value("ok", false)) records_error_ = "hone_cupti_begin: " + cupti_error_text(begun);
+    return records_error_.empty();
+  }
+
+  void end_records() {
+    const nlohmann::json ended = cupti_.end();
+    if (!ended.value("ok", false)) {
+      records_error_ = "hone_cupti_end: " + cupti_error_text(ended);
+      return;
+    }
+    const nlohmann::json& trace = ended.value("activity", nlohmann::json::object());
+    if (trace.value("dropped_records", std::size_t{0}) > 0) {
+      records_error_ = "CUPTI dropped " + std::to_string(trace.value("dropped_records", std::size_t{0})) + " activity records";
+      return;
+    }
+    nlohmann::json caller_stream = nullptr;
+    activities_ = activities_json(trace, caller_stream);
   }
 
   std::atomic_ref<std::uint32_t>* release_word() {
@@ -176,6 +219,9 @@ class TimedLoop {
 
   const TimePlan& p_;
   OpContext& ctx_;
+  CuptiLibrary& cupti_;
+  nlohmann::json activities_;   // kernel_records: the held calls' activities
+  std::string records_error_;   // kernel_records: why there are none
   std::vector<ArgPack> packs_;
   bool holding_ = false;
   double enqueue_s_ = 0;
@@ -184,11 +230,11 @@ class TimedLoop {
 
 }  // namespace
 
-nlohmann::json run_time(const nlohmann::json& request, OpContext& ctx) {
+nlohmann::json run_time(const nlohmann::json& request, OpContext& ctx, CuptiLibrary& cupti) {
   const TimePlan plan = plan_time(request, ctx.arenas, ctx.backend);
   log_line("time (mode " + std::string(plan.device_mode ? "device" : "call") + ", " +
            std::to_string(plan.schedule.size()) + " calls, " + std::to_string(plan.warmup) + " warm-up)");
-  TimedLoop loop(plan, ctx);
+  TimedLoop loop(plan, ctx, cupti);
   return loop.run();
 }
 

@@ -6,13 +6,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/cupti_library.h"
 #include "runner/op_context.h"
 
 namespace hone::runner {
 
 // Runs one time request; the reply's fields (times_us, warmup_us, settle_ms, enqueue_s,
 // spin_timed_out, method). Sends {"id", "event": "enqueued"} through ctx.notify in mode device.
+// kernel_records (mode device): hone_marker after each held call and the calls' activity records
+// in "activities" (as the records op lists them), or "kernel_records_error" saying why not.
 // Throws OpError.
-nlohmann::json run_time(const nlohmann::json& request, OpContext& ctx);
+nlohmann::json run_time(const nlohmann::json& request, OpContext& ctx, CuptiLibrary& cupti);
 
 }  // namespace hone::runner

@@ -92,12 +92,18 @@ void parse_options(const nlohmann::json& request, TimePlan& p) {
     p.warmup = static_cast<int>(w);
   }
   if (const nlohmann::json* v = find(request, "settle_ms")) p.settle_ms = read_double(*v, "time.settle_ms");
+  if (const nlohmann::json* v = find(request, "settle_min_ms")) p.settle_min_ms = read_double(*v, "time.settle_min_ms");
+  if (!(p.settle_min_ms >= 0 && p.settle_min_ms <= 600000)) bad_request("time.settle_min_ms must be 0..600000");
   if (const nlohmann::json* v = find(request, "flush_bytes")) {
     const std::int64_t f = read_int(*v, "time.flush_bytes");
     if (f < 0) bad_request("time.flush_bytes is negative");
     p.flush_bytes = static_cast<std::size_t>(f);
   }
   if (const nlohmann::json* v = find(request, "spin_timeout_ms")) p.spin_timeout_ms = read_double(*v, "time.spin_timeout_ms");
+  if (const nlohmann::json* v = find(request, "kernel_records")) {
+    if (!v->is_boolean()) bad_request("time.kernel_records must be true or false");
+    p.kernel_records = v->get<bool>();
+  }
   if (!(p.settle_ms >= 0 && p.settle_ms <= 600000) || !(p.spin_timeout_ms > 0 && p.spin_timeout_ms <= 120000))
     bad_request("time: settle_ms must be 0..600000 and spin_timeout_ms 0..120000 (exclusive of 0)");
 }
@@ -169,6 +175,7 @@ TimePlan plan_time(const nlohmann::json& request, const ArenaTable& arenas, cons
     for (const auto& slot : p.slots)
       for (const TensorView& t : slot) require_device_visible(t, "time.outputs");
   }
+  if (p.kernel_records && !p.device_mode) bad_request("time.kernel_records needs mode \"device\" (the records of held calls)");
   plan_copies(p);
   return p;
 }

@@ -47,9 +47,11 @@ struct TimePlan {
   std::vector<TimedCall> schedule;
   int warmup = 0;
   double settle_ms = 0;
+  double settle_min_ms = 0;                     // settling lasts this long at least (cold clocks ramp slowly)
   std::size_t flush_bytes = 0;
   std::optional<TensorView> release;            // device mode: the 32-bit release word
   double spin_timeout_ms = 10000;
+  bool kernel_records = false;                  // device mode: activity records of the held calls, a marker after each
   std::vector<std::vector<CopyRun>> whole;      // per target: its whole-tensor copy (empty: a scalar)
   std::vector<std::vector<CopyRun>> row0;       // per target: the copy of row 0
   std::vector<std::size_t> row_bytes;           // per target: bytes from one row to the next

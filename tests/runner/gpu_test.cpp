@@ -192,6 +192,55 @@ TEST_F(GpuRunnerTest, RecordsSeeTheSpinTheKernelAndTheMarkerOnOneStream) {
   EXPECT_GE(r["timed_us"].get<double>(), kSpinNs / 1000.0 * 0.95);
 }
 
+// kernel_records: the held calls run under CUPTI's activity trace, hone_marker after each, so the
+// judge can read each call's own kernel time (its kernels between its flush and its marker).
+TEST_F(GpuRunnerTest, TimeModeDeviceWithKernelRecordsListsEachCallsKernelsBetweenFlushAndMarker) {
+  if (!ready_["cupti"].get<bool>()) GTEST_SKIP() << "libhone_cupti.so was not built here";
+  ASSERT_EQ(kind_of(load("cuda_scale")), "ok");
+  write_sets();
+  const int calls = 20;
+  json request = time_request("device", calls);
+  request["kernel_records"] = true;
+  request["id"] = 78;
+  request["op"] = "time";
+  runner().send(request);
+  std::optional<json> m = runner().receive();
+  ASSERT_TRUE(m);
+  ASSERT_EQ(*m, json({{"id", 78}, {"event", "enqueued"}})) << m->dump();
+  release().store(1);
+  m = runner().receive();
+  ASSERT_TRUE(m);
+  ASSERT_EQ(kind_of(*m), "ok") << m->dump();
+  ASSERT_TRUE(m->contains("activities")) << m->value("kernel_records_error", std::string("no activities"));
+  const json& acts = (*m)["activities"];
+  std::vector<json> holds, flushes, markers, kernels;
+  for (const auto& a : acts) {
+    const std::string name = a["name"].get<std::string>();
+    if (name == "hone_hold") holds.push_back(a);
+    else if (name == "hone_flush") flushes.push_back(a);
+    else if (name == "hone_marker") markers.push_back(a);
+    else if (name.find("scale_kernel") != std::string::npos) kernels.push_back(a);
+  }
+  ASSERT_EQ(holds.size(), 1u) << acts.dump();
+  ASSERT_EQ(flushes.size(), static_cast<std::size_t>(calls));
+  ASSERT_EQ(markers.size(), static_cast<std::size_t>(calls));
+  ASSERT_EQ(kernels.size(), static_cast<std::size_t>(calls));
+  double sum_kernels = 0, sum_events = 0;
+  for (int i = 0; i < calls; ++i) {
+    const double k0 = kernels[i]["start_us"].get<double>(), k1 = kernels[i]["end_us"].get<double>();
+    EXPECT_GE(k0, flushes[i]["end_us"].get<double>()) << i;
+    EXPECT_LE(k1, markers[i]["start_us"].get<double>()) << i;
+    EXPECT_GE(k1 - k0, kSpinNs / 1000.0 * 0.95) << i;
+    const double events = (*m)["times_us"][i].get<double>();
+    EXPECT_LE(k1 - k0, events + 0.5) << i;  // the events bracket the kernel
+    sum_kernels += k1 - k0;
+    sum_events += events;
+  }
+  std::printf("kernel records: %d calls, kernel mean %.3f us, events mean %.3f us\n", calls, sum_kernels / calls,
+              sum_events / calls);
+  expect_slots(calls);
+}
+
 TEST_F(GpuRunnerTest, AnInvalidLaunchIsALaunchErrorAndTheProcessGoesOn) {
   ASSERT_EQ(kind_of(load("cuda_faults")), "ok");
   const json call = {{"args", json::array({tensor_arg(region(1)), int_arg(0)})}, {"outputs", json::array({region(4)})}};

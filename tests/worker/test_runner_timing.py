@@ -108,6 +108,9 @@ class TimeCallModeTest(HarnessTestCase):
                                     ({"sets": [[tensor_arg(small)]]}, "bad_request", "differ"),
                                     ({"schedule": [{"set": 0, "rows": [[0, 9, 0]]}]}, "bad_request", "no row 9"),
                                     ({"warmup": -1}, "bad_request", "warmup"),
+                                    ({"kernel_records": True}, "bad_request", "mode device"),
+                                    ({"kernel_records": "yes"}, "bad_request", "true or false"),
+                                    ({"settle_min_ms": -1}, "bad_request", "settle_min_ms"),
                                     ({"mode": "device"}, "unsupported", "CUDA")):
             reply = self.runner.request("time", **dict(base, **change))
             self.assertEqual(reply["error"]["kind"], kind, change)
@@ -261,6 +264,33 @@ class CudaRunnerTest(unittest.TestCase):
         fields.update(spin_timeout_ms=300)
         reply = self.runner.ok("time", **dict(fields, schedule=fields["schedule"][:2]))
         self.assertTrue(reply["spin_timed_out"])
+
+    def test_kernel_records_list_each_held_calls_kernels_between_its_flush_and_its_marker(self):
+        from hone_worker import kernel_records, records
+
+        self.load(TASKS / "relu.cu")
+        fields, slots, expected = self.timing_request("device")
+        release, word = self.release_word(2)
+        fields.update(release=release.to_json(), spin_timeout_ms=20000, kernel_records=True)
+        self.runner.send(dict(fields, id=98, op="time"))
+        self.assertEqual(self.runner.receive(120), {"id": 98, "event": "enqueued"})
+        word.fill_(1)
+        reply = self.runner.receive(120)
+        self.assertTrue(reply["ok"], reply)
+        self.assertIn("activities", reply, reply.get("kernel_records_error"))
+        acts = [records.Activity.from_json(a) for a in reply["activities"]]
+        names = [a.name for a in acts]
+        self.assertEqual((names.count("hone_hold"), names.count("hone_flush"), names.count("hone_marker")),
+                         (1, len(slots), len(slots)))
+        times, why = kernel_records.per_call_us(acts, len(slots), flushed=True)
+        self.assertEqual(why, "")
+        for kernel_us, events_us in zip(times, reply["times_us"]):
+            self.assertGreater(kernel_us, 0)
+            self.assertLessEqual(kernel_us, events_us + 0.5)
+        for slot, want in zip(slots, expected):
+            self.assertTrue(torch.equal(slot, want))
+        print(f"\npython runner kernel records: median kernel {sorted(times)[len(times) // 2]:.2f} us, "
+              f"events {sorted(reply['times_us'])[len(times) // 2]:.2f} us")
 
     def test_records_bracket_the_call_with_hone_spin_and_hone_marker(self):
         self.load(TASKS / "relu.cu")

@@ -16,7 +16,7 @@ from worker_client import WORKER_DIR
 
 sys.path.insert(0, WORKER_DIR)
 
-from hone_worker import bounds, compare, faults, launch, poison, records, signature, timed_runs, timing  # noqa: E402
+from hone_worker import bounds, compare, faults, kernel_records, launch, poison, records, signature, timed_runs, timing  # noqa: E402
 from hone_worker.policy import Policy  # noqa: E402
 from hone_worker.task import load_task  # noqa: E402
 from hone_worker.timed_checks import SlotChecker  # noqa: E402
@@ -392,6 +392,112 @@ class BoundedPassRetryTest(unittest.TestCase):
             self.run_measured(80.0, 80.0, 1_000.0, [None], asked)
         self.assertEqual(raised.exception.check, "timing_bounded")
         self.assertEqual(asked, [False, True])
+
+
+def held_trace(calls, stream=7, side=None, copies=True):
+    """Activities shaped like a held `time` op's with kernel_records: hone_hold, then per call an
+    input copy, hone_flush, the call's kernels (`calls[i]`: (name, duration) on the caller's
+    stream, gaps of 1 us), hone_marker and a torch-form result copy. `side`: (call, name, start
+    offset, duration) on stream 99."""
+    acts, t = [records.Activity("hone_hold", stream, 0.0, 50.0)], 50.0
+    for i, kernels in enumerate(calls):
+        if copies:
+            acts.append(records.Activity("Memcpy DtoD", stream, t, t + 3.0, "memcpy"))
+            t += 3.0
+        acts.append(records.Activity("hone_flush", stream, t, t + 20.0))
+        t += 20.0
+        begin = t
+        for name, d in kernels:
+            t += 1.0
+            acts.append(records.Activity(name, stream, t, t + d))
+            t += d
+        if side and side[0] == i:
+            acts.append(records.Activity(side[1], 99, begin + side[2], begin + side[2] + side[3]))
+        acts.append(records.Activity("hone_marker", stream, t + 0.5, t + 1.5))
+        t += 1.5
+        acts.append(records.Activity("Memcpy DtoD", stream, t, t + 2.0, "memcpy"))  # the result's copy, after the marker
+        t += 2.0
+    return acts
+
+
+class KernelRecordsTest(unittest.TestCase):
+    """Device time as each held call's busy time in its activity records (issue 14): between its
+    flush and its marker, gaps and hone's own work (copies, flush, marker) excluded."""
+
+    def test_each_call_is_the_sum_of_its_kernels(self):
+        acts = held_trace([[("relu", 2.5)], [("relu", 2.75)], [("a", 3.0), ("b", 4.0)]])
+        times, why = kernel_records.per_call_us(acts, 3, flushed=True)
+        self.assertEqual(why, "")
+        self.assertEqual(times, [2.5, 2.75, 7.0])
+
+    def test_overlapping_side_stream_work_counts_once(self):
+        acts = held_trace([[("a", 10.0)], [("a", 10.0)]], side=(1, "b", 2.0, 4.0))
+        times, _ = kernel_records.per_call_us(acts, 2, flushed=True)
+        self.assertEqual(times, [10.0, 10.0])  # b lies inside a's interval
+        acts = held_trace([[("a", 10.0)], [("a", 10.0)]], side=(1, "b", 9.0, 6.0))
+        times, _ = kernel_records.per_call_us(acts, 2, flushed=True)
+        self.assertEqual(times, [10.0, 14.0])  # b runs 4 us past a
+
+    def test_records_that_do_not_match_the_schedule_give_no_device_time(self):
+        acts = held_trace([[("relu", 2.5)], [("hone_marker", 0.5)]])  # a candidate kernel named like hone's
+        times, why = kernel_records.per_call_us(acts, 2, flushed=True)
+        self.assertIsNone(times)
+        self.assertIn("3 marker kernels for 2 calls", why)
+        times, why = kernel_records.per_call_us([a for a in held_trace([[("x", 1.0)]]) if a.name != "hone_hold"], 1, True)
+        self.assertIsNone(times)
+        self.assertIn("0 hold kernels", why)
+
+    def test_without_a_flush_the_call_starts_after_the_last_marker(self):
+        acts = held_trace([[("x", 2.0)], [("y", 3.0)]], copies=False)
+        acts = [a for a in acts if a.name != "hone_flush" and not a.is_memory_op]
+        times, _ = kernel_records.per_call_us(acts, 2, flushed=False)
+        self.assertEqual(times, [2.0, 3.0])
+
+    def test_a_reply_without_records_says_why(self):
+        self.assertEqual(kernel_records.parse({"kernel_records_error": "no CUPTI"}), (None, "no CUPTI"))
+        activities, why = kernel_records.parse({"activities": [{"name": 3}]})
+        self.assertIsNone(activities)
+        self.assertIn("malformed", why)
+
+    def run_pass(self, replies, flush=True):
+        """TimedRun._pass of mode device over `replies` (one per op), the ops simulated."""
+        run = timed_runs.TimedRun.__new__(timed_runs.TimedRun)
+        notes = []
+        run.session = type("S", (), {"note": lambda self, text: notes.append(text)})()
+        run.device = parse_device("cpu")
+        run.slot_count, run.flush_bytes = 1000, 1 if flush else 0
+        run._held_calls = lambda: 1000
+        run.sets = type("Sets", (), {"draw": lambda self: None})()
+        run._copy_us = 0.0
+        queue = list(replies)
+        run._op = lambda mode, entries, warmup, settle, position, what: (queue.pop(0), 1000.0)
+        count = sum(len(r["times_us"]) for r in replies)
+        return run._pass("device", count, None), notes
+
+    def test_a_device_pass_takes_the_records_and_keeps_the_events(self):
+        reply = {"times_us": [4.5, 4.6, 4.4], "method": "cuda_events_held_stream",
+                 "activities": [a.__dict__ for a in held_trace([[("k", 2.5)]] * 3)]}
+        result, _ = self.run_pass([reply])
+        self.assertEqual(result.samples_us, [2.5, 2.5, 2.5])
+        self.assertEqual(result.events_us, [4.5, 4.6, 4.4])
+        self.assertEqual(result.method, "cupti_kernel_records")
+
+    def test_a_device_pass_without_records_falls_back_to_the_events_in_every_op(self):
+        good = {"times_us": [4.5] * 3, "activities": [a.__dict__ for a in held_trace([[("k", 2.5)]] * 3)],
+                "method": "cuda_events_held_stream"}
+        bad = {"times_us": [4.0] * 3, "kernel_records_error": "CUPTI is busy", "method": "cuda_events_held_stream"}
+        result, notes = self.run_pass([good, bad])
+        self.assertEqual(result.samples_us, [4.5] * 3 + [4.0] * 3)
+        self.assertEqual(result.method, "cuda_events_held_stream")
+        self.assertTrue(any("CUPTI is busy" in n for n in notes))
+
+    def test_records_far_above_the_events_are_rejected(self):
+        reply = {"times_us": [3.0] * 3, "method": "cuda_events_held_stream",
+                 "activities": [a.__dict__ for a in held_trace([[("k", 9.0)]] * 3)]}
+        with self.assertRaises(faults.CandidateFailure) as raised:
+            self.run_pass([reply])
+        self.assertEqual(raised.exception.status, "rejected")
+        self.assertIn("p50 9.00 us", raised.exception.reason)
 
 
 class ProfileChildModelNewTest(unittest.TestCase):

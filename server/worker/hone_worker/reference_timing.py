@@ -3,7 +3,8 @@ python-runner process (the `reference` form; compile: warmed there until torch._
 show no recompilation), by the same `time` ops that time candidates (input variation, cache flush,
 call time and device time). The judge checks a sample of the timed outputs against its own
 reference. A noisy measurement (the machine was busy) is measured again within a budget and
-reported as `noisy` if it stays noisy, so the caller neither caches it nor divides by it silently."""
+reported as `noisy` if it stays noisy, so the caller neither caches it nor divides by it silently
+(noisy: the spread of the time speedups divide, device time on CUDA)."""
 import torch
 
 from .candidate_session import CandidateSession, Deadline
@@ -69,7 +70,11 @@ def handle_time_reference(params: dict, request: Request) -> dict:
             session.end()
         run = None  # its output slots view the arenas: drop them so close() can release them
         memory.close()
-    spread = max(outcome.call.spread, outcome.device.spread if outcome.device is not None else 0.0)
+    # Noisy is the basis time's spread (the one speedups divide: device time on CUDA, call time on
+    # the CPU); a noisy call time beside a quiet device time is kept, and every call-time speedup
+    # against it is a range (its own p10..p90 says so).
+    basis = outcome.device if device.is_cuda and outcome.device is not None else outcome.call
+    spread = basis.spread
     # A timed window in which torch.compile compiled again timed the compiler: never a baseline.
     recompiled = int(outcome.extra.get("recompilations") or 0) > 0
     return {"mode": mode, "timing": outcome.to_json(), "torch": torch_version, "device": str(device),

@@ -13,6 +13,7 @@ from typing import Callable, List, Optional, Sequence
 import torch
 
 from . import bounds as bounding
+from . import kernel_records
 from .candidate_session import CandidateSession
 from .devices import Device
 from .exchange import ArgBuffers, Region, SharedMemory, arg_specs, args_json
@@ -34,10 +35,19 @@ OPS_PER_PASS, MIN_CALLS_PER_OP = 3, 3  # a pass's calls are split over ops, each
 # events and the candidate's own launches (KERNELS_PER_CALL assumed), and a queue that fills
 # blocks the enqueue until the hold times out.
 HELD_LAUNCHES, KERNELS_PER_CALL, MAX_HELD_CALLS = 800, 4, 200
+# Device time is the call's busy time in the activity records (hone_worker/kernel_records.py); it
+# may exceed the caller's events around the call by this factor (plus KERNEL_OVER_EVENTS_US)
+# before the claims contradict each other: the events bracket all of the call's work.
+KERNEL_OVER_EVENTS, KERNEL_OVER_EVENTS_US = 1.05, 1.0
 REMEASURE_S = 2.0  # at most this long re-measuring a noisy time, beyond the first pass ...
 REMEASURES = 2  # ... and at most this many passes more
 BOUND_RETRIES = 2  # a pass the bounds reject is taken again this many times, each after the null loop
 SPIN_TIMEOUT_MS = 20_000.0
+# A GPU idle for COLD_AFTER_S or more (or never timed by this judge) idles its clocks: launch-bound
+# calls agree from window to window while the SM clock is still low, so its settling keeps the
+# device busy for COLD_SETTLE_MS at least (the 2026-12-02 H200 run saw 345 MHz after "settled").
+COLD_AFTER_S, COLD_SETTLE_MS = 5.0, 300.0
+_last_timed = {}  # device -> time.monotonic() when this judge's last timing run on it ended
 
 
 @dataclass
@@ -49,6 +59,8 @@ class Pass:
     bounds: List[bounding.Bound] = field(default_factory=list)
     method: str = ""
     spin_timed_out: bool = False
+    events_us: List[float] = field(default_factory=list)  # device mode: the caller's events around each call
+    records_note: str = ""  # device mode: why the activity records gave no device time (events used)
 
     def timing(self, warmup: int, spot_checks: int, input_sets: int) -> Timing:
         return Timing(self.samples_us, warmup, self.method, spot_checks, input_sets)
@@ -112,6 +124,7 @@ class TimedRun:
         self.timed_calls = 0
         self._copy_us = 0.0  # the judge's copy of one slot out of shared memory (a torch-form loop copies it in)
         self._wall_us = 0.0  # the judge's clock around the last op, waits for a CPU included
+        self._settle_min_ms = 0.0
 
     def _set_json(self, k: int) -> List[dict]:
         """Set k shaped like forward's arguments: its inputs in its own buffers, then the
@@ -137,10 +150,12 @@ class TimedRun:
         out = {"mode": mode, "args": self.targets.json(), "sets": self.sets_json,
                "outputs": [self._slot_bufs(j) for j in range(len(entries) + 1)],
                "schedule": [e.to_json(i + 1) for i, e in enumerate(entries)], "warmup": warmup,
-               "settle_ms": settle_ms, "flush_bytes": self.flush_bytes, "release": None,
+               "settle_ms": settle_ms, "settle_min_ms": min(self._settle_min_ms, settle_ms),
+               "flush_bytes": self.flush_bytes, "release": None,
                "spin_timeout_ms": SPIN_TIMEOUT_MS}
         if mode == "device":
             out["release"] = self.release.buffers[0].to_json()
+            out["kernel_records"] = True
         return out
 
     def run(self, loop_cost: Callable[[str, bool], Optional[bounding.LoopCost]]) -> Outcome:
@@ -148,11 +163,23 @@ class TimedRun:
         noisy times. `loop_cost(mode, fresh)` is the null loop's cost (None: no bounds; fresh:
         measured again now). Raises CandidateFailure."""
         settle_ms = self.policy.settle_ms if self.policy.settle_ms is not None else SETTLE_MS[self.device.is_cuda]
+        last = _last_timed.get(str(self.device))
+        cold = self.device.is_cuda and (last is None or time.monotonic() - last >= COLD_AFTER_S)
+        self._settle_min_ms = COLD_SETTLE_MS if cold else 0.0
+        try:
+            return self._run(settle_ms, loop_cost, cold)
+        finally:
+            self._settle_min_ms = 0.0
+            _last_timed[str(self.device)] = time.monotonic()
+
+    def _run(self, settle_ms: float, loop_cost, cold: bool) -> Outcome:
         self.progress(f"settling the clocks (up to {settle_ms:.0f} ms), then timing with {len(self.sets.sets)} "
                       "input sets")
         reply, elapsed_us = self._op("call", [self.sets.draw()], ESTIMATE_WARMUP, settle_ms, None, "settling")
         self.settle = {"ms": reply.get("settle_ms"), "calls": reply.get("settle_calls"),
-                       "settled": reply.get("settled"), "judge_ms": elapsed_us / 1000.0}
+                       "settled": reply.get("settled"), "judge_ms": elapsed_us / 1000.0,
+                       "cold": cold, "min_ms": min(self._settle_min_ms, settle_ms)}
+        self._settle_min_ms = 0.0
         # What one iteration (input copy, flush, call) costs on the judge's clock, settling done.
         reply, _ = self._op("call", [self.sets.draw() for _ in range(ESTIMATE_CALLS)], 0, 0.0, None, "estimate")
         claimed = _times(reply, ESTIMATE_CALLS)
@@ -209,7 +236,7 @@ class TimedRun:
     def _held_calls(self) -> int:
         """How many calls one held op may queue: the launch queue divided by a call's launches."""
         copies = len(self.sets.tensor_indices) * (1 + (MIXED_ROWS if self.sets.mode == "mix" else 0))
-        per_call = copies + 3 + KERNELS_PER_CALL
+        per_call = copies + 4 + KERNELS_PER_CALL  # + flush, two events, marker
         return max(MIN_CALLS_PER_OP, min(MAX_HELD_CALLS, HELD_LAUNCHES // per_call))
 
     def _pass(self, mode: str, reps: int, cost: Optional[bounding.LoopCost]) -> Pass:
@@ -229,7 +256,11 @@ class TimedRun:
             result.method = str(reply.get("method", ""))
             if reply.get("spin_timed_out"):
                 result.spin_timed_out = True
-            result.samples_us += claimed
+            if mode == "device":
+                result.events_us += claimed
+                result.samples_us += self._kernel_times(reply, claimed, result)
+            else:
+                result.samples_us += claimed
             if cost is not None:
                 extra = 2 * self._copy_us
                 result.bounds.append(bounding.bound(mode, claimed, elapsed_us, cost, self.device.is_cuda, extra))
@@ -241,7 +272,29 @@ class TimedRun:
         if result.spin_timed_out:
             self.session.note("the device-time hold timed out before every call was queued: no device time")
             result.samples_us = []
+        if mode == "device" and result.samples_us and not result.records_note:
+            result.method = "cupti_kernel_records"
+            why = _kernels_over_events(result.samples_us, result.events_us)
+            if why:
+                raise CandidateFailure("rejected", why, check="timing_bounded")
+        elif mode == "device" and result.records_note:
+            result.samples_us = list(result.events_us)
         return result
+
+    def _kernel_times(self, reply: dict, events_us: List[float], result: Pass) -> List[float]:
+        """One device op's calls' busy times from its activity records; where the records are
+        missing or cannot be attributed, the pass falls back to the events (said in a note)."""
+        if result.records_note:
+            return list(events_us)
+        activities, why = kernel_records.parse(reply)
+        times = None
+        if activities is not None:
+            times, why = kernel_records.per_call_us(activities, len(events_us), self.flush_bytes > 0)
+        if times is None:
+            result.records_note = why
+            self.session.note(f"device time from the caller's events, not activity records: {why}")
+            return list(events_us)
+        return times
 
     def _op(self, mode: str, entries: List[Entry], warmup: int, settle_ms: float, position, what: str):
         """Sends one `time` op and checks what came back; returns (reply, judge's microseconds:
@@ -359,6 +412,15 @@ class _RunDelay:
         if self.start is None or end is None:
             return 0.0
         return max(0, end - self.start) / 1000.0
+
+
+def _kernels_over_events(kernels_us: List[float], events_us: List[float]) -> Optional[str]:
+    """Why busy times above the events around the calls cannot be true, or None."""
+    k, e = statistics.median(kernels_us), statistics.median(events_us)
+    if k > KERNEL_OVER_EVENTS * e + KERNEL_OVER_EVENTS_US:
+        return (f"timing claims contradict each other: the activity records put the call's GPU work at p50 {k:.2f} us, "
+                f"but the events around the call measured p50 {e:.2f} us, and a call's work lies between them")
+    return None
 
 
 def _times(reply: dict, count: int) -> List[float]:

@@ -41,10 +41,12 @@ class TimePlan:
     schedule: List[_Entry]
     warmup: int
     settle_ms: float
+    settle_min_ms: float  # settling lasts this long at least (a cold GPU's clocks ramp slowly)
     flush_bytes: int
     release: Optional[int]  # mode device: the release word's device address
     release_host: Optional[int]  # and its host address
     spin_timeout_ms: float
+    kernel_records: bool = False  # mode device: the held calls' activity records, a marker after each call
 
 
 def parse_plan(request: dict, table: ArenaTable, is_cuda: bool) -> TimePlan:
@@ -63,8 +65,15 @@ def parse_plan(request: dict, table: ArenaTable, is_cuda: bool) -> TimePlan:
         _check_set(k, values, targets)
     schedule = [_entry(e, i, len(sets), len(outputs), targets) for i, e in enumerate(_list(request, "schedule"))]
     plan = TimePlan(mode, targets, sets, outputs or [[]], schedule, _count(request, "warmup", 0, 1_000_000),
-                    _number(request, "settle_ms", 0.0, 0.0, 600_000.0), _count(request, "flush_bytes", 0, 1 << 40),
+                    _number(request, "settle_ms", 0.0, 0.0, 600_000.0), _number(request, "settle_min_ms", 0.0, 0.0, 600_000.0),
+                    _count(request, "flush_bytes", 0, 1 << 40),
                     None, None, _number(request, "spin_timeout_ms", 10_000.0, 1e-3, 120_000.0))
+    records = request.get("kernel_records", False)
+    if not isinstance(records, bool):
+        raise bad_request(f"time.kernel_records must be true or false, not {records!r}")
+    if records and mode != "device":
+        raise bad_request("time.kernel_records needs mode device (the records of held calls)")
+    plan.kernel_records = records
     if mode == "device":
         plan.release, plan.release_host = _release_word(request.get("release"), table)
         _require_device_memory(plan)
@@ -192,6 +201,7 @@ class TimedLoop:
         self._stream = torch.cuda.current_stream(device.index).cuda_stream if device.is_cuda else 0
         self._bound = {}
         self._holding = False
+        self._marker_word: Optional[torch.Tensor] = None  # kernel records: hone_marker's word
 
     def _call(self, k: int, j: int) -> Callable[[], None]:
         """Forward on set k's scalars and the targets, its result kept in slot j (bound once)."""
@@ -256,7 +266,7 @@ class TimedLoop:
             agreed = agreed + 1 if agree else 0
             previous = per_call
             spent_ms = (time.perf_counter() - started) * 1000.0
-            if agreed >= SETTLE_AGREEMENTS or spent_ms >= self.plan.settle_ms:
+            if (agreed >= SETTLE_AGREEMENTS and spent_ms >= self.plan.settle_min_ms) or spent_ms >= self.plan.settle_ms:
                 return spent_ms, calls, agreed >= SETTLE_AGREEMENTS
 
     def _run_calls(self, entries: Sequence[_Entry], held: bool) -> List[tuple]:
@@ -271,6 +281,8 @@ class TimedLoop:
             start = self.clock.mark()
             result = forward()
             end = self.clock.mark()
+            if held and self._marker_word is not None:  # before the result's copy: that is not the call's work
+                self.harness.marker(self._stream, self._marker_word.data_ptr())
             if keep:
                 keep(result)
             marks.append((start, end))
@@ -292,23 +304,29 @@ class TimedLoop:
         settle_ms, settle_calls, settled = self._settle()
         warm = self._run_calls([_Entry(0, 0, [])] * plan.warmup, held=False)
         self.device.synchronize()
-        started = time.perf_counter()
         timed_out = None
-        if held:
-            timed_out = torch.zeros(1, dtype=torch.int32, device=self.device.torch)
-            ctypes.c_uint32.from_address(plan.release_host).value = 0
-            self.harness.hold(self._stream, plan.release, int(plan.spin_timeout_ms * 1e6), timed_out.data_ptr())
-            self._holding = True
+        recorder = _Recorder(plan.kernel_records and held)
+        if recorder.active:
+            self._marker_word = torch.zeros(1, dtype=torch.int32, device=self.device.torch)
+            recorder.start()
+        started = time.perf_counter()
         try:
+            if held:
+                timed_out = torch.zeros(1, dtype=torch.int32, device=self.device.torch)
+                ctypes.c_uint32.from_address(plan.release_host).value = 0
+                self.harness.hold(self._stream, plan.release, int(plan.spin_timeout_ms * 1e6), timed_out.data_ptr())
+                self._holding = True
             timed = self._run_calls(plan.schedule, held)
             enqueue_s = time.perf_counter() - started
             if held:
                 send_enqueued()
         except BaseException:
             self._release_hold()  # a failure while held: release the stream rather than wait for the timeout
+            recorder.stop(self.device)
             raise
         self.device.synchronize()
         self._holding = False
+        records = recorder.stop(self.device)
         reply.update({
             "times_us": [self.clock.elapsed_us(*m) for m in timed],
             "warmup_us": [self.clock.elapsed_us(*m) for m in warm],
@@ -316,8 +334,35 @@ class TimedLoop:
             "spin_timed_out": bool(timed_out.item()) if held else False,
             "method": ("cuda_events_held_stream" if held else "cuda_events") if self.device.is_cuda else "host_clock",
         })
+        if recorder.active:
+            reply["activities"] = records
         reply.update(self.candidate.after_timing())
         return reply
+
+
+class _Recorder:
+    """torch.profiler's CUDA activities (kineto's CUPTI records) around the held calls, when asked."""
+
+    def __init__(self, active: bool) -> None:
+        self.active = active
+        self._prof = None
+
+    def start(self) -> None:
+        from torch.profiler import ProfilerActivity, profile  # noqa: PLC0415
+
+        self._prof = profile(activities=[ProfilerActivity.CUDA])
+        self._prof.__enter__()
+
+    def stop(self, device) -> Optional[list]:
+        """The recorded activities (hone's kernels under their plain names), once."""
+        if self._prof is None:
+            return None
+        from .profiled_call import device_activities  # noqa: PLC0415
+
+        prof, self._prof = self._prof, None
+        device.synchronize()
+        prof.__exit__(None, None, None)
+        return device_activities(prof)
 
 
 def flush_buffers(device, size: int, cached: Sequence) -> tuple:

@@ -1,0 +1,70 @@
+"""Device time from activity records (issue 14): the GPU time of each timed call's own work, read
+from the kernel, memcpy and memset records (CUPTI; the python runner's torch.profiler) that the
+candidate process collected over a held `time` op of mode `device` with `kernel_records`. On the
+caller's stream the op enqueued hone's hold kernel, then per call: its input copies, hone's flush,
+the call's work, hone's marker. A call's work is every activity that starts after its flush ends
+and before its marker starts (on any stream); its device time is the busy time of that work (the
+union of its intervals: the sum of its kernels' durations on one stream, as ncu's
+gpu__time_duration.sum over the call's kernels). Gaps between the call's kernels are not device
+time: the call time has them. The attribution is the judge's; the records are the candidate
+process's claims, held by the caller's events (themselves held by the judge's clock)."""
+from typing import List, Optional, Sequence, Tuple
+
+from .records import Activity
+
+HOLD, FLUSH, MARKER = "hone_hold", "hone_flush", "hone_marker"
+_HONE = (HOLD, FLUSH, MARKER, "hone_spin")
+SLACK_US = 0.05  # timestamps of back-to-back activities on one stream may touch or overlap this much
+
+
+def per_call_us(activities: Sequence[Activity], calls: int, flushed: bool) -> Tuple[Optional[List[float]], str]:
+    """Each call's device time, or (None, why the records cannot be attributed)."""
+    ordered = sorted(activities, key=lambda a: (a.start_us, a.end_us))
+    holds = [a for a in ordered if a.name == HOLD]
+    if len(holds) != 1:
+        return None, f"the records hold {len(holds)} hold kernels, not 1"
+    stream = holds[0].stream
+    markers = [a for a in ordered if a.name == MARKER and a.stream == stream]
+    flushes = [a for a in ordered if a.name == FLUSH and a.stream == stream]
+    if len(markers) != calls:
+        return None, f"the records hold {len(markers)} marker kernels for {calls} calls"
+    if flushed and len(flushes) != calls:
+        return None, f"the records hold {len(flushes)} flush kernels for {calls} calls"
+    work = [a for a in ordered if a.name not in _HONE]
+    out: List[float] = []
+    previous_end = holds[0].end_us
+    for i, marker in enumerate(markers):
+        begin = flushes[i].end_us if flushed else previous_end
+        if flushed and not previous_end - SLACK_US <= flushes[i].start_us <= marker.start_us:
+            return None, f"call {i + 1}'s flush kernel is not between its neighbours' markers"
+        mine = [a for a in work if begin - SLACK_US <= a.start_us < marker.start_us]
+        out.append(_busy_us(mine))
+        previous_end = marker.end_us
+    return out, ""
+
+
+def _busy_us(work: Sequence[Activity]) -> float:
+    """The length of the union of the activities' intervals."""
+    total, end = 0.0, None
+    for a in sorted(work, key=lambda x: x.start_us):
+        if end is None or a.start_us > end:
+            total += a.end_us - a.start_us
+            end = a.end_us
+        elif a.end_us > end:
+            total += a.end_us - end
+            end = a.end_us
+    return total
+
+
+def parse(reply: dict) -> Tuple[Optional[List[Activity]], str]:
+    """The reply's `activities`, or (None, why they are missing or malformed)."""
+    raw = reply.get("activities")
+    if raw is None:
+        why = reply.get("kernel_records_error")
+        return None, str(why) if why else "the runner sent no activity records"
+    if not isinstance(raw, list):
+        return None, "the runner's activity records are not a list"
+    try:
+        return [Activity.from_json(a) for a in raw], ""
+    except ValueError as exc:
+        return None, f"malformed activity records: {exc}"
