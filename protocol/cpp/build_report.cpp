@@ -197,6 +197,7 @@ void to_json(json& j, const CompileReport& v) {
            {"kernels", v.kernels},
            {"sass_available", v.sass_available}};
   if (!v.library.empty()) j["library"] = v.library;
+  if (!v.tamper_signs.empty()) j["tamper_signs"] = v.tamper_signs;
 }
 void from_json(const json& j, CompileReport& v) {
   need(j, "ok", v.ok);
@@ -208,6 +209,7 @@ void from_json(const json& j, CompileReport& v) {
   get(j, "library", v.library);
   get(j, "kernels", v.kernels);
   get(j, "sass_available", v.sass_available);
+  get(j, "tamper_signs", v.tamper_signs);
 }
 
 }  // namespace hone::protocol

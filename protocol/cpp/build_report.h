@@ -87,6 +87,9 @@ struct CompileReport {
   std::vector<Diagnostic> diagnostics;
   std::vector<KernelStatic> kernels;
   bool sass_available = false;
+  // What the kernel's own code imports or defines that no kernel needs and a tamperer does
+  // ("imports mprotect", "defines cudaEventElapsedTime (...)"); empty for an honest kernel.
+  std::vector<std::string> tamper_signs;
 
   // Counts diagnostics of one severity.
   std::size_t count(Severity severity) const;

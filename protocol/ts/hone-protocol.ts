@@ -560,6 +560,10 @@ export interface Compile {
   diagnostics: Diagnostic[];
   kernels?: KernelStatic[];
   sass_available?: boolean;
+  /**
+   * what the kernel's own code imports or defines that no kernel needs and a tamperer does
+   */
+  tamper_signs?: string[];
   [k: string]: unknown;
 }
 /**

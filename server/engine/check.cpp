@@ -124,7 +124,8 @@ eval::EvalRequest eval_request(const PreparedCheck& c, const CheckRequest& reque
   er.task = c.staged_task;
   er.task_hash = c.task_hash;
   er.device = c.device;
-  er.kernel = {c.build.compile.library, c.build.form, c.build.op_namespace, c.build.own_kernels, c.kernel_extra};
+  er.kernel = {c.build.compile.library, c.build.form, c.build.op_namespace, c.build.own_kernels, c.kernel_extra,
+               c.build.compile.tamper_signs};
   er.seeds = request.seeds.value_or(options.seeds);
   er.atol = request.atol;
   er.rtol = request.rtol;

@@ -25,6 +25,7 @@ double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock:
 json kernel_json(const KernelArtifact& k) {
   json j{{"library", k.library.string()}, {"form", k.form}, {"own_kernels", k.own_kernels}};
   if (!k.op_namespace.empty()) j["namespace"] = k.op_namespace;
+  if (!k.tamper_signs.empty()) j["tamper_signs"] = k.tamper_signs;
   if (k.extra.is_object()) j.update(k.extra);
   return j;
 }

@@ -27,6 +27,7 @@ struct KernelArtifact {
   std::string op_namespace;  // torch form
   std::vector<std::string> own_kernels;
   nlohmann::json extra = nlohmann::json::object();  // more fields of the judge's `kernel` (modelnew: modules)
+  std::vector<std::string> tamper_signs;  // the build's (toolchain/tamper_signs.h): the judge names them
 };
 
 struct EvalRequest {

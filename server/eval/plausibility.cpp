@@ -47,8 +47,15 @@ protocol::Floor physical_floor(double bytes, double peak_dram_bytes_per_s) {
 }
 
 std::optional<std::string> below_floor_reason(const protocol::Timing& timing, const protocol::Floor& floor) {
-  if (floor.floor_us <= 0 || timing.p50_us >= floor.floor_us) return std::nullopt;
-  return "measured " + format_us(timing.p50_us) + " per call is below the physical floor of " +
+  if (floor.floor_us <= 0) return std::nullopt;
+  double p50 = timing.p50_us;
+  std::string which = "measured ";
+  if (timing.device && timing.device->p50_us > 0 && timing.device->p50_us < p50) {
+    p50 = timing.device->p50_us;
+    which = "device time (" + timing.device->method + ") ";
+  }
+  if (p50 >= floor.floor_us) return std::nullopt;
+  return which + format_us(p50) + " per call is below the physical floor of " +
          format_us(floor.floor_us) + " (" + format_bytes(floor.bytes) + " of inputs and outputs at the GPU's peak " +
          format_rate(floor.peak_dram_bytes_per_s) +
          "): the timed calls cannot have read the inputs and written the outputs";

@@ -25,7 +25,8 @@ std::optional<double> compulsory_bytes(const protocol::Signature& signature);
 // outputs from DRAM.
 protocol::Floor physical_floor(double bytes, double peak_dram_bytes_per_s);
 
-// The reason text when a measured time beats the floor, nullopt when it does not.
+// The reason text when a measured time (the call time, or the device time where there is one)
+// beats the floor, nullopt when neither does.
 std::optional<std::string> below_floor_reason(const protocol::Timing& timing, const protocol::Floor& floor);
 
 // Speedups of `timing` over the baselines in one time on both sides (device time when all have it,

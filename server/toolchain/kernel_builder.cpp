@@ -18,6 +18,7 @@
 #include "toolchain/flag_directive.h"
 #include "toolchain/kernel_facts.h"
 #include "toolchain/nvcc_pipeline.h"
+#include "toolchain/tamper_signs.h"
 #include "toolchain/tools.h"
 #include "toolchain/torch_env.h"
 #include "toolchain/torch_glue.h"
@@ -280,7 +281,7 @@ class Build {
 
   bool compute_key() {
     Sha256 h;
-    h.field(plain_ ? "hone-build-v1-plain" : "hone-build-v1").field(kernel_.string()).field(source_).field(prefix_)
+    h.field(plain_ ? "hone-build-v1-plain" : "hone-build-v2").field(kernel_.string()).field(source_).field(prefix_)
         .field(task_constants_prelude(req_.task_constants));
     for (const auto& header : facts_.headers) h.field(header.path.string()).field(header.contents);
     try {
@@ -334,6 +335,7 @@ class Build {
                                                    DiagnosticSource::Hone});
     }
     res_.report.ok = built;
+    if (built && !plain_) scan_own_code(plan);
     if (built && cuda_) collect_facts(plan, output);
     if (built && !plain_) res_.report.library = (c.entry_dir(res_.key) / plan.library_name).string();
     try {
@@ -456,6 +458,18 @@ class Build {
     }
     dc.kernel_line = [this](const std::string& mangled) { return kernel_line_in_file(facts_, kernel_, mangled); };
     return dc;
+  }
+
+  // Tamper signs in the kernel's own code (toolchain/tamper_signs.h): CUDA, nvcc's host object
+  // (the library also holds the static CUDA runtime, which imports dlopen itself); C++, the library.
+  void scan_own_code(const CompilePlan& plan) {
+    const fs::path object = cuda_ ? work_ / plan.keep_dir / "kernel.o" : work_ / plan.library_name;
+    std::error_code ec;
+    if (!fs::is_regular_file(object, ec)) {
+      res_.report.tamper_signs = {"could not be scanned (no " + object.filename().string() + " after the build)"};
+      return;
+    }
+    res_.report.tamper_signs = scan_tamper_signs(object);
   }
 
   // A built CUDA kernel's facts (registers, shared memory, SASS); keeps what later stages read

@@ -113,7 +113,7 @@ TEST_P(Adversarial, GetsItsVerdict) {
   }
   if (c.status == "correct" && c.flags.empty()) {
     // An honest kernel passes clean: none of the flags that mark a pass as suspect.
-    for (const char* suspect : {"library_ops", "constant_output", "weak_task", "speedup_over_10x"})
+    for (const char* suspect : {"library_ops", "constant_output", "weak_task", "speedup_over_10x", "tamper_signs"})
       EXPECT_FALSE(v.has_flag(suspect)) << "honest kernel flagged " << suspect << "\n" << shown;
   }
 }

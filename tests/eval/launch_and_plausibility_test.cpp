@@ -144,6 +144,14 @@ TEST(Plausibility, FloorRejectsOnlyWhatIsFasterThanDram) {
   EXPECT_NE(why->find("below the physical floor of 447 µs"), std::string::npos) << *why;
   EXPECT_NE(why->find("2.15 GB"), std::string::npos) << *why;
   EXPECT_NE(why->find("4.80 TB/s"), std::string::npos) << *why;
+  // A device time (the activity records' claim) below the floor is held to it too.
+  protocol::Timing claimed = honest;
+  claimed.device = protocol::TimeSummary{40.0, 39.0, 41.0, 200, "cupti_kernel_records"};
+  why = below_floor_reason(claimed, f);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("device time (cupti_kernel_records) 40.0 µs"), std::string::npos) << *why;
+  claimed.device->p50_us = 460.0;
+  EXPECT_FALSE(below_floor_reason(claimed, f));
 }
 
 TEST(Plausibility, SpeedupsAreBaselineOverCandidate) {

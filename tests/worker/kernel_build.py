@@ -26,9 +26,11 @@ class Built:
     namespace: Optional[str]
     language: str
     own_kernels: List[str] = field(default_factory=list)
+    tamper_signs: List[str] = field(default_factory=list)  # the build's (hone build --json)
 
     def kernel_params(self) -> dict:
-        out = {"library": self.library, "form": self.form, "own_kernels": self.own_kernels, "language": self.language}
+        out = {"library": self.library, "form": self.form, "own_kernels": self.own_kernels, "language": self.language,
+               "tamper_signs": self.tamper_signs}
         if self.namespace:
             out["namespace"] = self.namespace
         return out
@@ -84,7 +86,7 @@ def _build_with_hone(hone: str, source: Path) -> Built:
         raise BuildError(f"hone build {source} failed ({run.returncode}):\n{run.stdout}\n{run.stderr}")
     language = report.get("language", "cuda" if source.suffix == ".cu" else "cpp")
     return Built(compiled["library"], report.get("form", form_of(source)), report.get("op_namespace") or None,
-                 language, report.get("own_kernels") or global_names(source))
+                 language, report.get("own_kernels") or global_names(source), compiled.get("tamper_signs") or [])
 
 
 def _digest(*parts) -> str:

@@ -63,6 +63,7 @@ def _judge(task: Task, device: Device, spec: KernelSpec, policy: Policy, signatu
     try:
         session = open_session(spec.form, device, memory, deadline)
         verdict = _Verdict(signature, language, seconds)
+        verdict.name_tampering(spec.tamper_signs)
         timing = None
         model_seed = MODEL_SEED if spec.form == "modelnew" else None
         try:
@@ -170,6 +171,17 @@ class _Verdict:
         self.flags: List[Flag] = []
         self.extra: dict = {}
         self.answer: Optional[dict] = None  # a KernelBench answer: how ModelNew was built, its parameters
+        self.tamper_signs: List[str] = []
+
+    def name_tampering(self, signs: List[str]) -> None:
+        """The build's tamper signs, named in the flags (issue 13); failed() makes a candidate
+        process failure after them `rejected`: the behaviour they announce was caught."""
+        self.tamper_signs = list(signs)
+        if signs:
+            self.flags.append(Flag("tamper_signs", f"the kernel's own code {'; '.join(signs)}: no kernel needs "
+                                   "this, and code that rewrites what its process reports (clocks, comparisons, the "
+                                   "reference) does; the verdict rests on the judge's own checks, made outside that "
+                                   "process"))
 
     def add_records(self, records: CallRecords) -> None:
         if records.escape:
@@ -213,10 +225,16 @@ class _Verdict:
     def failed(self, failure: CandidateFailure, started: float) -> dict:
         out = self._base(started)
         reason = failure.reason
+        status = failure.status
+        if self.tamper_signs and status == "runtime_error":
+            status = "rejected"
+            reason = (f"tampering: the candidate process failed ({reason}) after loading code that "
+                      f"{'; '.join(self.tamper_signs)}; what that process reports cannot be trusted, and the verdict "
+                      "rests on the judge's own checks")
         if self.answer is not None and self.answer.get("parameters") not in (None, "match") and \
                 failure.status == "incorrect":
             reason = f"{reason}; ModelNew's parameters do not match Model's: {self.answer['parameters']}"
-        out.update(status=failure.status, reason=reason, evidence=failure.evidence)
+        out.update(status=status, reason=reason, evidence=failure.evidence)
         return out
 
     def passed(self, started: float) -> dict:

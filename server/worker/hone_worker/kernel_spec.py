@@ -18,6 +18,9 @@ class KernelSpec:
     own_kernels: List[str]
     language: Optional[str]  # "cuda" or "cpp" (the raw declaration in messages); None: by device
     modules: Dict[str, dict] = field(default_factory=dict)  # modelnew: name -> {"library", "namespace"}
+    # What the build found in the kernel's own code that no kernel needs and a tamperer does
+    # (toolchain/tamper_signs.h: "imports mprotect", ...); empty for an honest kernel.
+    tamper_signs: List[str] = field(default_factory=list)
 
     @staticmethod
     def from_params(params) -> "KernelSpec":
@@ -39,4 +42,7 @@ class KernelSpec:
         language = params.get("language")
         if language not in (None, "cuda", "cpp"):
             raise BadRequest(f"params.kernel.language must be cuda or cpp, not {language!r}")
-        return KernelSpec(params["library"], form, params.get("namespace"), own, language, modules)
+        signs = params.get("tamper_signs") or []
+        if not isinstance(signs, list) or not all(isinstance(s, str) for s in signs):
+            raise BadRequest("params.kernel.tamper_signs must be a list of strings")
+        return KernelSpec(params["library"], form, params.get("namespace"), own, language, modules, signs)
