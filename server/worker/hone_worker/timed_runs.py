@@ -5,7 +5,9 @@ the cache and times the call (mode call: call time; mode device, CUDA: device ti
 until the judge writes the release word). After every op the judge copies the slots out, checks
 them (hone_worker/timed_checks.py), checks the inputs, and bounds the claimed times with its own
 clock (hone_worker/bounds.py). A spread over 20% is measured again within a budget."""
+import os
 import statistics
+import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional, Sequence
@@ -47,11 +49,11 @@ SPIN_TIMEOUT_MS = 20_000.0
 # server's 260 MiB L3 (this CI machine) would otherwise flush 520 MiB per call, 46 ms, whose own
 # noise (the bounds allow 100% of it on the CPU) hides a clock slowed 50 times on a 37 ms kernel.
 CPU_FLUSH_CAP = 32 << 20
-# A GPU idle for COLD_AFTER_S or more (or never timed by this judge) idles its clocks: launch-bound
-# calls agree from window to window while the SM clock is still low, so its settling keeps the
-# device busy for COLD_SETTLE_MS at least (the 2026-12-02 H200 run saw 345 MHz after "settled").
+# A GPU idle for COLD_AFTER_S or more idles its clocks: launch-bound calls agree from window to
+# window while the SM clock is still low, so its settling keeps the device busy for COLD_SETTLE_MS
+# at least (the 2026-12-02 H200 run saw 345 MHz after "settled"). When a judge last timed on a
+# device is a file's mtime (shared by the judges of one user: each `hone check` starts its own).
 COLD_AFTER_S, COLD_SETTLE_MS = 5.0, 300.0
-_last_timed = {}  # device -> time.monotonic() when this judge's last timing run on it ended
 
 
 @dataclass
@@ -167,14 +169,14 @@ class TimedRun:
         noisy times. `loop_cost(mode, fresh)` is the null loop's cost (None: no bounds; fresh:
         measured again now). Raises CandidateFailure."""
         settle_ms = self.policy.settle_ms if self.policy.settle_ms is not None else SETTLE_MS[self.device.is_cuda]
-        last = _last_timed.get(str(self.device))
-        cold = self.device.is_cuda and (last is None or time.monotonic() - last >= COLD_AFTER_S)
+        cold = self.device.is_cuda and _idle_s(self.device) >= COLD_AFTER_S
         self._settle_min_ms = COLD_SETTLE_MS if cold else 0.0
         try:
             return self._run(settle_ms, loop_cost, cold)
         finally:
             self._settle_min_ms = 0.0
-            _last_timed[str(self.device)] = time.monotonic()
+            if self.device.is_cuda:
+                _mark_timed(self.device)
 
     def _run(self, settle_ms: float, loop_cost, cold: bool) -> Outcome:
         self.progress(f"settling the clocks (up to {settle_ms:.0f} ms), then timing with {len(self.sets.sets)} "
@@ -425,6 +427,28 @@ def _kernels_over_events(kernels_us: List[float], events_us: List[float]) -> Opt
         return (f"timing claims contradict each other: the activity records put the call's GPU work at p50 {k:.2f} us, "
                 f"but the events around the call measured p50 {e:.2f} us, and a call's work lies between them")
     return None
+
+
+def _timed_marker(device: Device) -> str:
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    return os.path.join(tempfile.gettempdir(), f"hone-{uid}-last-timed-{str(device).replace(':', '')}")
+
+
+def _idle_s(device: Device) -> float:
+    """Seconds since a judge of this user last timed on `device` (infinite when never)."""
+    try:
+        return max(0.0, time.time() - os.stat(_timed_marker(device)).st_mtime)
+    except OSError:
+        return float("inf")
+
+
+def _mark_timed(device: Device) -> None:
+    try:
+        with open(_timed_marker(device), "a"):
+            pass
+        os.utime(_timed_marker(device))
+    except OSError:
+        pass  # no marker: the next run settles as on a cold GPU
 
 
 def _times(reply: dict, count: int) -> List[float]:
