@@ -231,7 +231,7 @@ void add_optimize_command(CLI::App& app, CommandRegistry& registry) {
   cmd->add_option("--device", f->device, "auto (GPU for .cu, CPU for .cpp), cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   cmd->add_option("--python", f->python, "Python interpreter that imports torch (default: $HONE_PYTHON, then search)");
-  cmd->add_option("--budget", f->budget, "Wall-clock budget: 15m, 90s, 1h (default 15m; resuming: what is left)");
+  cmd->add_option("--budget", f->budget, "Wall-clock budget of the search, counted once the original kernel is checked: 15m, 90s, 1h (default 15m; resuming: what is left)");
   cmd->add_option("--samples", f->samples, "Candidates per round, made and verified in parallel (default 4)")
       ->check(CLI::Range(1, 64));
   cmd->add_option("--rounds", f->rounds, "Refinement rounds (default 8)")->check(CLI::Range(1, 10000));

@@ -370,17 +370,23 @@ OptimizeResult Optimizer::execute(RunRecord run, std::stop_token external) {
   std::stop_source stop;
   std::stop_callback forward_cancel(external, [&] { stop.request_stop(); });
   std::atomic<bool> budget_spent{false};
-  auto deadline = session_start_ + options_.budget;
-  std::jthread watchdog([&](std::stop_token wd) {
-    std::mutex m;
-    std::unique_lock lock(m);
-    std::condition_variable_any cv;
-    cv.wait_until(lock, wd, deadline, [] { return false; });
-    if (!wd.stop_requested()) {
-      budget_spent = true;
-      stop.request_stop();
-    }
-  });
+  // The budget is the search's: it starts once the original kernel (and anything pending from an
+  // interrupted run) is verified, so a slow first check (its baselines, a cold GPU) takes no
+  // candidate's time.
+  std::optional<std::jthread> watchdog;
+  auto start_budget = [&] {
+    const auto deadline = std::chrono::steady_clock::now() + options_.budget;
+    watchdog.emplace([&, deadline](std::stop_token wd) {
+      std::mutex m;
+      std::unique_lock lock(m);
+      std::condition_variable_any cv;
+      cv.wait_until(lock, wd, deadline, [] { return false; });
+      if (!wd.stop_requested()) {
+        budget_spent = true;
+        stop.request_stop();
+      }
+    });
+  };
 
   run.status = "running";
   store_.update_run(run);
@@ -391,14 +397,15 @@ OptimizeResult Optimizer::execute(RunRecord run, std::stop_token external) {
   try {
     verify_pending(run, stop.get_token());
     save_progress(run);
+    start_budget();
     result.stop_reason = run_rounds(run, stop.get_token());
     if (stop.stop_requested()) result.stop_reason = budget_spent ? "budget" : "cancelled";
-    watchdog.request_stop();
+    if (watchdog) watchdog->request_stop();
     finalize(result, external);
     if (!result.best && external.stop_requested()) keep_unconfirmed(result);
     run.status = external.stop_requested() ? "interrupted" : "finished";
   } catch (const std::exception& e) {
-    watchdog.request_stop();
+    if (watchdog) watchdog->request_stop();
     run.status = "failed";
     run.error = e.what();
     result.stop_reason = "error";
