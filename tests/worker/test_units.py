@@ -491,6 +491,13 @@ class KernelRecordsTest(unittest.TestCase):
         self.assertEqual(result.method, "cuda_events_held_stream")
         self.assertTrue(any("CUPTI is busy" in n for n in notes))
 
+    def test_a_hold_that_timed_out_gives_no_device_time_with_or_without_records(self):
+        timed_out = {"times_us": [4.0] * 3, "kernel_records_error": "CUPTI is busy", "spin_timed_out": True,
+                     "method": "cuda_events_held_stream"}
+        result, notes = self.run_pass([timed_out])
+        self.assertEqual(result.samples_us, [])
+        self.assertTrue(any("hold timed out" in n for n in notes))
+
     def test_records_far_above_the_events_are_rejected(self):
         reply = {"times_us": [3.0] * 3, "method": "cuda_events_held_stream",
                  "activities": [a.__dict__ for a in held_trace([[("k", 9.0)]] * 3)]}

@@ -283,7 +283,7 @@ class TimedRun:
             why = _kernels_over_events(result.samples_us, result.events_us)
             if why:
                 raise CandidateFailure("rejected", why, check="timing_bounded")
-        elif mode == "device" and result.records_note:
+        elif mode == "device" and result.samples_us:  # records unusable: every op's events, not a mix
             result.samples_us = list(result.events_us)
         return result
 
