@@ -55,7 +55,6 @@ class AdversarialTest(WorkerTestCase):
         reply = self.check(built, os.path.normpath(ADVERSARIAL / case["task"]), case["device"])
         self.assertIn("result", reply, reply)
         result = reply["result"]
-        if os.environ.get("HONE_DEBUG_CASE"): print(json.dumps(result.get("timing"), indent=1)[:3000])
         self.assertEqual(result["status"], case["status"], f"{case['name']}: {result.get('reason')}")
         if case["status"] != "correct":
             self.assertIn(case["reason"], result["reason"], case["name"])

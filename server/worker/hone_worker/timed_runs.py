@@ -170,11 +170,10 @@ class TimedRun:
         measured again now). Raises CandidateFailure."""
         settle_ms = self.policy.settle_ms if self.policy.settle_ms is not None else SETTLE_MS[self.device.is_cuda]
         cold = self.device.is_cuda and _idle_s(self.device) >= COLD_AFTER_S
-        self._settle_min_ms = COLD_SETTLE_MS if cold else 0.0
+        self._settle_min_ms = COLD_SETTLE_MS if cold else 0.0  # only the settling op asks (settle_ms > 0)
         try:
             return self._run(settle_ms, loop_cost, cold)
         finally:
-            self._settle_min_ms = 0.0
             if self.device.is_cuda:
                 _mark_timed(self.device)
 
@@ -185,7 +184,6 @@ class TimedRun:
         self.settle = {"ms": reply.get("settle_ms"), "calls": reply.get("settle_calls"),
                        "settled": reply.get("settled"), "judge_ms": elapsed_us / 1000.0,
                        "cold": cold, "min_ms": min(self._settle_min_ms, settle_ms)}
-        self._settle_min_ms = 0.0
         # What one iteration (input copy, flush, call) costs on the judge's clock, settling done.
         reply, _ = self._op("call", [self.sets.draw() for _ in range(ESTIMATE_CALLS)], 0, 0.0, None, "estimate")
         claimed = _times(reply, ESTIMATE_CALLS)
