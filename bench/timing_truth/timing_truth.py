@@ -202,6 +202,8 @@ def hone_references(hone: str, python: str, cases: dict, results: dict, modes=("
             side = "reference" if mode == "eager" else "compiled"
             results[name].setdefault(side, {})
             results[name][side].update(hone_device=p50(t.get("device")), hone_call=p50(t.get("call")),
+                                       hone_records=p50(t.get("device_records")),
+                                       device_method=(t.get("device") or {}).get("method"),
                                        hone_device_spread=spread(t.get("device")), settle_ms=t.get("settle_ms"),
                                        recompilations=t.get("recompilations"),
                                        noisy=bool((j.get("reference_noisy") or {}).get(mode)))
@@ -221,6 +223,8 @@ def hone_candidates(hone: str, python: str, cases: dict, results: dict) -> dict:
             continue
         t = v.get("timing") or {}
         results[name]["candidate"].update(hone_device=p50(t.get("device")), hone_call=p50(t.get("call")),
+                                          hone_records=p50(t.get("device_records")),
+                                          device_method=(t.get("device") or {}).get("method"),
                                           hone_device_spread=spread(t.get("device")),
                                           settle_ms=t.get("settle_ms"), status=v.get("status"))
         library = find_key(v.get("compile") or {}, "library")
@@ -403,7 +407,7 @@ def fmt(x, digits=2):
 
 def report(results: dict, spread_run: dict) -> list:
     lines = ["case | side | hone device | hone call | ncu | do_bench | events | device/ncu | call/ncu | "
-             "do_bench/ncu | events/ncu | call/events | kernels | device spread"]
+             "do_bench/ncu | events/ncu | call/events | kernels | device spread | records | records/ncu | device method"]
     verdicts = {"device_vs_ncu": [], "call_vs_events": [], "spread": []}
     for name, sides in results.items():
         for what, r in sides.items():
@@ -414,7 +418,8 @@ def report(results: dict, spread_run: dict) -> list:
             lines.append(" | ".join([name, what, fmt(dev), fmt(call), fmt(ncu), fmt(db), fmt(ev), fmt(ratio(dev, ncu), 3),
                                      fmt(ratio(call, ncu), 3), fmt(ratio(db, ncu), 3), fmt(ratio(ev, ncu), 3),
                                      fmt(ratio(call, ev), 3), fmt(r.get("kernels_per_call"), 1),
-                                     fmt(r.get("hone_device_spread"), 3)]))
+                                     fmt(r.get("hone_device_spread"), 3), fmt(r.get("hone_records")),
+                                     fmt(ratio(r.get("hone_records"), ncu), 3), str(r.get("device_method") or "-")]))
             if dev == dev and dev is not None and ncu:
                 ok = abs(dev - ncu) <= max(0.05 * ncu, 0.3)
                 verdicts["device_vs_ncu"].append((f"{name}/{what}", ok, f"{dev:.2f} vs {ncu:.2f}"))

@@ -160,6 +160,7 @@ void to_json(json& j, const Timing& v) {
   put(j, "spot_checks", v.spot_checks);
   put(j, "call", v.call);
   put(j, "device", v.device);
+  put(j, "device_records", v.device_records);
   put(j, "settle_ms", v.settle_ms);
 }
 void from_json(const json& j, Timing& v) {
@@ -175,6 +176,7 @@ void from_json(const json& j, Timing& v) {
   get(j, "spot_checks", v.spot_checks);
   get(j, "call", v.call);
   get(j, "device", v.device);
+  get(j, "device_records", v.device_records);
   get(j, "settle_ms", v.settle_ms);
 }
 

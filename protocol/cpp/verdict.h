@@ -92,6 +92,7 @@ struct Timing {
   std::optional<std::int64_t> spot_checks;
   std::optional<TimeSummary> call;    // call time (the top-level percentiles are the call time's too)
   std::optional<TimeSummary> device;  // device time (absent in verdicts from before issue 14)
+  std::optional<TimeSummary> device_records;  // counted device time: the activity records' busy time beside it
   std::optional<double> settle_ms;    // warm-up of the clocks until successive windows agreed
 };
 

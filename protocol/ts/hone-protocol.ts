@@ -741,6 +741,7 @@ export interface Timing {
   spot_checks?: number;
   call?: TimeSummary;
   device?: TimeSummary1;
+  device_records?: TimeSummary2;
   /**
    * clock warm-up until the timing settled
    */
@@ -767,6 +768,22 @@ export interface TimeSummary {
  * device time: the GPU time of the call's work
  */
 export interface TimeSummary1 {
+  p50_us: number;
+  p10_us: number;
+  p90_us: number;
+  reps?: number;
+  method?: string;
+  /**
+   * (p90 - p10) / p50
+   */
+  spread?: number;
+  noisy?: boolean;
+  [k: string]: unknown;
+}
+/**
+ * when device time is counted (method cupti_gpu_time_duration): the same calls' busy time in the activity records
+ */
+export interface TimeSummary2 {
   p50_us: number;
   p10_us: number;
   p90_us: number;

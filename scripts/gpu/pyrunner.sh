@@ -14,6 +14,7 @@ export HONE_TEST_CACHE=${HONE_TEST_CACHE:-/tmp/hone-worker-gpu-kernels}
 export HONE_TEST_BUILD_FALLBACK=1
 export HONE_TEST_ARCH=${HONE_TEST_ARCH:-sm_90}
 export HONE_HARNESS_LIBRARY=${HONE_HARNESS_LIBRARY:-${HONE_BUILD:-$PWD/build}/share/hone/lib/libhone_harness.so}
+export HONE_CUPTI_LIBRARY=${HONE_CUPTI_LIBRARY:-${HONE_BUILD:-$PWD/build}/share/hone/lib/libhone_cupti.so}
 mkdir -p "$OUT/pyrunner"
 cd tests/worker
 

@@ -11,7 +11,7 @@ BaselineCache::BaselineCache(std::filesystem::path dir) : dir_(std::move(dir)) {
 
 std::filesystem::path BaselineCache::path_for(const BaselineKey& key) const {
   Sha256 h;
-  h.field("baseline-v2").field(key.task_hash).field(key.device_name).field(key.torch_version).field(key.mode);
+  h.field("baseline-v3").field(key.task_hash).field(key.device_name).field(key.torch_version).field(key.mode);
   return dir_ / (h.hex() + ".json");
 }
 

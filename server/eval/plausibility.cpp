@@ -85,8 +85,13 @@ protocol::Speedup speedups(const protocol::Timing& timing, const protocol::Basel
   if (timing.p50_us <= 0) return s;
   const protocol::Timing* eager = baselines.eager ? &*baselines.eager : nullptr;
   const protocol::Timing* compile = baselines.compile_measured && baselines.compile ? &*baselines.compile : nullptr;
-  // Device time when the kernel and every baseline have one, else call time: the same time on both sides.
-  const bool device = timing.device && (!eager || eager->device) && (!compile || compile->device);
+  // Device time when the kernel and every baseline have one measured the same way (kernel
+  // counters beside activity records would compare two definitions), else call time: the same
+  // time on both sides.
+  auto same_device = [&](const protocol::Timing* b) {
+    return !b || (b->device && b->device->method == timing.device->method);
+  };
+  const bool device = timing.device && same_device(eager) && same_device(compile);
   s.basis = device ? "device" : "call";
   auto time_of = [&](const protocol::Timing& t) { return device ? protocol::basis_time(t) : protocol::call_time(t); };
   if (eager) divide(time_of(*eager), time_of(timing), s.eager, s.eager_range);

@@ -104,6 +104,11 @@ void parse_options(const nlohmann::json& request, TimePlan& p) {
     if (!v->is_boolean()) bad_request("time.kernel_records must be true or false");
     p.kernel_records = v->get<bool>();
   }
+  if (const nlohmann::json* v = find(request, "kernel_counters")) {
+    const std::int64_t n = read_int(*v, "time.kernel_counters");
+    if (n < 0 || n > 4096) bad_request("time.kernel_counters must be 0..4096 (the most kernel ranges to count)");
+    p.kernel_counters = static_cast<std::size_t>(n);
+  }
   if (!(p.settle_ms >= 0 && p.settle_ms <= 600000) || !(p.spin_timeout_ms > 0 && p.spin_timeout_ms <= 120000))
     bad_request("time: settle_ms must be 0..600000 and spin_timeout_ms 0..120000 (exclusive of 0)");
 }
@@ -176,6 +181,10 @@ TimePlan plan_time(const nlohmann::json& request, const ArenaTable& arenas, cons
       for (const TensorView& t : slot) require_device_visible(t, "time.outputs");
   }
   if (p.kernel_records && !p.device_mode) bad_request("time.kernel_records needs mode \"device\" (the records of held calls)");
+  if (p.kernel_counters > 0 && p.device_mode)
+    bad_request("time.kernel_counters needs mode \"call\" (the Range Profiler replays each kernel: it cannot hold a stream)");
+  if (p.kernel_counters > 0 && !backend.is_cuda())
+    throw OpError(ErrorKind::Unsupported, "time.kernel_counters needs a CUDA device (hardware counters)");
   plan_copies(p);
   return p;
 }

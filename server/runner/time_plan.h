@@ -52,6 +52,8 @@ struct TimePlan {
   std::optional<TensorView> release;            // device mode: the 32-bit release word
   double spin_timeout_ms = 10000;
   bool kernel_records = false;                  // device mode: activity records of the held calls, a marker after each
+  std::size_t kernel_counters = 0;              // call mode, CUDA: gpu__time_duration of every kernel (Range Profiler,
+                                                // at most this many ranges), a marker after each call
   std::vector<std::vector<CopyRun>> whole;      // per target: its whole-tensor copy (empty: a scalar)
   std::vector<std::vector<CopyRun>> row0;       // per target: the copy of row 0
   std::vector<std::size_t> row_bytes;           // per target: bytes from one row to the next

@@ -241,6 +241,35 @@ TEST_F(GpuRunnerTest, TimeModeDeviceWithKernelRecordsListsEachCallsKernelsBetwee
   expect_slots(calls);
 }
 
+// kernel_counters: mode call under the Range Profiler; every kernel (flush, the call's, marker) is a
+// range with its gpu__time_duration, the duration ncu reports, in launch order.
+TEST_F(GpuRunnerTest, TimeModeCallWithKernelCountersCountsEachKernelInLaunchOrder) {
+  if (!ready_["cupti"].get<bool>()) GTEST_SKIP() << "libhone_cupti.so was not built here";
+  ASSERT_EQ(kind_of(load("cuda_scale")), "ok");
+  write_sets();
+  const int calls = 10;
+  json request = time_request("call", calls);
+  request["kernel_counters"] = 1024;
+  const json r = runner().request("time", request);
+  ASSERT_EQ(kind_of(r), "ok") << r.dump();
+  ASSERT_TRUE(r.contains("counter_ranges")) << r.value("kernel_counters_error", std::string("no counters"));
+  const json& ranges = r["counter_ranges"];
+  ASSERT_EQ(ranges.size(), static_cast<std::size_t>(3 * calls)) << ranges.dump();
+  double sum = 0;
+  for (int i = 0; i < calls; ++i) {
+    EXPECT_EQ(ranges[3 * i]["name"], "hone_flush") << i;
+    EXPECT_NE(ranges[3 * i + 1]["name"].get<std::string>().find("scale_kernel"), std::string::npos) << i;
+    EXPECT_EQ(ranges[3 * i + 2]["name"], "hone_marker") << i;
+    const double us = ranges[3 * i + 1]["gpu_time_us"].get<double>();
+    EXPECT_GE(us, kSpinNs / 1000.0 * 0.95) << i;  // the kernel spins that long
+    EXPECT_LE(us, kSpinNs / 1000.0 * 3 + 50) << i;
+    sum += us;
+  }
+  std::printf("kernel counters: %d calls, scale_kernel mean %.3f us; profiler seconds %s\n", calls, sum / calls,
+              r.value("counter_seconds", json()).dump().c_str());
+  expect_slots(calls);
+}
+
 TEST_F(GpuRunnerTest, AnInvalidLaunchIsALaunchErrorAndTheProcessGoesOn) {
   ASSERT_EQ(kind_of(load("cuda_faults")), "ok");
   const json call = {{"args", json::array({tensor_arg(region(1)), int_arg(0)})}, {"outputs", json::array({region(4)})}};

@@ -160,6 +160,11 @@ TEST_F(TimeChecks, BadSchedulesAreBadRequests) {
   json device = base(json::array({json{{"set", 0}, {"slot", 0}}}));
   device["mode"] = "device";
   EXPECT_EQ(kind_of(runner().request("time", device)), "unsupported");
+  json counted = base(json::array({json{{"set", 0}, {"slot", 0}}}));
+  counted["kernel_counters"] = 64;
+  EXPECT_EQ(kind_of(runner().request("time", counted)), "unsupported");  // hardware counters need CUDA
+  counted["kernel_counters"] = -1;
+  EXPECT_EQ(kind_of(runner().request("time", counted)), "bad_request");
   json ok = base(json::array({json{{"set", 0}, {"slot", 0}, {"rows", json::array({json::array({0, 3, 0})})}}}));
   EXPECT_EQ(kind_of(runner().request("time", ok)), "ok");
 }

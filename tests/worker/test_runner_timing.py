@@ -111,6 +111,8 @@ class TimeCallModeTest(HarnessTestCase):
                                     ({"kernel_records": True}, "bad_request", "mode device"),
                                     ({"kernel_records": "yes"}, "bad_request", "true or false"),
                                     ({"settle_min_ms": -1}, "bad_request", "settle_min_ms"),
+                                    ({"kernel_counters": -1}, "bad_request", "kernel_counters"),
+                                    ({"kernel_counters": 64}, "unsupported", "CUDA device (hardware counters)"),
                                     ({"mode": "device"}, "unsupported", "CUDA")):
             reply = self.runner.request("time", **dict(base, **change))
             self.assertEqual(reply["error"]["kind"], kind, change)
@@ -291,6 +293,29 @@ class CudaRunnerTest(unittest.TestCase):
             self.assertTrue(torch.equal(slot, want))
         print(f"\npython runner kernel records: median kernel {sorted(times)[len(times) // 2]:.2f} us, "
               f"events {sorted(reply['times_us'])[len(times) // 2]:.2f} us")
+
+    def test_kernel_counters_count_each_calls_kernels_between_its_flush_and_its_marker(self):
+        from hone_worker import kernel_counters
+
+        self.load(TASKS / "relu.cu")
+        fields, slots, expected = self.timing_request("call")
+        fields.update(kernel_counters=1024)
+        reply = self.runner.ok("time", **fields)
+        self.assertIn("counter_ranges", reply, reply.get("kernel_counters_error"))
+        ranges, why = kernel_counters.parse(reply)
+        self.assertEqual(why, "")
+        names = [n for n, _ in ranges]
+        self.assertEqual((names.count("hone_flush"), names.count("hone_marker"), len(names)),
+                         (len(slots), len(slots), 3 * len(slots)))  # relu.cu launches one kernel a call
+        times, why = kernel_counters.per_call_us(ranges, len(slots), flushed=True)
+        self.assertEqual(why, "")
+        for t in times:
+            self.assertGreater(t, 0.5)  # 2 MiB in and out: a few us on any GPU
+            self.assertLess(t, 500.0)
+        for slot, want in zip(slots, expected):
+            self.assertTrue(torch.equal(slot, want))
+        print(f"\npython runner kernel counters: median {sorted(times)[len(times) // 2]:.2f} us "
+              f"(setup and region {reply.get('counter_seconds')})")
 
     def test_records_bracket_the_call_with_hone_spin_and_hone_marker(self):
         self.load(TASKS / "relu.cu")

@@ -16,7 +16,7 @@ from worker_client import WORKER_DIR
 
 sys.path.insert(0, WORKER_DIR)
 
-from hone_worker import bounds, compare, faults, kernel_records, launch, poison, records, signature, timed_runs, timing  # noqa: E402
+from hone_worker import bounds, compare, faults, kernel_counters, kernel_records, launch, poison, records, signature, timed_runs, timing  # noqa: E402
 from hone_worker.policy import Policy  # noqa: E402
 from hone_worker.task import load_task  # noqa: E402
 from hone_worker.timed_checks import SlotChecker  # noqa: E402
@@ -505,6 +505,106 @@ class KernelRecordsTest(unittest.TestCase):
             self.run_pass([reply])
         self.assertEqual(raised.exception.status, "rejected")
         self.assertIn("p50 9.00 us", raised.exception.reason)
+
+
+def counted_ranges(calls, copy=True):
+    """Ranges shaped like a counted `time` op's: per call an input-copy kernel (before the flush:
+    not the call's), hone_flush, the call's kernels (`calls[i]`: (name, us)), hone_marker."""
+    out = []
+    for kernels in calls:
+        if copy:
+            out.append(("elementwise_copy", 1.5))
+        out.append(("hone_flush", 20.0))
+        out += list(kernels)
+        out.append(("hone_marker", 0.8))
+    return out
+
+
+class KernelCountersTest(unittest.TestCase):
+    """Device time as ncu counts it (issue 14): each call's kernels' gpu__time_duration between its
+    flush and its marker, from a counted op; it replaces the records when both agree."""
+
+    def test_each_call_is_the_sum_of_its_kernels(self):
+        times, why = kernel_counters.per_call_us(counted_ranges([[("relu", 2.5)], [("a", 3.0), ("b", 4.0)]]), 2, True)
+        self.assertEqual((times, why), ([2.5, 7.0], ""))
+
+    def test_ranges_that_do_not_match_the_schedule_are_not_attributed(self):
+        named_like_hone = counted_ranges([[("relu", 2.5)], [("hone_marker", 0.5)]])
+        times, why = kernel_counters.per_call_us(named_like_hone, 2, True)
+        self.assertIsNone(times)
+        self.assertIn("3 marker kernels for 2 calls", why)
+        two_flushes = [("hone_flush", 1.0), ("hone_flush", 1.0), ("k", 1.0), ("hone_marker", 1.0), ("hone_marker", 1.0)]
+        times, why = kernel_counters.per_call_us(two_flushes, 2, True)
+        self.assertIsNone(times)
+        self.assertIn("follows another flush", why)
+        times, why = kernel_counters.per_call_us(counted_ranges([[("k", 1.0)]]) + [("hone_hold", 1.0)], 1, True)
+        self.assertIn("hold or spin", why)
+
+    def test_without_a_flush_a_call_starts_after_the_last_marker(self):
+        ranges = [r for r in counted_ranges([[("x", 2.0)], [("y", 3.0)]], copy=False) if r[0] != "hone_flush"]
+        self.assertEqual(kernel_counters.per_call_us(ranges, 2, False), ([2.0, 3.0], ""))
+
+    def test_a_reply_without_counters_says_why(self):
+        self.assertEqual(kernel_counters.parse({"kernel_counters_error": "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"}),
+                         (None, "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"))
+        ranges, why = kernel_counters.parse({"counter_ranges": [{"name": "k", "gpu_time_us": -1}]})
+        self.assertIsNone(ranges)
+        self.assertIn("malformed", why)
+
+    def count(self, reply, records_us, events_us, kernels=1):
+        """TimedRun._count_kernels after a device pass of `records_us` (events `events_us`)."""
+        run = timed_runs.TimedRun.__new__(timed_runs.TimedRun)
+        notes = []
+        run.session = type("S", (), {"note": lambda self, text: notes.append(text)})()
+        run.slot_count, run.flush_bytes, run.extra = 1000, 1, {}
+        run.sets = type("Sets", (), {"draw": lambda self: None})()
+        run.progress = lambda text: None
+        asked = []
+
+        def op(mode, entries, warmup, settle, position, what, counters=0):
+            asked.append((mode, len(entries), counters))
+            return reply(len(entries)), 1000.0
+
+        run._op = op
+        device = timed_runs.Pass("device", samples_us=list(records_us), method="cupti_kernel_records",
+                                 events_us=list(events_us), kernels_per_call=kernels)
+        run._count_kernels(device)
+        return device, run.extra, notes, asked
+
+    def test_counters_replace_the_records_and_the_records_are_kept_beside(self):
+        reply = lambda n: {"times_us": [90.0] * n, "counter_ranges": [
+            {"name": name, "gpu_time_us": us} for name, us in counted_ranges([[("k", 2.7)]] * n)]}
+        device, extra, _, asked = self.count(reply, [1.5] * 30, [4.0] * 30)
+        self.assertEqual(asked, [("call", timed_runs.COUNTER_CALLS, timed_runs.COUNTER_RANGES)])
+        self.assertEqual(device.method, "cupti_gpu_time_duration")
+        self.assertEqual(device.samples_us, [2.7] * timed_runs.COUNTER_CALLS)
+        self.assertEqual(device.records_us, [1.5] * 30)
+        self.assertAlmostEqual(extra["device_records"]["p50_us"], 1.5)
+        _, _, _, asked = self.count(reply, [1.5] * 30, [4.0] * 30, kernels=200)
+        self.assertEqual(asked[0][1], 5)  # many kernels a call: fewer calls fit the counter image (1024 // 202)
+        device, extra, _, asked = self.count(reply, [1.5] * 30, [4.0] * 30, kernels=400)
+        self.assertEqual((asked, device.method), ([], "cupti_kernel_records"))  # not even three calls fit
+        self.assertIn("do not fit", extra["kernel_counters_note"])
+
+    def test_counters_that_cannot_be_used_leave_the_records_with_a_note(self):
+        unavailable = lambda n: {"times_us": [9.0] * n, "kernel_counters_error": "CUPTI_ERROR_NOT_SUPPORTED"}
+        device, extra, notes, _ = self.count(unavailable, [1.5] * 30, [4.0] * 30)
+        self.assertEqual((device.method, device.samples_us), ("cupti_kernel_records", [1.5] * 30))
+        self.assertIn("NOT_SUPPORTED", extra["kernel_counters_note"])
+        self.assertTrue(any("not kernel counters" in n for n in notes))
+        far_above = lambda n: {"times_us": [90.0] * n, "counter_ranges": [
+            {"name": name, "gpu_time_us": us} for name, us in counted_ranges([[("k", 40.0)]] * n)]}
+        device, extra, _, _ = self.count(far_above, [1.5] * 30, [4.0] * 30)
+        self.assertEqual(device.method, "cupti_kernel_records")
+        self.assertIn("exceeds the events", extra["kernel_counters_note"])
+
+    def test_counters_far_below_the_records_are_rejected(self):
+        below = lambda n: {"times_us": [9.0] * n, "counter_ranges": [
+            {"name": name, "gpu_time_us": us} for name, us in counted_ranges([[("k", 0.2)]] * n)]}
+        with self.assertRaises(faults.CandidateFailure) as raised:
+            self.count(below, [5.0] * 30, [6.0] * 30)
+        self.assertEqual(raised.exception.status, "rejected")
+        self.assertIn("kernel counters put", raised.exception.reason)
 
 
 class ProfileChildModelNewTest(unittest.TestCase):

@@ -130,6 +130,7 @@ def _stages(task: Task, device: Device, caller: CandidateCaller, spec: KernelSpe
             except CandidateFailure as failure:
                 timing_failure = failure
             seconds["timing"] = time.perf_counter() - stage
+            seconds.update({f"timing.{part}": s for part, s in timing.run.stages.items()})
         if policy.records and (device.is_cuda or spec.form != "raw") and not _process_gone(timing_failure):
             stage = time.perf_counter()
             request.progress("records", "profiling one call")

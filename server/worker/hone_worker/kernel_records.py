@@ -19,6 +19,20 @@ SLACK_US = 0.05  # timestamps of back-to-back activities on one stream may touch
 
 def per_call_us(activities: Sequence[Activity], calls: int, flushed: bool) -> Tuple[Optional[List[float]], str]:
     """Each call's device time, or (None, why the records cannot be attributed)."""
+    work, why = per_call_work(activities, calls, flushed)
+    if work is None:
+        return None, why
+    return [_busy_us(mine) for mine in work], ""
+
+
+def most_kernels(activities: Sequence[Activity], calls: int, flushed: bool) -> int:
+    """The most kernels one call's work holds (0 when the records cannot be attributed)."""
+    work, _ = per_call_work(activities, calls, flushed)
+    return max((sum(1 for a in mine if a.kind == "kernel") for mine in work or []), default=0)
+
+
+def per_call_work(activities: Sequence[Activity], calls: int, flushed: bool) -> Tuple[Optional[List[List[Activity]]], str]:
+    """Each call's work (its activities), or (None, why the records cannot be attributed)."""
     ordered = sorted(activities, key=lambda a: (a.start_us, a.end_us))
     holds = [a for a in ordered if a.name == HOLD]
     if len(holds) != 1:
@@ -31,14 +45,14 @@ def per_call_us(activities: Sequence[Activity], calls: int, flushed: bool) -> Tu
     if flushed and len(flushes) != calls:
         return None, f"the records hold {len(flushes)} flush kernels for {calls} calls"
     work = [a for a in ordered if a.name not in _HONE]
-    out: List[float] = []
+    out: List[List[Activity]] = []
     previous_end = holds[0].end_us
     for i, marker in enumerate(markers):
         begin = flushes[i].end_us if flushed else previous_end
         if flushed and not previous_end - SLACK_US <= flushes[i].start_us <= marker.start_us:
             return None, f"call {i + 1}'s flush kernel is not between its neighbours' markers"
         mine = [a for a in work if begin - SLACK_US <= a.start_us < marker.start_us]
-        out.append(_busy_us(mine))
+        out.append(mine)
         previous_end = marker.end_us
     return out, ""
 

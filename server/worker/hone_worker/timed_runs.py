@@ -15,7 +15,7 @@ from typing import Callable, List, Optional, Sequence
 import torch
 
 from . import bounds as bounding
-from . import kernel_records
+from . import kernel_counters, kernel_records
 from .candidate_session import CandidateSession
 from .devices import Device
 from .exchange import ArgBuffers, Region, SharedMemory, arg_specs, args_json
@@ -41,6 +41,14 @@ HELD_LAUNCHES, KERNELS_PER_CALL, MAX_HELD_CALLS = 800, 4, 200
 # may exceed the caller's events around the call by this factor (plus KERNEL_OVER_EVENTS_US)
 # before the claims contradict each other: the events bracket all of the call's work.
 KERNEL_OVER_EVENTS, KERNEL_OVER_EVENTS_US = 1.05, 1.0
+# Device time is then counted again the way ncu counts it (hone_worker/kernel_counters.py): one op
+# of COUNTER_CALLS calls at most under the Range Profiler, COUNTER_RANGES kernels at most (its
+# counter image; a call's kernels plus hone's flush and marker). ncu's duration of a kernel counts
+# the launch's front end, which the activity record leaves out: it exceeds the record, and may
+# exceed the held stream's events (where launches overlap) by COUNTER_OVER_EVENTS_US per kernel;
+# counters below COUNTERS_UNDER_RECORDS of the records contradict them.
+COUNTER_CALLS, COUNTER_RANGES = 24, 1024
+COUNTER_OVER_EVENTS_US, COUNTERS_UNDER_RECORDS = 1.5, 0.8
 REMEASURE_S = 2.0  # at most this long re-measuring a noisy time, beyond the first pass ...
 REMEASURES = 2  # ... and at most this many passes more
 BOUND_RETRIES = 2  # a pass the bounds reject is taken again this many times, each after the null loop
@@ -67,6 +75,8 @@ class Pass:
     spin_timed_out: bool = False
     events_us: List[float] = field(default_factory=list)  # device mode: the caller's events around each call
     records_note: str = ""  # device mode: why the activity records gave no device time (events used)
+    kernels_per_call: int = 0  # device mode: the most kernels one call launched (activity records)
+    records_us: List[float] = field(default_factory=list)  # device mode: the records' times, once counters replace them
 
     def timing(self, warmup: int, spot_checks: int, input_sets: int) -> Timing:
         return Timing(self.samples_us, warmup, self.method, spot_checks, input_sets)
@@ -131,6 +141,7 @@ class TimedRun:
         self._copy_us = 0.0  # the judge's copy of one slot out of shared memory (a torch-form loop copies it in)
         self._wall_us = 0.0  # the judge's clock around the last op, waits for a CPU included
         self._settle_min_ms = 0.0
+        self.stages: dict = {}  # seconds of each part of the last run: settle, estimate, warmup, call, device, counters
 
     def _set_json(self, k: int) -> List[dict]:
         """Set k shaped like forward's arguments: its inputs in its own buffers, then the
@@ -151,8 +162,9 @@ class TimedRun:
         n = len(self.output_specs)
         return self.slot_region.views[j * n:(j + 1) * n]
 
-    def fields(self, mode: str, entries: Sequence[Entry], warmup: int, settle_ms: float) -> dict:
-        """A `time` op: entry i writes slot i + 1 (slot 0 takes the warm-up calls)."""
+    def fields(self, mode: str, entries: Sequence[Entry], warmup: int, settle_ms: float, counters: int = 0) -> dict:
+        """A `time` op: entry i writes slot i + 1 (slot 0 takes the warm-up calls); `counters`: mode
+        call with the kernel counters of at most that many kernels."""
         out = {"mode": mode, "args": self.targets.json(), "sets": self.sets_json,
                "outputs": [self._slot_bufs(j) for j in range(len(entries) + 1)],
                "schedule": [e.to_json(i + 1) for i, e in enumerate(entries)], "warmup": warmup,
@@ -162,6 +174,8 @@ class TimedRun:
         if mode == "device":
             out["release"] = self.release.buffers[0].to_json()
             out["kernel_records"] = True
+        if counters:
+            out["kernel_counters"] = counters
         return out
 
     def run(self, loop_cost: Callable[[str, bool], Optional[bounding.LoopCost]]) -> Outcome:
@@ -180,22 +194,31 @@ class TimedRun:
     def _run(self, settle_ms: float, loop_cost, cold: bool) -> Outcome:
         self.progress(f"settling the clocks (up to {settle_ms:.0f} ms), then timing with {len(self.sets.sets)} "
                       "input sets")
+        clock = _StageClock(self.stages)
         reply, elapsed_us = self._op("call", [self.sets.draw()], ESTIMATE_WARMUP, settle_ms, None, "settling")
+        clock.lap("settle")
         self.settle = {"ms": reply.get("settle_ms"), "calls": reply.get("settle_calls"),
                        "settled": reply.get("settled"), "judge_ms": elapsed_us / 1000.0,
                        "cold": cold, "min_ms": min(self._settle_min_ms, settle_ms)}
         # What one iteration (input copy, flush, call) costs on the judge's clock, settling done.
         reply, _ = self._op("call", [self.sets.draw() for _ in range(ESTIMATE_CALLS)], 0, 0.0, None, "estimate")
         claimed = _times(reply, ESTIMATE_CALLS)
+        clock.lap("estimate")
         # Budgets are wall time (what the user waits), waits for a CPU included.
         iteration_ms = max(sorted(claimed)[len(claimed) // 2], self._wall_us / ESTIMATE_CALLS, 1.0) / 1000.0
         warmup = int(clamp(self.policy.warmup_ms / iteration_ms, 1, self.policy.max_reps))
         reps = int(clamp(self.policy.rep_ms / iteration_ms, self.policy.min_reps, self.policy.max_reps))
         self._op("call", [self.sets.draw()], warmup, 0.0, None, "warm-up")
+        clock.lap("warmup")
         call = self._measured("call", reps, loop_cost)
+        clock.lap("call")
         device = self._measured("device", reps, loop_cost) if self.device.is_cuda else None
+        clock.lap("device")
         if device is not None and not device.samples_us:
             device = None
+        if device is not None:
+            self._count_kernels(device)
+            clock.lap("counters")
         timing_call = call.timing(warmup, self.policy.spot_checks, len(self.sets.sets))
         timing_device = device.timing(warmup, self.policy.spot_checks, len(self.sets.sets)) if device else None
         if timing_device is not None:
@@ -285,6 +308,51 @@ class TimedRun:
             result.samples_us = list(result.events_us)
         return result
 
+    def _count_kernels(self, device: Pass) -> None:
+        """Device time as ncu counts it: the calls' kernels' gpu__time_duration from one counted op
+        replaces the activity records' busy times, when the counters can be attributed and agree
+        with the records and events; otherwise the records stay, with a note saying why."""
+        calls = min(COUNTER_RANGES // (max(device.kernels_per_call, 1) + 2), COUNTER_CALLS, self.slot_count - 1)
+        if calls < MIN_CALLS_PER_OP:
+            why = (f"{device.kernels_per_call} kernels a call: {MIN_CALLS_PER_OP} calls do not fit the counters' "
+                   f"{COUNTER_RANGES} ranges")
+            self.extra["kernel_counters_note"] = why
+            self.session.note(f"device time from {device.method or 'the events'}, not kernel counters: {why}")
+            return
+        entries = [self.sets.draw() for _ in range(calls)]
+        self.progress(f"counting the kernels' GPU time ({calls} calls under the Range Profiler)")
+        reply, _ = self._op("call", entries, 0, 0.0, None, f"kernel counters, {calls} calls", COUNTER_RANGES)
+        ranges, why = kernel_counters.parse(reply)
+        times = None
+        if ranges is not None:
+            times, why = kernel_counters.per_call_us(ranges, calls, self.flush_bytes > 0)
+        if times is not None:
+            why = self._counters_disagree(times, device)
+        if times is None or why:
+            self.extra["kernel_counters_note"] = why
+            self.session.note(f"device time from {device.method or 'the events'}, not kernel counters: {why}")
+            return
+        device.records_us, device.samples_us = device.samples_us, times
+        self.extra["device_records"] = Timing(device.records_us, 0, device.method, 0, 0).summary()
+        device.method = "cupti_gpu_time_duration"
+        self.extra["kernel_counters"] = {"calls": calls, "seconds": reply.get("counter_seconds")}
+
+    def _counters_disagree(self, counted: List[float], device: Pass) -> str:
+        """Why the counted times cannot stand beside the device pass ("" when they can); raises
+        CandidateFailure (rejected) when they claim less GPU time than the records do."""
+        k, e = statistics.median(counted), statistics.median(device.events_us or device.samples_us)
+        if device.method == "cupti_kernel_records":
+            r = statistics.median(device.samples_us)
+            if k < COUNTERS_UNDER_RECORDS * r - 0.1:
+                raise CandidateFailure("rejected", f"timing claims contradict each other: the kernel counters put the "
+                                       f"call's GPU time at p50 {k:.2f} us, the activity records at p50 {r:.2f} us, and "
+                                       "the counters count more of each kernel than the records", check="timing_bounded")
+        most = KERNEL_OVER_EVENTS * e + COUNTER_OVER_EVENTS_US * max(device.kernels_per_call, 1)
+        if k > most:
+            return (f"the kernel counters' p50 {k:.2f} us exceeds the events around the held calls (p50 {e:.2f} us) by "
+                    f"more than {COUNTER_OVER_EVENTS_US} us per kernel")
+        return ""
+
     def _kernel_times(self, reply: dict, events_us: List[float], result: Pass) -> List[float]:
         """One device op's calls' busy times from its activity records; where the records are
         missing or cannot be attributed, the pass falls back to the events (said in a note)."""
@@ -294,13 +362,17 @@ class TimedRun:
         times = None
         if activities is not None:
             times, why = kernel_records.per_call_us(activities, len(events_us), self.flush_bytes > 0)
+            if times is not None:
+                result.kernels_per_call = max(result.kernels_per_call,
+                                              kernel_records.most_kernels(activities, len(events_us), self.flush_bytes > 0))
         if times is None:
             result.records_note = why
             self.session.note(f"device time from the caller's events, not activity records: {why}")
             return list(events_us)
         return times
 
-    def _op(self, mode: str, entries: List[Entry], warmup: int, settle_ms: float, position, what: str):
+    def _op(self, mode: str, entries: List[Entry], warmup: int, settle_ms: float, position, what: str,
+            counters: int = 0):
         """Sends one `time` op and checks what came back; returns (reply, judge's microseconds:
         mode call from sending to the reply, mode device from the release to the reply)."""
         for j in range(len(entries) + 1):
@@ -315,7 +387,7 @@ class TimedRun:
         if self.release is not None:
             self.release.views[0].zero_()
         waited = _RunDelay(self.session)
-        reply = self.session.time(self.fields(mode, entries, warmup, settle_ms), what, on_event)
+        reply = self.session.time(self.fields(mode, entries, warmup, settle_ms, counters), what, on_event)
         started = reply.sent_ns
         if mode == "device":
             if not released:
@@ -401,6 +473,18 @@ class TimedRun:
     def cost_key(self, kind: str, mode: str) -> tuple:
         return (kind, str(self.device), mode, self.flush_bytes, tuple(b.span_bytes for b in self.targets.region.buffers),
                 tuple(_numel(s) for _, s, _ in self.output_specs))
+
+
+class _StageClock:
+    """Seconds between laps, written into `stages` under each lap's name."""
+
+    def __init__(self, stages: dict) -> None:
+        self.stages, self.last = stages, time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.stages[name] = now - self.last
+        self.last = now
 
 
 class _RunDelay:

@@ -19,13 +19,18 @@ class HarnessMissing(RuntimeError):
 
 
 def library_path() -> str:
-    """$HONE_HARNESS_LIBRARY, else <share>/lib/libhone_harness.so (this package lives in
-    <share>/worker/hone_worker/runner once installed)."""
-    configured = os.environ.get("HONE_HARNESS_LIBRARY")
+    """$HONE_HARNESS_LIBRARY, else <share>/lib/libhone_harness.so."""
+    return share_library("HONE_HARNESS_LIBRARY", LIBRARY_NAME)
+
+
+def share_library(variable: str, name: str) -> str:
+    """$variable, else <share>/lib/<name> (this package lives in <share>/worker/hone_worker/runner
+    once installed)."""
+    configured = os.environ.get(variable)
     if configured:
         return configured
     share = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    return os.path.join(share, "lib", LIBRARY_NAME)
+    return os.path.join(share, "lib", name)
 
 
 class Harness:

@@ -25,6 +25,10 @@ def main(argv: List[str]) -> int:
     except OSError as exc:
         sys.stderr.write(f"hone-runner: {exc}\n")
         return EXIT_USAGE
+    if match.group(1) is not None:
+        from . import cupti  # noqa: PLC0415
+
+        cupti.preload()  # before torch: the toolkit's CUPTI is the process's one
     import torch  # noqa: PLC0415 - after the socket is safe from what torch's import prints
 
     from ..devices import Device  # noqa: PLC0415

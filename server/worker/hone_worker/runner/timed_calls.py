@@ -47,6 +47,7 @@ class TimePlan:
     release_host: Optional[int]  # and its host address
     spin_timeout_ms: float
     kernel_records: bool = False  # mode device: the held calls' activity records, a marker after each call
+    kernel_counters: int = 0  # mode call, CUDA: gpu__time_duration of every kernel (at most this many), a marker after each call
 
 
 def parse_plan(request: dict, table: ArenaTable, is_cuda: bool) -> TimePlan:
@@ -74,6 +75,12 @@ def parse_plan(request: dict, table: ArenaTable, is_cuda: bool) -> TimePlan:
     if records and mode != "device":
         raise bad_request("time.kernel_records needs mode device (the records of held calls)")
     plan.kernel_records = records
+    plan.kernel_counters = _count(request, "kernel_counters", 0, 4096)
+    if plan.kernel_counters and mode != "call":
+        raise bad_request("time.kernel_counters needs mode call (the Range Profiler replays each kernel: it cannot "
+                          "hold a stream)")
+    if plan.kernel_counters and not is_cuda:
+        raise unsupported("time.kernel_counters needs a CUDA device (hardware counters)")
     if mode == "device":
         plan.release, plan.release_host = _release_word(request.get("release"), table)
         _require_device_memory(plan)
@@ -269,8 +276,9 @@ class TimedLoop:
             if (agreed >= SETTLE_AGREEMENTS and spent_ms >= self.plan.settle_min_ms) or spent_ms >= self.plan.settle_ms:
                 return spent_ms, calls, agreed >= SETTLE_AGREEMENTS
 
-    def _run_calls(self, entries: Sequence[_Entry], held: bool) -> List[tuple]:
-        """For each call: inputs, flush, (device idle unless held), mark, forward, mark, result kept."""
+    def _run_calls(self, entries: Sequence[_Entry], held: bool, marked: bool = False) -> List[tuple]:
+        """For each call: inputs, flush, (device idle unless held), mark, forward, mark, (hone's
+        marker when `marked`), result kept."""
         marks = []
         for entry in entries:
             self._apply_inputs(entry)
@@ -281,7 +289,7 @@ class TimedLoop:
             start = self.clock.mark()
             result = forward()
             end = self.clock.mark()
-            if held and self._marker_word is not None:  # before the result's copy: that is not the call's work
+            if marked:  # before the result's copy: that is not the call's work
                 self.harness.marker(self._stream, self._marker_word.data_ptr())
             if keep:
                 keep(result)
@@ -305,10 +313,12 @@ class TimedLoop:
         warm = self._run_calls([_Entry(0, 0, [])] * plan.warmup, held=False)
         self.device.synchronize()
         timed_out = None
-        recorder = _Recorder(plan.kernel_records and held)
-        if recorder.active:
+        recorder = _recorder(plan.kernel_records and held)
+        counters = _Counters(plan.kernel_counters)
+        if recorder.active or plan.kernel_counters:
             self._marker_word = torch.zeros(1, dtype=torch.int32, device=self.device.torch)
-            recorder.start()
+        recorder.start()
+        counters.start()
         started = time.perf_counter()
         try:
             if held:
@@ -316,17 +326,19 @@ class TimedLoop:
                 ctypes.c_uint32.from_address(plan.release_host).value = 0
                 self.harness.hold(self._stream, plan.release, int(plan.spin_timeout_ms * 1e6), timed_out.data_ptr())
                 self._holding = True
-            timed = self._run_calls(plan.schedule, held)
+            timed = self._run_calls(plan.schedule, held, marked=recorder.active or counters.active)
             enqueue_s = time.perf_counter() - started
             if held:
                 send_enqueued()
         except BaseException:
             self._release_hold()  # a failure while held: release the stream rather than wait for the timeout
             recorder.stop(self.device)
+            counters.stop(self.device)
             raise
         self.device.synchronize()
         self._holding = False
         records = recorder.stop(self.device)
+        reply = dict(reply, **counters.stop(self.device))
         reply.update({
             "times_us": [self.clock.elapsed_us(*m) for m in timed],
             "warmup_us": [self.clock.elapsed_us(*m) for m in warm],
@@ -335,9 +347,101 @@ class TimedLoop:
             "method": ("cuda_events_held_stream" if held else "cuda_events") if self.device.is_cuda else "host_clock",
         })
         if recorder.active:
-            reply["activities"] = records
+            if records is None:
+                reply["kernel_records_error"] = recorder.error
+            else:
+                reply["activities"] = records
         reply.update(self.candidate.after_timing())
         return reply
+
+
+def _recorder(active: bool):
+    """The held calls' activity records: libhone_cupti's (the native runner's code) where it was
+    loaded before torch, else torch.profiler's."""
+    from . import cupti  # noqa: PLC0415
+
+    return _CuptiRecorder(active) if not cupti.unavailable() else _Recorder(active)
+
+
+class _CuptiRecorder:
+    """libhone_cupti's activity trace around the held calls, when asked."""
+
+    def __init__(self, active: bool) -> None:
+        self.active = active
+        self.error = ""
+        self._running = False
+
+    def start(self) -> None:
+        from . import cupti  # noqa: PLC0415
+
+        if not self.active:
+            return
+        begun = cupti.begin({"activity": True})
+        if begun.get("ok"):
+            self._running = True
+        else:
+            self.error = "hone_cupti_begin: " + cupti.error_text(begun)
+
+    def stop(self, device) -> Optional[list]:
+        """The recorded activities, once (None with `error` set when there are none)."""
+        from . import cupti  # noqa: PLC0415
+
+        if not self._running:
+            return None
+        self._running = False
+        device.synchronize()
+        ended = cupti.end()
+        if not ended.get("ok"):
+            self.error = "hone_cupti_end: " + cupti.error_text(ended)
+            return None
+        trace = ended.get("activity") or {}
+        if trace.get("dropped_records"):
+            self.error = f"CUPTI dropped {trace['dropped_records']} activity records"
+            return None
+        return cupti.activities(trace)
+
+
+class _Counters:
+    """The Range Profiler's gpu__time_duration of every kernel of the calls (libhone_cupti: auto
+    range, kernel replay, the same code as the native runner's time_op.cpp), when asked."""
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self.active = False
+        self.error = ""
+
+    def start(self) -> None:
+        from . import cupti  # noqa: PLC0415
+
+        if not self.most:
+            return
+        if cupti.unavailable():
+            self.error = cupti.unavailable()
+            return
+        begun = cupti.begin({"metrics": [cupti.GPU_TIME], "max_ranges": self.most, "max_passes": 1})
+        if begun.get("ok"):
+            self.active = True
+        else:
+            self.error = "hone_cupti_begin: " + cupti.error_text(begun)
+
+    def stop(self, device) -> dict:
+        """The reply's counter fields, once."""
+        from . import cupti  # noqa: PLC0415
+
+        if not self.most:
+            return {}
+        if self.active:
+            self.active = False
+            device.synchronize()
+            ended = cupti.end()
+            if not ended.get("ok"):
+                self.error = "hone_cupti_end: " + cupti.error_text(ended)
+            else:
+                ranges, why = cupti.counter_ranges(ended.get("metrics") or {}, self.most)
+                if ranges is not None:
+                    return {"counter_ranges": ranges, "counter_seconds": ended.get("seconds")}
+                self.error = why
+        return {"kernel_counters_error": self.error or "no kernel counters"}
 
 
 class _Recorder:
@@ -345,9 +449,12 @@ class _Recorder:
 
     def __init__(self, active: bool) -> None:
         self.active = active
+        self.error = "torch.profiler recorded nothing"
         self._prof = None
 
     def start(self) -> None:
+        if not self.active:
+            return
         from torch.profiler import ProfilerActivity, profile  # noqa: PLC0415
 
         self._prof = profile(activities=[ProfilerActivity.CUDA])
