@@ -129,12 +129,15 @@ class SectionLimit(Exception):
     """SIGTERM from the GPU section's limit (not an OSError: run() must not swallow it)."""
 
 
+RUN_ENV = dict(os.environ)  # the environment hone's commands get (step 4b asks for counters)
+
+
 def run(cmd, limit_s, what):
     """(returncode, stdout) of a command; never raises."""
     started = time.perf_counter()
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=limit_s,
-                           stdin=subprocess.DEVNULL)
+                           stdin=subprocess.DEVNULL, env=RUN_ENV)
         log(f"  [{what}: rc={p.returncode}, {time.perf_counter() - started:.1f} s]")
         if p.returncode != 0:
             log("   ", "\n    ".join(p.stderr.strip().splitlines()[-6:]))
@@ -231,6 +234,21 @@ def hone_candidates(hone: str, python: str, cases: dict, results: dict) -> dict:
         if library:
             libraries[cases[name]["candidate"]] = library
     return libraries
+
+
+def counted_step(args, cases: dict, results: dict) -> None:
+    counted = {name: {"reference": {}, "candidate": {} if c["candidate"] else None} for name, c in cases.items()}
+    RUN_ENV["HONE_DEVICE_TIME"] = "counters"
+    try:
+        hone_candidates(args.hone, args.python, cases, counted)
+        hone_references(args.hone, args.python, cases, counted)
+    finally:
+        RUN_ENV.pop("HONE_DEVICE_TIME", None)
+    for name, sides in counted.items():
+        for what, r in (sides or {}).items():
+            if r and results.get(name, {}).get(what) is not None:
+                results[name][what].update(hone_counted=r.get("hone_device"), counted_method=r.get("device_method"),
+                                           counted_spread=r.get("hone_device_spread"))
 
 
 def five_processes(hone: str, python: str, case: dict) -> dict:
@@ -407,8 +425,9 @@ def fmt(x, digits=2):
 
 def report(results: dict, spread_run: dict) -> list:
     lines = ["case | side | hone device | hone call | ncu | do_bench | events | device/ncu | call/ncu | "
-             "do_bench/ncu | events/ncu | call/events | kernels | device spread | records | records/ncu | device method"]
-    verdicts = {"device_vs_ncu": [], "call_vs_events": [], "spread": []}
+             "do_bench/ncu | events/ncu | call/events | kernels | device spread | records | records/ncu | device method | counted | counted/ncu | "
+             "counted method"]
+    verdicts = {"device_vs_ncu": [], "counted_vs_ncu": [], "call_vs_events": [], "spread": []}
     for name, sides in results.items():
         for what, r in sides.items():
             if not r:
@@ -419,10 +438,16 @@ def report(results: dict, spread_run: dict) -> list:
                                      fmt(ratio(call, ncu), 3), fmt(ratio(db, ncu), 3), fmt(ratio(ev, ncu), 3),
                                      fmt(ratio(call, ev), 3), fmt(r.get("kernels_per_call"), 1),
                                      fmt(r.get("hone_device_spread"), 3), fmt(r.get("hone_records")),
-                                     fmt(ratio(r.get("hone_records"), ncu), 3), str(r.get("device_method") or "-")]))
+                                     fmt(ratio(r.get("hone_records"), ncu), 3), str(r.get("device_method") or "-"),
+                                     fmt(r.get("hone_counted")), fmt(ratio(r.get("hone_counted"), ncu), 3),
+                                     str(r.get("counted_method") or "-")]))
             if dev == dev and dev is not None and ncu:
                 ok = abs(dev - ncu) <= max(0.05 * ncu, 0.3)
                 verdicts["device_vs_ncu"].append((f"{name}/{what}", ok, f"{dev:.2f} vs {ncu:.2f}"))
+            counted = r.get("hone_counted")
+            if counted == counted and counted is not None and ncu and r.get("counted_method") == "cupti_gpu_time_duration":
+                ok = abs(counted - ncu) <= max(0.05 * ncu, 0.3)
+                verdicts["counted_vs_ncu"].append((f"{name}/{what}", ok, f"{counted:.2f} vs {ncu:.2f}"))
             if call == call and call is not None and ev:
                 ok = abs(call - ev) <= 0.10 * ev
                 verdicts["call_vs_events"].append((f"{name}/{what}", ok, f"{call:.2f} vs {ev:.2f}"))
@@ -500,6 +525,9 @@ def main() -> int:
                 results[name][what].update(entry)
         # 4. Five `hone check` processes of one kernel of >= 5 us.
         spread_run = five_processes(args.hone, args.python, cases["relu_2p22"]) if "relu_2p22" in cases else {}
+        # 4b. Device time counted as ncu counts it (HONE_DEVICE_TIME=counters: the Range Profiler's
+        # gpu__time_duration per kernel), for the candidates and the references.
+        counted_step(args, cases, results)
         # 5. Last (a limit cuts only this): the torch.compile reference's device and call time.
         if not args.no_compile:
             hone_references(args.hone, args.python, cases, results, modes=("compile",), only={"relu_scale_256x2048"})

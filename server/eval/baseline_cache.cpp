@@ -1,6 +1,8 @@
 // eval/baseline_cache.cpp: the on-disk cache of reference timings.
 #include "eval/baseline_cache.h"
 
+#include <cstdlib>
+
 #include "support/hash.h"
 
 namespace hone::eval {
@@ -11,7 +13,11 @@ BaselineCache::BaselineCache(std::filesystem::path dir) : dir_(std::move(dir)) {
 
 std::filesystem::path BaselineCache::path_for(const BaselineKey& key) const {
   Sha256 h;
+  // The worker's device-time method (HONE_DEVICE_TIME=counters asks for ncu's counters): a
+  // baseline of one method never stands in for the other.
+  const char* method = std::getenv("HONE_DEVICE_TIME");
   h.field("baseline-v3").field(key.task_hash).field(key.device_name).field(key.torch_version).field(key.mode);
+  h.field(method && *method ? method : "records");
   return dir_ / (h.hex() + ".json");
 }
 

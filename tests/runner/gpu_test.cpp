@@ -242,7 +242,8 @@ TEST_F(GpuRunnerTest, TimeModeDeviceWithKernelRecordsListsEachCallsKernelsBetwee
 }
 
 // kernel_counters: mode call under the Range Profiler; every kernel (flush, the call's, marker) is a
-// range with its gpu__time_duration, the duration ncu reports, in launch order.
+// range with its gpu__time_duration, the duration ncu reports, in launch order (auto ranges are
+// numbered, not named, on the H200 with CUDA 13.0: the judge attributes them by position).
 TEST_F(GpuRunnerTest, TimeModeCallWithKernelCountersCountsEachKernelInLaunchOrder) {
   if (!ready_["cupti"].get<bool>()) GTEST_SKIP() << "libhone_cupti.so was not built here";
   ASSERT_EQ(kind_of(load("cuda_scale")), "ok");
@@ -257,12 +258,10 @@ TEST_F(GpuRunnerTest, TimeModeCallWithKernelCountersCountsEachKernelInLaunchOrde
   ASSERT_EQ(ranges.size(), static_cast<std::size_t>(3 * calls)) << ranges.dump();
   double sum = 0;
   for (int i = 0; i < calls; ++i) {
-    EXPECT_EQ(ranges[3 * i]["name"], "hone_flush") << i;
-    EXPECT_NE(ranges[3 * i + 1]["name"].get<std::string>().find("scale_kernel"), std::string::npos) << i;
-    EXPECT_EQ(ranges[3 * i + 2]["name"], "hone_marker") << i;
     const double us = ranges[3 * i + 1]["gpu_time_us"].get<double>();
     EXPECT_GE(us, kSpinNs / 1000.0 * 0.95) << i;  // the kernel spins that long
     EXPECT_LE(us, kSpinNs / 1000.0 * 3 + 50) << i;
+    EXPECT_LT(ranges[3 * i + 2]["gpu_time_us"].get<double>(), us) << i;  // the marker writes one word
     sum += us;
   }
   std::printf("kernel counters: %d calls, scale_kernel mean %.3f us; profiler seconds %s\n", calls, sum / calls,

@@ -304,10 +304,8 @@ class CudaRunnerTest(unittest.TestCase):
         self.assertIn("counter_ranges", reply, reply.get("kernel_counters_error"))
         ranges, why = kernel_counters.parse(reply)
         self.assertEqual(why, "")
-        names = [n for n, _ in ranges]
-        self.assertEqual((names.count("hone_flush"), names.count("hone_marker"), len(names)),
-                         (len(slots), len(slots), 3 * len(slots)))  # relu.cu launches one kernel a call
-        times, why = kernel_counters.per_call_us(ranges, len(slots), flushed=True)
+        self.assertEqual(len(ranges), 3 * len(slots))  # flush, relu.cu's one kernel, marker
+        times, why = kernel_counters.per_call_us(ranges, len(slots), True, 1)
         self.assertEqual(why, "")
         for t in times:
             self.assertGreater(t, 0.5)  # 2 MiB in and out: a few us on any GPU

@@ -8,6 +8,7 @@ import os
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 import torch
 
@@ -507,42 +508,49 @@ class KernelRecordsTest(unittest.TestCase):
         self.assertIn("p50 9.00 us", raised.exception.reason)
 
 
-def counted_ranges(calls, copy=True):
-    """Ranges shaped like a counted `time` op's: per call an input-copy kernel (before the flush:
-    not the call's), hone_flush, the call's kernels (`calls[i]`: (name, us)), hone_marker."""
+def counted_ranges(calls, numbered=True):
+    """Ranges shaped like a counted `time` op's: per call hone_flush, the call's kernels
+    (`calls[i]`: (name, us)), hone_marker; `numbered`: named "0", "1", ... as auto ranges are."""
     out = []
     for kernels in calls:
-        if copy:
-            out.append(("elementwise_copy", 1.5))
         out.append(("hone_flush", 20.0))
         out += list(kernels)
         out.append(("hone_marker", 0.8))
-    return out
+    return [(str(i), us) for i, (_, us) in enumerate(out)] if numbered else out
 
 
 class KernelCountersTest(unittest.TestCase):
-    """Device time as ncu counts it (issue 14): each call's kernels' gpu__time_duration between its
-    flush and its marker, from a counted op; it replaces the records when both agree."""
+    """Device time as ncu counts it (issue 14, HONE_DEVICE_TIME=counters): each call's kernels'
+    gpu__time_duration, attributed by position (auto ranges are numbered) from the number of
+    kernels the records saw per call; it replaces the records when both agree."""
 
     def test_each_call_is_the_sum_of_its_kernels(self):
-        times, why = kernel_counters.per_call_us(counted_ranges([[("relu", 2.5)], [("a", 3.0), ("b", 4.0)]]), 2, True)
-        self.assertEqual((times, why), ([2.5, 7.0], ""))
+        ranges = counted_ranges([[("a", 3.0), ("b", 4.0)], [("a", 2.5), ("b", 1.0)]])
+        self.assertEqual(kernel_counters.per_call_us(ranges, 2, True, 2), ([7.0, 3.5], ""))
+        named = counted_ranges([[("relu", 2.5)], [("relu", 2.0)]], numbered=False)
+        self.assertEqual(kernel_counters.per_call_us(named, 2, True, 1), ([2.5, 2.0], ""))
 
     def test_ranges_that_do_not_match_the_schedule_are_not_attributed(self):
-        named_like_hone = counted_ranges([[("relu", 2.5)], [("hone_marker", 0.5)]])
-        times, why = kernel_counters.per_call_us(named_like_hone, 2, True)
+        one_more = counted_ranges([[("relu", 2.5)], [("relu", 2.5), ("extra", 1.0)]])
+        times, why = kernel_counters.per_call_us(one_more, 2, True, 1)
         self.assertIsNone(times)
-        self.assertIn("3 marker kernels for 2 calls", why)
-        two_flushes = [("hone_flush", 1.0), ("hone_flush", 1.0), ("k", 1.0), ("hone_marker", 1.0), ("hone_marker", 1.0)]
-        times, why = kernel_counters.per_call_us(two_flushes, 2, True)
+        self.assertIn("hold 7 kernel ranges", why)
+        shifted = counted_ranges([[("relu", 2.5)], [("hone_marker", 0.5)]], numbered=False)
+        times, why = kernel_counters.per_call_us(shifted, 2, True, 1)
         self.assertIsNone(times)
-        self.assertIn("follows another flush", why)
-        times, why = kernel_counters.per_call_us(counted_ranges([[("k", 1.0)]]) + [("hone_hold", 1.0)], 1, True)
-        self.assertIn("hold or spin", why)
+        self.assertIn("do not stand where", why)
 
-    def test_without_a_flush_a_call_starts_after_the_last_marker(self):
-        ranges = [r for r in counted_ranges([[("x", 2.0)], [("y", 3.0)]], copy=False) if r[0] != "hone_flush"]
-        self.assertEqual(kernel_counters.per_call_us(ranges, 2, False), ([2.0, 3.0], ""))
+    def test_without_a_flush_a_call_is_its_kernels_then_the_marker(self):
+        ranges = [("0", 2.0), ("1", 0.5), ("2", 3.0), ("3", 0.5)]
+        self.assertEqual(kernel_counters.per_call_us(ranges, 2, False, 1), ([2.0, 3.0], ""))
+
+    def test_the_records_say_how_many_kernels_each_call_launched(self):
+        acts = held_trace([[("a", 1.0), ("b", 1.0)]] * 3)
+        self.assertEqual(kernel_records.kernels_per_call(acts, 3, True), 2)
+        uneven = held_trace([[("a", 1.0)], [("a", 1.0), ("b", 1.0)]])
+        self.assertIsNone(kernel_records.kernels_per_call(uneven, 2, True))
+        outside = held_trace([[("a", 1.0)]] * 2) + [records.Activity("late", 7, 1e6, 1e6 + 1)]
+        self.assertIsNone(kernel_records.kernels_per_call(outside, 2, True))
 
     def test_a_reply_without_counters_says_why(self):
         self.assertEqual(kernel_counters.parse({"kernel_counters_error": "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"}),
@@ -551,7 +559,7 @@ class KernelCountersTest(unittest.TestCase):
         self.assertIsNone(ranges)
         self.assertIn("malformed", why)
 
-    def count(self, reply, records_us, events_us, kernels=1):
+    def count(self, reply, records_us, events_us, kernels=1, method="cupti_kernel_records"):
         """TimedRun._count_kernels after a device pass of `records_us` (events `events_us`)."""
         run = timed_runs.TimedRun.__new__(timed_runs.TimedRun)
         notes = []
@@ -566,23 +574,26 @@ class KernelCountersTest(unittest.TestCase):
             return reply(len(entries)), 1000.0
 
         run._op = op
-        device = timed_runs.Pass("device", samples_us=list(records_us), method="cupti_kernel_records",
+        device = timed_runs.Pass("device", samples_us=list(records_us), method=method,
                                  events_us=list(events_us), kernels_per_call=kernels)
         run._count_kernels(device)
         return device, run.extra, notes, asked
 
+    @staticmethod
+    def counted(us, kernels=1):
+        return lambda n: {"times_us": [90.0] * n, "counter_ranges": [
+            {"name": name, "gpu_time_us": t} for name, t in counted_ranges([[("k", us)] * kernels] * n)]}
+
     def test_counters_replace_the_records_and_the_records_are_kept_beside(self):
-        reply = lambda n: {"times_us": [90.0] * n, "counter_ranges": [
-            {"name": name, "gpu_time_us": us} for name, us in counted_ranges([[("k", 2.7)]] * n)]}
-        device, extra, _, asked = self.count(reply, [1.5] * 30, [4.0] * 30)
+        device, extra, _, asked = self.count(self.counted(2.7), [1.5] * 30, [4.0] * 30)
         self.assertEqual(asked, [("call", timed_runs.COUNTER_CALLS, timed_runs.COUNTER_RANGES)])
         self.assertEqual(device.method, "cupti_gpu_time_duration")
         self.assertEqual(device.samples_us, [2.7] * timed_runs.COUNTER_CALLS)
         self.assertEqual(device.records_us, [1.5] * 30)
         self.assertAlmostEqual(extra["device_records"]["p50_us"], 1.5)
-        _, _, _, asked = self.count(reply, [1.5] * 30, [4.0] * 30, kernels=200)
+        _, _, _, asked = self.count(self.counted(0.01, 200), [1.5] * 30, [400.0] * 30, kernels=200)
         self.assertEqual(asked[0][1], 5)  # many kernels a call: fewer calls fit the counter image (1024 // 202)
-        device, extra, _, asked = self.count(reply, [1.5] * 30, [4.0] * 30, kernels=400)
+        device, extra, _, asked = self.count(self.counted(2.7), [1.5] * 30, [4.0] * 30, kernels=400)
         self.assertEqual((asked, device.method), ([], "cupti_kernel_records"))  # not even three calls fit
         self.assertIn("do not fit", extra["kernel_counters_note"])
 
@@ -592,19 +603,25 @@ class KernelCountersTest(unittest.TestCase):
         self.assertEqual((device.method, device.samples_us), ("cupti_kernel_records", [1.5] * 30))
         self.assertIn("NOT_SUPPORTED", extra["kernel_counters_note"])
         self.assertTrue(any("not kernel counters" in n for n in notes))
-        far_above = lambda n: {"times_us": [90.0] * n, "counter_ranges": [
-            {"name": name, "gpu_time_us": us} for name, us in counted_ranges([[("k", 40.0)]] * n)]}
-        device, extra, _, _ = self.count(far_above, [1.5] * 30, [4.0] * 30)
+        device, extra, _, _ = self.count(self.counted(40.0), [1.5] * 30, [4.0] * 30)
         self.assertEqual(device.method, "cupti_kernel_records")
         self.assertIn("exceeds the events", extra["kernel_counters_note"])
+        device, extra, _, asked = self.count(self.counted(2.7), [1.5] * 30, [4.0] * 30, kernels=None)
+        self.assertEqual((asked, device.method), ([], "cupti_kernel_records"))
+        self.assertIn("cannot be attributed", extra["kernel_counters_note"])
 
     def test_counters_far_below_the_records_are_rejected(self):
-        below = lambda n: {"times_us": [9.0] * n, "counter_ranges": [
-            {"name": name, "gpu_time_us": us} for name, us in counted_ranges([[("k", 0.2)]] * n)]}
         with self.assertRaises(faults.CandidateFailure) as raised:
-            self.count(below, [5.0] * 30, [6.0] * 30)
+            self.count(self.counted(0.2), [5.0] * 30, [6.0] * 30)
         self.assertEqual(raised.exception.status, "rejected")
         self.assertIn("kernel counters put", raised.exception.reason)
+
+    def test_counters_are_only_counted_when_asked(self):
+        with mock.patch.dict(os.environ, {}, clear=False):
+            os.environ.pop(timed_runs.DEVICE_TIME_VARIABLE, None)
+            self.assertFalse(timed_runs.counters_asked())
+            os.environ[timed_runs.DEVICE_TIME_VARIABLE] = "counters"
+            self.assertTrue(timed_runs.counters_asked())
 
 
 class ProfileChildModelNewTest(unittest.TestCase):

@@ -1,11 +1,13 @@
-"""Device time from hardware counters (issue 14): the GPU duration ncu reports,
-gpu__time_duration.sum, of every kernel of a `time` op of mode `call` with `kernel_counters`,
-counted by the candidate process's Range Profiler (libhone_cupti: auto range, kernel replay, so
-each kernel runs alone, as under ncu). Per call the op launched hone's flush, the call's kernels,
-then hone's marker; a call's device time is the sum over the kernels between its flush and its
-marker (kernels before the flush, e.g. an input copy, are not the call's), which is what ncu's
-gpu__time_duration.sum summed over the call's kernels measures. The counts are the candidate
-process's claims: the judge attributes them and holds them against the activity records."""
+"""Device time from hardware counters (issue 14), when asked (HONE_DEVICE_TIME=counters): the GPU
+duration ncu reports, gpu__time_duration.sum, of every kernel of a `time` op of mode `call` with
+`kernel_counters`, counted by the candidate process's Range Profiler (libhone_cupti: auto range,
+kernel replay, so each kernel runs alone, as under ncu). Per call the op launched hone's flush,
+the call's kernels, then hone's marker. Auto ranges are numbered, not named (the H200, CUDA 13.0),
+so the judge attributes them by position, knowing from the held op's activity records how many
+kernels each call launches: it must be the same number for every call, with no kernel outside
+the calls, else the counters are not attributed. A call's device time is the sum over its
+kernels, which is what ncu's gpu__time_duration.sum summed over the call's kernels measures.
+The counts are the candidate process's claims: the judge holds them against the records."""
 from typing import List, Optional, Tuple
 
 FLUSH, MARKER = "hone_flush", "hone_marker"
@@ -31,30 +33,29 @@ def parse(reply: dict) -> Tuple[Optional[List[Tuple[str, float]]], str]:
     return out, ""
 
 
-def per_call_us(ranges: List[Tuple[str, float]], calls: int, flushed: bool) -> Tuple[Optional[List[float]], str]:
-    """Each call's summed kernel duration, or (None, why the ranges cannot be attributed)."""
-    names = [n for n, _ in ranges]
-    markers, flushes = names.count(MARKER), names.count(FLUSH)
-    if markers != calls:
-        return None, f"the counters hold {markers} marker kernels for {calls} calls"
-    if flushed and flushes != calls:
-        return None, f"the counters hold {flushes} flush kernels for {calls} calls"
-    if not flushed and flushes:
-        return None, f"the counters hold {flushes} flush kernels, and the op flushed nothing"
-    if any(n in _HONE_ONLY for n in names):
-        return None, "the counters hold a hold or spin kernel, which a counted op never launches"
+def per_call_us(ranges: List[Tuple[str, float]], calls: int, flushed: bool,
+                kernels_per_call: int) -> Tuple[Optional[List[float]], str]:
+    """Each call's summed kernel duration, or (None, why the ranges cannot be attributed): per
+    call, in launch order, hone's flush (when `flushed`), the call's `kernels_per_call` kernels,
+    hone's marker. Named ranges must carry hone's names where hone's kernels stand."""
+    per = kernels_per_call + 1 + (1 if flushed else 0)
+    if kernels_per_call < 1 or len(ranges) != calls * per:
+        return None, (f"the counters hold {len(ranges)} kernel ranges; {calls} calls of {kernels_per_call} kernels "
+                      f"(the activity records') with hone's {'flush and ' if flushed else ''}marker make {calls * per}")
     out: List[float] = []
-    mine: Optional[List[float]] = None if flushed else []
-    for name, us in ranges:
-        if name == FLUSH:
-            if mine is not None:
-                return None, f"call {len(out) + 1}'s flush kernel follows another flush before its marker"
-            mine = []
-        elif name == MARKER:
-            if mine is None:
-                return None, f"call {len(out) + 1}'s marker kernel comes before its flush"
-            out.append(sum(mine))
-            mine = None if flushed else []
-        elif mine is not None:
-            mine.append(us)
+    for i in range(calls):
+        own = ranges[i * per:(i + 1) * per]
+        hone = ([own[0][0]] if flushed else []) + [own[-1][0]]
+        work = own[1:-1] if flushed else own[:-1]
+        if any(_named(n) and n not in (FLUSH, MARKER) for n in hone) or any(n in _HONE for n, _ in work):
+            return None, f"call {i + 1}'s ranges do not stand where hone's flush and marker were launched"
+        out.append(sum(us for _, us in work))
     return out, ""
+
+
+def _named(name: str) -> bool:
+    """Whether a range carries a kernel's name (auto ranges may be numbered instead)."""
+    return bool(name) and not name.isdigit()
+
+
+_HONE = (FLUSH, MARKER) + _HONE_ONLY

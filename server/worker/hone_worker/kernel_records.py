@@ -25,10 +25,16 @@ def per_call_us(activities: Sequence[Activity], calls: int, flushed: bool) -> Tu
     return [_busy_us(mine) for mine in work], ""
 
 
-def most_kernels(activities: Sequence[Activity], calls: int, flushed: bool) -> int:
-    """The most kernels one call's work holds (0 when the records cannot be attributed)."""
+def kernels_per_call(activities: Sequence[Activity], calls: int, flushed: bool) -> Optional[int]:
+    """How many kernels each call launched, when every call launched the same number and no
+    kernel but hone's ran outside the calls' work; None otherwise."""
     work, _ = per_call_work(activities, calls, flushed)
-    return max((sum(1 for a in mine if a.kind == "kernel") for mine in work or []), default=0)
+    if work is None:
+        return None
+    counts = {sum(1 for a in mine if a.kind == "kernel") for mine in work}
+    inside = sum(sum(1 for a in mine if a.kind == "kernel") for mine in work)
+    outside = sum(1 for a in activities if a.kind == "kernel" and a.name not in _HONE) - inside
+    return counts.pop() if len(counts) == 1 and outside == 0 else None
 
 
 def per_call_work(activities: Sequence[Activity], calls: int, flushed: bool) -> Tuple[Optional[List[List[Activity]]], str]:

@@ -49,6 +49,14 @@ KERNEL_OVER_EVENTS, KERNEL_OVER_EVENTS_US = 1.05, 1.0
 # counters below COUNTERS_UNDER_RECORDS of the records contradict them.
 COUNTER_CALLS, COUNTER_RANGES = 24, 1024
 COUNTER_OVER_EVENTS_US, COUNTERS_UNDER_RECORDS = 1.5, 0.8
+# Only when asked: the Range Profiler's set-up costs 1.5-2 s in every candidate process (H200,
+# 2026-12-03), more than the rest of a check. HONE_DEVICE_TIME=counters asks; the default is the
+# activity records.
+DEVICE_TIME_VARIABLE = "HONE_DEVICE_TIME"
+
+
+def counters_asked() -> bool:
+    return os.environ.get(DEVICE_TIME_VARIABLE, "records") == "counters"
 REMEASURE_S = 2.0  # at most this long re-measuring a noisy time, beyond the first pass ...
 REMEASURES = 2  # ... and at most this many passes more
 BOUND_RETRIES = 2  # a pass the bounds reject is taken again this many times, each after the null loop
@@ -75,7 +83,7 @@ class Pass:
     spin_timed_out: bool = False
     events_us: List[float] = field(default_factory=list)  # device mode: the caller's events around each call
     records_note: str = ""  # device mode: why the activity records gave no device time (events used)
-    kernels_per_call: int = 0  # device mode: the most kernels one call launched (activity records)
+    kernels_per_call: Optional[int] = 0  # device mode: kernels of each call (records; None: not the same in every call)
     records_us: List[float] = field(default_factory=list)  # device mode: the records' times, once counters replace them
 
     def timing(self, warmup: int, spot_checks: int, input_sets: int) -> Timing:
@@ -216,7 +224,7 @@ class TimedRun:
         clock.lap("device")
         if device is not None and not device.samples_us:
             device = None
-        if device is not None:
+        if device is not None and counters_asked():
             self._count_kernels(device)
             clock.lap("counters")
         timing_call = call.timing(warmup, self.policy.spot_checks, len(self.sets.sets))
@@ -312,7 +320,13 @@ class TimedRun:
         """Device time as ncu counts it: the calls' kernels' gpu__time_duration from one counted op
         replaces the activity records' busy times, when the counters can be attributed and agree
         with the records and events; otherwise the records stay, with a note saying why."""
-        calls = min(COUNTER_RANGES // (max(device.kernels_per_call, 1) + 2), COUNTER_CALLS, self.slot_count - 1)
+        if device.method != "cupti_kernel_records" or not device.kernels_per_call:
+            why = (device.records_note or "the calls did not all launch the same number of kernels (or kernels ran "
+                   "outside them)") + ": the counters' numbered ranges cannot be attributed"
+            self.extra["kernel_counters_note"] = why
+            self.session.note(f"device time from {device.method or 'the events'}, not kernel counters: {why}")
+            return
+        calls = min(COUNTER_RANGES // (device.kernels_per_call + 2), COUNTER_CALLS, self.slot_count - 1)
         if calls < MIN_CALLS_PER_OP:
             why = (f"{device.kernels_per_call} kernels a call: {MIN_CALLS_PER_OP} calls do not fit the counters' "
                    f"{COUNTER_RANGES} ranges")
@@ -325,7 +339,7 @@ class TimedRun:
         ranges, why = kernel_counters.parse(reply)
         times = None
         if ranges is not None:
-            times, why = kernel_counters.per_call_us(ranges, calls, self.flush_bytes > 0)
+            times, why = kernel_counters.per_call_us(ranges, calls, self.flush_bytes > 0, device.kernels_per_call)
         if times is not None:
             why = self._counters_disagree(times, device)
         if times is None or why:
@@ -347,7 +361,7 @@ class TimedRun:
                 raise CandidateFailure("rejected", f"timing claims contradict each other: the kernel counters put the "
                                        f"call's GPU time at p50 {k:.2f} us, the activity records at p50 {r:.2f} us, and "
                                        "the counters count more of each kernel than the records", check="timing_bounded")
-        most = KERNEL_OVER_EVENTS * e + COUNTER_OVER_EVENTS_US * max(device.kernels_per_call, 1)
+        most = KERNEL_OVER_EVENTS * e + COUNTER_OVER_EVENTS_US * device.kernels_per_call
         if k > most:
             return (f"the kernel counters' p50 {k:.2f} us exceeds the events around the held calls (p50 {e:.2f} us) by "
                     f"more than {COUNTER_OVER_EVENTS_US} us per kernel")
@@ -363,8 +377,9 @@ class TimedRun:
         if activities is not None:
             times, why = kernel_records.per_call_us(activities, len(events_us), self.flush_bytes > 0)
             if times is not None:
-                result.kernels_per_call = max(result.kernels_per_call,
-                                              kernel_records.most_kernels(activities, len(events_us), self.flush_bytes > 0))
+                k = kernel_records.kernels_per_call(activities, len(events_us), self.flush_bytes > 0)
+                first = len(result.events_us) == len(events_us)  # this op's events are appended already
+                result.kernels_per_call = k if first or result.kernels_per_call == k else None
         if times is None:
             result.records_note = why
             self.session.note(f"device time from the caller's events, not activity records: {why}")
