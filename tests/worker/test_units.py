@@ -265,6 +265,13 @@ class ActivityAnalysisTest(unittest.TestCase):
                          "relu_kernel")
         self.assertEqual(records.kernel_base_name("softmax_kernel(float const*, float*, long)"), "softmax_kernel")
         self.assertEqual(records.kernel_base_name("_Z11relu_kernelPKfPfl"), "relu_kernel")
+        # A namespaced template (tasks/attention): the function, not its namespace (the H200's
+        # profile of causal.cu called its own kernel a library's when the namespace was taken).
+        mangled = "_ZN14hone_attention16attention_kernelI13__nv_bfloat16Li128ELi4ELi32ELi1E6CausalEvPKT_S5_S5_PS3_iiif"
+        self.assertEqual(records.kernel_base_name(mangled), "attention_kernel")
+        self.assertEqual(records.kernel_base_name(mangled),
+                         records.kernel_base_name("void hone_attention::attention_kernel<__nv_bfloat16, 128, 4, 32, 1, "
+                                                  "Causal>(__nv_bfloat16 const*, int)"))
         self.assertEqual(records.kernel_base_name("relu_kernel"), "relu_kernel")
 
 

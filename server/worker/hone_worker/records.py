@@ -62,12 +62,31 @@ class CallRecords:
     escape: Optional[str] = None  # why the work escaped the timer (or left the caller's stream), if it did
 
 
+def _mangled_base_name(name: str) -> str:
+    """The function's own name in an Itanium-mangled name: the last <length><identifier> of its
+    nested name (_ZN14hone_attention16attention_kernelI...E... -> attention_kernel), the only one of
+    a plain one (_Z11relu_kernelPKf... -> relu_kernel); "" when it cannot tell."""
+    i = 3 if name.startswith("_ZN") else 2
+    while i < len(name) and name[i] in "rVK":  # cv-qualifiers of a nested name
+        i += 1
+    last = ""
+    while i < len(name) and name[i].isdigit():
+        j = i
+        while j < len(name) and name[j].isdigit():
+            j += 1
+        length = int(name[i:j])
+        last, i = name[j:j + length], j + length
+        if not name.startswith("_ZN"):
+            break
+    return last
+
+
 def kernel_base_name(name: str) -> str:
     """relu_kernel from "void ns::relu_kernel<float>(float const*, float*, long)" or its mangled name."""
     if name.startswith("_Z"):
-        match = re.match(r"_ZN?(?:\d+\w+?)*?(\d+)([A-Za-z_]\w*)", name)
-        if match:
-            return match.group(2)[: int(match.group(1))]
+        base = _mangled_base_name(name)
+        if base:
+            return base
     name = re.sub(r"^(?:void|static|__global__)\s+", "", name.strip())
     depth, cut = 0, len(name)
     for i, ch in enumerate(name):
