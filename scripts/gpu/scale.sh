@@ -41,13 +41,13 @@ sys.exit(0 if ok else 1)
 PYEOF
 
 # 3. Verified candidates per hour.
-timeout 90 "$PYTHON" bench/scale/scale.py --hone "$HONE_BIN/hone" --device cuda --python "$PYTHON" --count 12 \
+timeout 90 "$PYTHON" bench/scale/scale.py --hone "$HONE_BIN/hone" --device cuda --python "$PYTHON" --count "${HONE_SCALE_COUNT:-12}" \
   --json "$OUT/scale/scale_cuda.json" > "$OUT/scale/scale_cuda.log" 2>&1
 rc=$?
 step "bench/scale (cuda)" "rc=$rc"
 [ $rc -eq 0 ] || fails=$((fails + 1))
 tail -n 4 "$OUT/scale/scale_cuda.log"
-timeout 90 "$PYTHON" bench/scale/scale.py --hone "$HONE_BIN/hone" --device cpu --python "$PYTHON" --count 12 --fake 4 \
+timeout 90 "$PYTHON" bench/scale/scale.py --hone "$HONE_BIN/hone" --device cpu --python "$PYTHON" --count "${HONE_SCALE_COUNT:-12}" --fake 4 \
   --json "$OUT/scale/scale_fake.json" > "$OUT/scale/scale_fake.log" 2>&1
 rc=$?
 step "bench/scale (4 fake GPUs on the CPU)" "rc=$rc"
