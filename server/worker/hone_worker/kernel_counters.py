@@ -11,7 +11,7 @@ The counts are the candidate process's claims: the judge holds them against the 
 from typing import List, Optional, Tuple
 
 FLUSH, MARKER = "hone_flush", "hone_marker"
-_HONE_ONLY = ("hone_hold", "hone_spin")  # never launched by a counted op
+_HONE = (FLUSH, MARKER, "hone_hold", "hone_spin")  # hold and spin: never launched by a counted op
 
 
 def parse(reply: dict) -> Tuple[Optional[List[Tuple[str, float]]], str]:
@@ -56,6 +56,3 @@ def per_call_us(ranges: List[Tuple[str, float]], calls: int, flushed: bool,
 def _named(name: str) -> bool:
     """Whether a range carries a kernel's name (auto ranges may be numbered instead)."""
     return bool(name) and not name.isdigit()
-
-
-_HONE = (FLUSH, MARKER) + _HONE_ONLY

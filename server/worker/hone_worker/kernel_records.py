@@ -20,21 +20,27 @@ SLACK_US = 0.05  # timestamps of back-to-back activities on one stream may touch
 def per_call_us(activities: Sequence[Activity], calls: int, flushed: bool) -> Tuple[Optional[List[float]], str]:
     """Each call's device time, or (None, why the records cannot be attributed)."""
     work, why = per_call_work(activities, calls, flushed)
-    if work is None:
-        return None, why
-    return [_busy_us(mine) for mine in work], ""
+    return (busy_times(work), "") if work is not None else (None, why)
+
+
+def busy_times(work: Sequence[Sequence[Activity]]) -> List[float]:
+    """Each call's device time from its work (per_call_work's lists)."""
+    return [_busy_us(mine) for mine in work]
 
 
 def kernels_per_call(activities: Sequence[Activity], calls: int, flushed: bool) -> Optional[int]:
-    """How many kernels each call launched, when every call launched the same number and no
-    kernel but hone's ran outside the calls' work; None otherwise."""
+    """How many kernels each call launched (see uniform_kernel_count); None when the records
+    cannot be attributed."""
     work, _ = per_call_work(activities, calls, flushed)
-    if work is None:
-        return None
-    counts = {sum(1 for a in mine if a.kind == "kernel") for mine in work}
-    inside = sum(sum(1 for a in mine if a.kind == "kernel") for mine in work)
-    outside = sum(1 for a in activities if a.kind == "kernel" and a.name not in _HONE) - inside
-    return counts.pop() if len(counts) == 1 and outside == 0 else None
+    return uniform_kernel_count(activities, work) if work is not None else None
+
+
+def uniform_kernel_count(activities: Sequence[Activity], work: Sequence[Sequence[Activity]]) -> Optional[int]:
+    """The number of kernels in each call's work, when every call launched the same number and no
+    kernel but hone's ran outside the calls; None otherwise."""
+    counts = [sum(1 for a in mine if a.kind == "kernel") for mine in work]
+    outside = sum(1 for a in activities if a.kind == "kernel" and a.name not in _HONE) - sum(counts)
+    return counts[0] if counts and len(set(counts)) == 1 and outside == 0 else None
 
 
 def per_call_work(activities: Sequence[Activity], calls: int, flushed: bool) -> Tuple[Optional[List[List[Activity]]], str]:

@@ -53,10 +53,6 @@ COUNTER_OVER_EVENTS_US, COUNTERS_UNDER_RECORDS = 1.5, 0.8
 # 2026-12-03), more than the rest of a check. HONE_DEVICE_TIME=counters asks; the default is the
 # activity records.
 DEVICE_TIME_VARIABLE = "HONE_DEVICE_TIME"
-
-
-def counters_asked() -> bool:
-    return os.environ.get(DEVICE_TIME_VARIABLE, "records") == "counters"
 REMEASURE_S = 2.0  # at most this long re-measuring a noisy time, beyond the first pass ...
 REMEASURES = 2  # ... and at most this many passes more
 BOUND_RETRIES = 2  # a pass the bounds reject is taken again this many times, each after the null loop
@@ -70,6 +66,11 @@ CPU_FLUSH_CAP = 32 << 20
 # at least (the 2026-12-02 H200 run saw 345 MHz after "settled"). When a judge last timed on a
 # device is a file's mtime (shared by the judges of one user: each `hone check` starts its own).
 COLD_AFTER_S, COLD_SETTLE_MS = 5.0, 300.0
+
+
+def counters_asked() -> bool:
+    """Whether the judge's environment asks for device time from kernel counters."""
+    return os.environ.get(DEVICE_TIME_VARIABLE, "records") == "counters"
 
 
 @dataclass
@@ -321,18 +322,13 @@ class TimedRun:
         replaces the activity records' busy times, when the counters can be attributed and agree
         with the records and events; otherwise the records stay, with a note saying why."""
         if device.method != "cupti_kernel_records" or not device.kernels_per_call:
-            why = (device.records_note or "the calls did not all launch the same number of kernels (or kernels ran "
-                   "outside them)") + ": the counters' numbered ranges cannot be attributed"
-            self.extra["kernel_counters_note"] = why
-            self.session.note(f"device time from {device.method or 'the events'}, not kernel counters: {why}")
-            return
+            return self._uncounted(device, (device.records_note or "the calls did not all launch the same number of "
+                                            "kernels (or kernels ran outside them)") +
+                                   ": the counters' numbered ranges cannot be attributed")
         calls = min(COUNTER_RANGES // (device.kernels_per_call + 2), COUNTER_CALLS, self.slot_count - 1)
         if calls < MIN_CALLS_PER_OP:
-            why = (f"{device.kernels_per_call} kernels a call: {MIN_CALLS_PER_OP} calls do not fit the counters' "
-                   f"{COUNTER_RANGES} ranges")
-            self.extra["kernel_counters_note"] = why
-            self.session.note(f"device time from {device.method or 'the events'}, not kernel counters: {why}")
-            return
+            return self._uncounted(device, f"{device.kernels_per_call} kernels a call: {MIN_CALLS_PER_OP} calls do not "
+                                           f"fit the counters' {COUNTER_RANGES} ranges")
         entries = [self.sets.draw() for _ in range(calls)]
         self.progress(f"counting the kernels' GPU time ({calls} calls under the Range Profiler)")
         reply, _ = self._op("call", entries, 0, 0.0, None, f"kernel counters, {calls} calls", COUNTER_RANGES)
@@ -343,13 +339,16 @@ class TimedRun:
         if times is not None:
             why = self._counters_disagree(times, device)
         if times is None or why:
-            self.extra["kernel_counters_note"] = why
-            self.session.note(f"device time from {device.method or 'the events'}, not kernel counters: {why}")
-            return
+            return self._uncounted(device, why)
         device.records_us, device.samples_us = device.samples_us, times
         self.extra["device_records"] = Timing(device.records_us, 0, device.method, 0, 0).summary()
         device.method = "cupti_gpu_time_duration"
         self.extra["kernel_counters"] = {"calls": calls, "seconds": reply.get("counter_seconds")}
+
+    def _uncounted(self, device: Pass, why: str) -> None:
+        """The device pass keeps its records' (or events') times: said in the timing and a note."""
+        self.extra["kernel_counters_note"] = why
+        self.session.note(f"device time from {device.method or 'the events'}, not kernel counters: {why}")
 
     def _counters_disagree(self, counted: List[float], device: Pass) -> str:
         """Why the counted times cannot stand beside the device pass ("" when they can); raises
@@ -373,18 +372,17 @@ class TimedRun:
         if result.records_note:
             return list(events_us)
         activities, why = kernel_records.parse(reply)
-        times = None
+        work = None
         if activities is not None:
-            times, why = kernel_records.per_call_us(activities, len(events_us), self.flush_bytes > 0)
-            if times is not None:
-                k = kernel_records.kernels_per_call(activities, len(events_us), self.flush_bytes > 0)
-                first = len(result.events_us) == len(events_us)  # this op's events are appended already
-                result.kernels_per_call = k if first or result.kernels_per_call == k else None
-        if times is None:
+            work, why = kernel_records.per_call_work(activities, len(events_us), self.flush_bytes > 0)
+        if work is None:
             result.records_note = why
             self.session.note(f"device time from the caller's events, not activity records: {why}")
             return list(events_us)
-        return times
+        k = kernel_records.uniform_kernel_count(activities, work)
+        first = len(result.events_us) == len(events_us)  # this op's events are appended already
+        result.kernels_per_call = k if first or result.kernels_per_call == k else None
+        return kernel_records.busy_times(work)
 
     def _op(self, mode: str, entries: List[Entry], warmup: int, settle_ms: float, position, what: str,
             counters: int = 0):
