@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
 budget=${HONE_DEMO_BUDGET:-3m}
-echo "demo: the first run installs packages and compiles hone (~5 minutes on 2 cores), then the tuner runs for up to $budget; later runs skip the compile"
+echo "demo: the first run installs packages and compiles hone (up to ~30 minutes on 2 cores with an empty compiler cache, ~5 with a warm one), then the tuner runs for up to $budget; later runs skip the compile"
 bash scripts/install-deps.sh
 cmake -S . -B build -G Ninja
 cmake --build build -j "$(nproc)" --target hone hone-server

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "test: the first run installs packages and compiles hone (~8 minutes on 2 cores); later runs take ~1 minute plus the tests"
+echo "test: the first run installs packages and compiles hone (~30 minutes on 2 cores with an empty compiler cache, ~8 with a warm one); later runs take ~1 minute plus the tests"
 bash scripts/install-deps.sh
 cmake -S . -B build -G Ninja -DHONE_BUILD_FUZZERS=ON
 cmake --build build -j "$(nproc)"
