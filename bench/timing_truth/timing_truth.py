@@ -230,6 +230,9 @@ def hone_candidates(hone: str, python: str, cases: dict, results: dict) -> dict:
                                           device_method=(t.get("device") or {}).get("method"),
                                           hone_device_spread=spread(t.get("device")),
                                           settle_ms=t.get("settle_ms"), status=v.get("status"))
+        if v.get("status") != "correct":  # the evidence, in the log and the JSON
+            results[name]["candidate"]["reason"] = v.get("reason")
+            print(f"    {name}: {v.get('status')}: {v.get('reason')}", flush=True)
         library = find_key(v.get("compile") or {}, "library")
         if library:
             libraries[cases[name]["candidate"]] = library

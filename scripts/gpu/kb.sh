@@ -8,7 +8,10 @@
 # rejected, and it now links); 3) the side-by-side table of hone's verdicts beside what
 # KernelBench's harness is known to say (its README: it is expected to fail each unit test; the
 # issue's H200 run: it passed the side-stream cheat). Logs, verdicts and the table land in
-# $OUT/kb/. About 2 minutes: give it HONE_TIMEOUT_kb=200.
+# $OUT/kb/. About 5 minutes on the H200 (each answer's check is 10-40 s: a fresh judge, torch
+# imported in the candidate process): give it HONE_TIMEOUT_kb=330. To finish a run a time limit cut,
+# HONE_KB_SKIP names answers already recorded (e.g. "model_new_ex_add model_new_ex_0") and
+# HONE_KB_TOOLCHAIN=0 skips step 1; the table then holds the rest.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 : "${HONE_BIN:?}" "${OUT:?}" "${PY:=python3}"
@@ -22,10 +25,12 @@ EX=$KB/answers/prompt_examples
 UT=$KB/answers/unit_tests
 
 # 1. Toolchain tests (the CUDA builds; the cuBLAS kernel's library is linked and found).
-timeout 120 "$HONE_BIN/toolchain_tests" --gtest_filter='KernelBenchBuild.*' > "$OUT/kb/toolchain_tests.log" 2>&1
-rc=$?
-step "toolchain_tests KernelBenchBuild.*" "rc=$rc $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$OUT/kb/toolchain_tests.log" | tr '\n' ' ')"
-[ $rc -eq 0 ] || fails=$((fails + 1))
+if [ "${HONE_KB_TOOLCHAIN:-1}" = 1 ]; then
+  timeout 120 "$HONE_BIN/toolchain_tests" --gtest_filter='KernelBenchBuild.*' > "$OUT/kb/toolchain_tests.log" 2>&1
+  rc=$?
+  step "toolchain_tests KernelBenchBuild.*" "rc=$rc $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$OUT/kb/toolchain_tests.log" | tr '\n' ' ')"
+  [ $rc -eq 0 ] || fails=$((fails + 1))
+fi
 
 # 2. Answers as files: "answer|task|expected status|what KernelBench's harness says".
 cases=(
@@ -46,6 +51,7 @@ table="$OUT/kb/side_by_side.md"
 for c in "${cases[@]}"; do
   IFS='|' read -r answer task want kb <<< "$c"
   name=$(basename "$answer" .py)
+  case " ${HONE_KB_SKIP:-} " in *" $name "*) continue ;; esac
   [ -f "$answer" ] || { step "$name" "MISSING $answer"; fails=$((fails + 1)); continue; }
   timeout 300 "$HONE_BIN/hone" check "$answer" --task "$task" --json --baselines eager > "$OUT/kb/$name.json" 2> "$OUT/kb/$name.stderr"
   read -r status summary < <("$PYTHON" - "$OUT/kb/$name.json" <<'PY'
@@ -74,6 +80,7 @@ done
 for c in "$EX/model_new_ex_add.py|$EX/model_ex_add.py" "$EX/model_new_ex_add_triton.py|$EX/model_ex_add.py"; do
   IFS='|' read -r answer task <<< "$c"
   name=$(basename "$answer" .py)
+  case " ${HONE_KB_SKIP:-} " in *" profile_$name "*) continue ;; esac
   timeout 300 "$HONE_BIN/hone" profile "$answer" --task "$task" --json > "$OUT/kb/$name.profile.json" 2> "$OUT/kb/$name.profile.stderr"
   rc=$?
   read -r verdict own < <("$PYTHON" - "$OUT/kb/$name.profile.json" <<'PY'

@@ -17,7 +17,7 @@ TEST(AttentionCpu, EveryVariantsCpuKernelIsCorrect) {
     const json& v = verdicts[i];
     EXPECT_EQ(v["status"], "correct") << kVariants[i] << ": " << summary(v);
     // The task's HONE_ATOL / HONE_RTOL, not the dtype default (1e-2 for bf16).
-    const double expected = kVariants[i] == "causal_fp32" ? 1e-4 : kVariants[i] == "alibi" ? 4e-2 : 3e-2;
+    const double expected = kVariants[i] == "causal_fp32" ? 1e-4 : 5e-2;
     EXPECT_DOUBLE_EQ(v["correctness"]["atol"].get<double>(), expected) << kVariants[i];
     EXPECT_DOUBLE_EQ(v["correctness"]["rtol"].get<double>(), expected) << kVariants[i];
   }

@@ -42,7 +42,7 @@ TEST_F(AttentionPrompt, CarriesTheScoreModAndTheExp2Note) {
                                "qk_scale = sm_scale * 1.44269504",
                                "qk * qk_scale + (q_idx - kv_idx) * 1.44269504",
                                "this reference does not scale the bias",
-                               "HONE_ATOL = 3e-2",
+                               "HONE_ATOL = 5e-2",
                                "static_cast<float>(q_idx - kv_idx) * hone_attention::kLog2e"})
     EXPECT_NE(prompt.find(expected), std::string::npos) << "missing: " << expected << "\n---\n" << prompt;
 }

@@ -413,12 +413,17 @@ class TimedRun:
         self._wall_us = elapsed_us
         elapsed_us -= waited_us
         copy_started = time.perf_counter()
-        copies = [[v.clone() for v in self._slot_views(j + 1)] for j in range(len(entries))]
+        # One stacked copy per output (a launch per many slots, not one per slot): blocks[o][j] is
+        # call j's output o, the judge's own memory from here on.
+        n_out = len(self.output_specs)
+        blocks = [torch.stack([self.slot_region.views[(j + 1) * n_out + o] for j in range(len(entries))])
+                  for o in range(n_out)] if entries else []
+        copies = [[b[j] for b in blocks] for j in range(len(entries))]
         self.memory.synchronize()
         self._copy_us = (time.perf_counter() - copy_started) * 1e6 / max(1, len(entries))
         self._check_inputs(entries)
         first, total = position if position else (self.timed_calls, self.timed_calls + len(entries))
-        self.checker.check(self.sets, entries, copies, first, total)
+        self.checker.check(self.sets, entries, copies, first, total, blocks)
         self.timed_calls += len(entries)
         # torch.compile: recompilations add up over the ops (a timed window that recompiled timed
         # the compiler); the warm-up that compiled is the first op's.
