@@ -5,6 +5,7 @@ import math
 import os
 import sys
 import threading
+import time
 from typing import Optional
 
 from .errors import BadRequest
@@ -80,6 +81,11 @@ def log(message: str) -> None:
     write_line(f"hone-worker: {message}")
 
 
+# HONE_JUDGE_LOG names a file that also gets every line (diagnostics: the engine keeps only the
+# last lines of a judge's stderr, and only in a failed verdict's evidence).
+_JUDGE_LOG = os.environ.get("HONE_JUDGE_LOG")
+
+
 def write_line(line: str) -> None:
     """One whole line on stderr (any thread: the judge also relays its candidates' lines)."""
     with _stderr_lock:
@@ -88,3 +94,9 @@ def write_line(line: str) -> None:
             sys.stderr.flush()
         except (OSError, ValueError):
             pass
+        if _JUDGE_LOG:
+            try:
+                with open(_JUDGE_LOG, "a", encoding="utf-8") as log:
+                    log.write(f"{os.getpid()} {time.time():.3f} {line}\n")
+            except OSError:
+                pass

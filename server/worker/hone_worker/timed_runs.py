@@ -408,8 +408,10 @@ class TimedRun:
                                        "its calls were queued (no `enqueued` event)", check="timing_bounded")
             started = released[0]
         elapsed_us = (reply.replied_ns - started) / 1000.0
-        waited_us = waited.us() if mode == "call" else 0.0
-        self.session.note(f"{what}: {elapsed_us:.0f} us on the judge's clock, {waited_us:.0f} us of it waiting for a CPU")
+        delay_us = waited.us()  # mode device: reported, not subtracted (the op's wait includes the enqueue)
+        waited_us = delay_us if mode == "call" else 0.0
+        self.session.note(f"{what}: {elapsed_us:.0f} us on the judge's clock, the candidate process waited "
+                          f"{delay_us:.0f} us for a CPU during the op")
         self._wall_us = elapsed_us
         elapsed_us -= waited_us
         copy_started = time.perf_counter()
@@ -485,7 +487,9 @@ class TimedRun:
         short, long = NULL_CALLS
         cost = bounding.LoopCost.from_two(short, statistics.median(measured[short]), long,
                                           statistics.median(measured[long]))
-        null_session.note(f"null loop ({mode}): {cost.fixed_us:.0f} us per op + {cost.per_call_us:.1f} us per call")
+        null_session.note(f"null loop ({mode}): {cost.fixed_us:.0f} us per op + {cost.per_call_us:.1f} us per call "
+                          f"(ops of {short} calls: {[round(x) for x in sorted(measured[short])]} us; of {long}: "
+                          f"{[round(x) for x in sorted(measured[long])]} us)")
         return cost
 
     def cost_key(self, kind: str, mode: str) -> tuple:
