@@ -16,11 +16,11 @@ class Policy:
     warmup_ms: float = 25.0
     rep_ms: float = 100.0
     min_reps: int = 10
-    max_reps: int = 500  # calls of a pass at most (1000 before 2026-12-03; halved for check latency, issue 13)
+    max_reps: int = 300  # calls of a pass at most (1000 before 2026-12-03; fewer for check latency, issue 13)
     spot_checks: int = 3
     records: bool = True  # profile one call: library ops, kernel records, work escaping the timer
     settle_ms: Optional[float] = None  # the most the clocks' settling may take; None: by device
-    verify_ms: float = 150.0  # how long recomputing the reference on timed calls' inputs may take
+    verify_ms: float = 75.0  # how long recomputing the reference on timed calls' inputs may take
 
     @staticmethod
     def from_params(params) -> "Policy":

@@ -28,7 +28,12 @@ from .variation import MIXED_ROWS, Entry, InputSets
 
 SETTLE_MS = {True: 2000.0, False: 25.0}  # the most settling may take (CUDA, CPU) when the policy says nothing
 ESTIMATE_CALLS, ESTIMATE_WARMUP = 3, 2
-NULL_CALLS = (2, 12)  # the two lengths of null ops that give the loop's fixed and per-call cost
+# The two lengths of null ops that give the loop's fixed and per-call cost. The long one is as long
+# as a pass's ops (about 50 calls): on the H200 (2026-12-03) the per-call cost extrapolated from
+# ops of 2 and 12 calls ranged 124-215 us for the same buffers (each op's own jitter, +-300 us,
+# divided by 10 calls), which rejected honest kernels of 8-19 us as "slower than claimed". On the
+# CPU a call of the null loop is a flush of milliseconds, and the bound's noise share is 100%.
+NULL_CALLS = {True: (4, 48), False: (2, 12)}  # CUDA, CPU
 NULL_ROUNDS = 2  # after one op that pays the process's one-time costs
 SLOT_BYTES = {True: 8 << 30, False: 512 << 20}  # output slots of one op at most (CUDA, CPU)
 OPS_PER_PASS, MIN_CALLS_PER_OP = 3, 3  # a pass's calls are split over ops, each bounded on its own
@@ -467,8 +472,12 @@ class TimedRun:
         """The null form's loop on these buffers in a clean process (`null_session`, loaded with
         the null form) on the judge's clock: ops of two lengths, each the median of a few."""
         null_session.map(self.regions)
-        measured = {calls: [] for calls in NULL_CALLS}
-        for calls in (NULL_CALLS[0],) + NULL_CALLS * NULL_ROUNDS:
+        longest = self.slot_count - 1 if mode == "call" else min(self.slot_count - 1, self._held_calls())
+        wanted_short, wanted_long = NULL_CALLS[self.device.is_cuda]
+        long = max(1, min(wanted_long, longest))
+        short = max(1, min(wanted_short, long // 4))
+        measured = {short: [], long: []}
+        for calls in (short,) + (short, long) * NULL_ROUNDS:
             entries = [self.sets.draw() for _ in range(calls)]
             released = []
 
@@ -484,7 +493,6 @@ class TimedRun:
             started = released[0] if (mode == "device" and released) else reply.sent_ns
             elapsed = (reply.replied_ns - started) / 1000.0 - (waited.us() if mode == "call" else 0.0)
             measured[calls].append(elapsed)
-        short, long = NULL_CALLS
         cost = bounding.LoopCost.from_two(short, statistics.median(measured[short]), long,
                                           statistics.median(measured[long]))
         null_session.note(f"null loop ({mode}): {cost.fixed_us:.0f} us per op + {cost.per_call_us:.1f} us per call "
