@@ -59,6 +59,7 @@ class TimedLoop {
                          {"spin_timed_out", timed_out},
                          {"method", p_.device_mode ? "cuda_events_held_stream" : ctx_.backend.is_cuda() ? "cuda_events" : "host_clock"}};
     if (!activities_.is_null()) reply["activities"] = activities_;
+    if (p_.device_mode) reply["after_release_s"] = {{"synchronize", sync_s_}, {"records", records_s_}};
     if (!records_error_.empty()) reply["kernel_records_error"] = records_error_;
     if (!counters_.is_null()) reply["counter_ranges"] = counters_;
     if (!counter_seconds_.is_null()) reply["counter_seconds"] = counter_seconds_;
@@ -227,15 +228,19 @@ class TimedLoop {
     }
     enqueue_s_ = ms_since(started) / 1000.0;
     ctx_.notify({{"id", ctx_.id}, {"event", "enqueued"}});
+    const Clock::time_point notified = Clock::now();
     try {
       synchronize_after(ctx_.backend, "timed calls");
     } catch (...) {
       if (records) (void)cupti_.end();
       throw;
     }
+    sync_s_ = ms_since(notified) / 1000.0;
     holding_ = false;
     timed_out = ctx_.backend.hold_timed_out();
+    const Clock::time_point synced = Clock::now();
     if (records) end_records();
+    records_s_ = ms_since(synced) / 1000.0;
     return read_times(p_.schedule.size());
   }
 
@@ -290,6 +295,8 @@ class TimedLoop {
   std::vector<ArgPack> packs_;
   bool holding_ = false;
   double enqueue_s_ = 0;
+  double sync_s_ = 0;     // mode device: from "enqueued" until the calls finished (the judge releases in between)
+  double records_s_ = 0;  // mode device: collecting the activity records after that
   std::optional<std::atomic_ref<std::uint32_t>> release_;
 };
 

@@ -720,11 +720,36 @@ class SlotCheckerTest(unittest.TestCase):
             self.checker(budget_ms=0.0).check(self.sets, self.entries, unwritten, 0, 6)
         self.assertIn("timed call 6 of 6 left out[0,0] unwritten", caught.exception.reason)
 
+    def test_stacked_outputs_are_scanned_at_once_and_still_name_the_unwritten_call(self):
+        unwritten = [[o.clone() for o in outputs] for outputs in self.right]
+        poison.poison_outputs(unwritten[4])
+        blocks = [torch.stack([outputs[0] for outputs in unwritten])]
+        copies = [[blocks[0][j]] for j in range(len(unwritten))]
+        with self.assertRaises(faults.CandidateFailure) as caught:
+            self.checker(budget_ms=0.0).check(self.sets, self.entries, copies, 0, 6, blocks)
+        self.assertIn("timed call 5 of 6 left out[0,0] unwritten", caught.exception.reason)
+        blocks = [torch.stack([outputs[0] for outputs in self.right])]
+        checker = self.checker()
+        checker.check(self.sets, self.entries, [[blocks[0][j]] for j in range(6)], 0, 6, blocks)
+        self.assertEqual((checker.verified, checker.scanned), (6, 6))
+
     def test_past_the_budget_a_sample_and_the_last_call(self):
         checker = self.checker(budget_ms=0.0)
         checker.check(self.sets, self.entries, self.right, 0, 6)
         self.assertEqual(checker.verified, 3)  # spot_checks + the last
         self.assertEqual(checker.scanned, 6)  # every slot is still scanned for poison
+
+
+class AfterReleaseNoteTest(unittest.TestCase):
+    def test_the_device_windows_split_is_logged_from_the_reply(self):
+        message = {"after_release_s": {"synchronize": 0.0125, "records": 0.0031},
+                   "activities": [{"name": "hone_spin", "start_us": 0.0, "end_us": 900.0},
+                                  {"name": "hone_flush", "start_us": 1000.0, "end_us": 1040.0},
+                                  {"name": "relu_kernel", "start_us": 1041.0, "end_us": 1050.5}]}
+        note = timed_runs._after_release(message)
+        self.assertIn("records' GPU span 50 us", note)
+        self.assertIn("synchronize 12500 us, records 3100 us", note)
+        self.assertEqual(timed_runs._after_release({"times_us": [1.0]}), "")  # the python runner's reply
 
 
 class LaunchSpecTest(unittest.TestCase):

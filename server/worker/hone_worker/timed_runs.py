@@ -416,7 +416,7 @@ class TimedRun:
         delay_us = waited.us()  # mode device: reported, not subtracted (the op's wait includes the enqueue)
         waited_us = delay_us if mode == "call" else 0.0
         self.session.note(f"{what}: {elapsed_us:.0f} us on the judge's clock, the candidate process waited "
-                          f"{delay_us:.0f} us for a CPU during the op")
+                          f"{delay_us:.0f} us for a CPU during the op{_after_release(reply.message)}")
         self._wall_us = elapsed_us
         elapsed_us -= waited_us
         copy_started = time.perf_counter()
@@ -539,6 +539,24 @@ def _kernels_over_events(kernels_us: List[float], events_us: List[float]) -> Opt
         return (f"timing claims contradict each other: the activity records put the call's GPU work at p50 {k:.2f} us, "
                 f"but the events around the call measured p50 {e:.2f} us, and a call's work lies between them")
     return None
+
+
+def _after_release(message: dict) -> str:
+    """Mode device, for the judge's log (the candidate's claims, not evidence): how the window
+    from the release to the reply splits (the records' GPU span, the runner's wait for the calls
+    and its collection of the records), so that a window far above the null loop's says where."""
+    after = message.get("after_release_s")
+    acts = [a for a in message.get("activities") or [] if isinstance(a, dict) and a.get("name") != "hone_spin"]
+    if not isinstance(after, dict):
+        return ""
+    span = ""
+    try:
+        if acts:
+            span = f"records' GPU span {max(a['end_us'] for a in acts) - min(a['start_us'] for a in acts):.0f} us, "
+        return (f" ({span}runner: synchronize {1e6 * float(after.get('synchronize', 0)):.0f} us, records "
+                f"{1e6 * float(after.get('records', 0)):.0f} us)")
+    except (KeyError, TypeError, ValueError):
+        return ""
 
 
 def _timed_marker(device: Device) -> str:
