@@ -29,6 +29,12 @@ def needed_atol(got: torch.Tensor, ref: torch.Tensor, rtol: float) -> float:
     return max(float(((g - r).abs() - rtol * r.abs()).max()), 0.0)
 
 
+def task_tolerances(task, name: str):
+    """The task's HONE_ATOL / HONE_RTOL, else hone's defaults by dtype (float32 1e-4, bf16 1e-2)."""
+    atol = getattr(task, "HONE_ATOL", None) or (1e-4 if name.endswith("fp32") else 1e-2)
+    return atol, getattr(task, "HONE_RTOL", None) or atol
+
+
 def measure(name: str, seq: int, seeds: int) -> bool:
     task = V.load_task(name)
     task.seq = seq
@@ -38,8 +44,7 @@ def measure(name: str, seq: int, seeds: int) -> bool:
         task.window = min(task.window, seq // 4)
     if hasattr(task, "prefix"):
         task.prefix = min(task.prefix, seq // 4)
-    atol = getattr(task, "HONE_ATOL", None) or (1e-4 if name.endswith("fp32") else 1e-2)
-    rtol = getattr(task, "HONE_RTOL", None) or atol
+    atol, rtol = task_tolerances(task, name)
     model = task.Model(*task.get_init_inputs())
     heads = task.heads
     var = V.variant(name, task, heads)
@@ -69,8 +74,7 @@ def measure_twin(name: str, seeds: int) -> bool:
     arithmetic (float32 throughout, one tile: tasks/attention/cpu/attention_cpu.h) over `seeds`
     random input sets: a check draws several, so the tail over many sets is what must fit."""
     task = V.load_task(name, os.path.join(V.TASKS, "cpu"))
-    atol = getattr(task, "HONE_ATOL", None) or (1e-4 if name.endswith("fp32") else 1e-2)
-    rtol = getattr(task, "HONE_RTOL", None) or atol
+    atol, rtol = task_tolerances(task, name)
     model = task.Model(*task.get_init_inputs())
     var = V.variant(name, task, task.heads)
     shares = []

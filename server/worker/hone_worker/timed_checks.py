@@ -40,9 +40,7 @@ class SlotChecker:
         """Calls first+1 .. first+len(entries) of `total`; raises CandidateFailure (incorrect,
         check timed_calls_verified) for the first one that is wrong. `blocks` (optional): output o
         of every call stacked (blocks[o][k] is copies[k][o]), scanned for poison in one pass."""
-        if blocks is not None and copies and not self._any_poisoned(blocks):
-            pass  # every call wrote every element: nothing to report call by call
-        else:
+        if blocks is None or self._any_poisoned(blocks):  # then find the first call that left poison
             for k, outputs in enumerate(copies):
                 self._scan(outputs, first + k, total)
         self.scanned += len(copies)
@@ -78,24 +76,20 @@ class SlotChecker:
 
     def _any_poisoned(self, blocks: Sequence[torch.Tensor]) -> bool:
         """Whether any element of any call's output still holds poison (one synchronisation)."""
-        found = []
-        for t in blocks:
-            if not t.dtype.is_floating_point or t.numel() == 0:
-                continue
-            mask = still_poisoned(t)
-            if not self.raw:
-                mask = mask | allocator_poisoned(t)
-            found.append(mask.any())
+        found = [self._unwritten(t).any() for t in blocks if _scanned(t)]
         return bool(torch.stack(found).any()) if found else False
+
+    def _unwritten(self, t: torch.Tensor) -> torch.Tensor:
+        """The elements of `t` that still hold poison (hone's, and the allocators' for the torch form)."""
+        mask = still_poisoned(t)
+        return mask if self.raw else mask | allocator_poisoned(t)
 
     def _scan(self, outputs: List[torch.Tensor], index: int, total: int) -> None:
         """Floating-point outputs that still hold poison were never written by that call."""
         for o, t in enumerate(outputs):
-            if not t.dtype.is_floating_point or t.numel() == 0:
+            if not _scanned(t):
                 continue
-            mask = still_poisoned(t)
-            if not self.raw:
-                mask = mask | allocator_poisoned(t)
+            mask = self._unwritten(t)
             count = int(mask.sum())
             if count:
                 flat = int(mask.reshape(-1).nonzero()[0])
@@ -105,6 +99,11 @@ class SlotChecker:
                                        f"[{','.join(map(str, where))}] unwritten (it still holds the poison put there "
                                        f"before the call); {count} of {t.numel()} elements never written",
                                        check="timed_calls_verified")
+
+
+def _scanned(t: torch.Tensor) -> bool:
+    """Floating-point outputs with elements: the ones a poison pattern can tell unwritten."""
+    return t.dtype.is_floating_point and t.numel() > 0
 
 
 def _index(flat: int, shape: List[int]) -> List[int]:

@@ -422,9 +422,8 @@ class TimedRun:
         copy_started = time.perf_counter()
         # One stacked copy per output (a launch per many slots, not one per slot): blocks[o][j] is
         # call j's output o, the judge's own memory from here on.
-        n_out = len(self.output_specs)
-        blocks = [torch.stack([self.slot_region.views[(j + 1) * n_out + o] for j in range(len(entries))])
-                  for o in range(n_out)] if entries else []
+        slots = [self._slot_views(j + 1) for j in range(len(entries))]
+        blocks = [torch.stack([views[o] for views in slots]) for o in range(len(self.output_specs))] if slots else []
         copies = [[b[j] for b in blocks] for j in range(len(entries))]
         self.memory.synchronize()
         self._copy_us = (time.perf_counter() - copy_started) * 1e6 / max(1, len(entries))
@@ -546,9 +545,9 @@ def _after_release(message: dict) -> str:
     from the release to the reply splits (the records' GPU span, the runner's wait for the calls
     and its collection of the records), so that a window far above the null loop's says where."""
     after = message.get("after_release_s")
-    acts = [a for a in message.get("activities") or [] if isinstance(a, dict) and a.get("name") != "hone_spin"]
     if not isinstance(after, dict):
         return ""
+    acts = [a for a in message.get("activities") or [] if isinstance(a, dict) and a.get("name") != "hone_spin"]
     span = ""
     try:
         if acts:
