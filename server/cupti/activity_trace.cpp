@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "cupti_error.h"
 
@@ -20,13 +21,20 @@ constexpr std::size_t kBufferBytes = 8u << 20;
 std::mutex g_mutex;  // guards g_records: CUPTI completes buffers on its own thread
 nlohmann::json g_records;
 
-std::string demangle(const char* name) {
-  if (!name) return "";
-  int status = 0;
-  char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-  std::string s = (status == 0 && out) ? out : name;
-  std::free(out);
-  return s;
+// Demangled once per kernel name: a held op's records name the same few kernels hundreds of times,
+// and they are decoded while the judge waits for the op's reply. Called with g_mutex held.
+const std::string& demangle(const char* name) {
+  static std::unordered_map<std::string, std::string> known;
+  static const std::string none;
+  if (!name) return none;
+  auto [it, added] = known.try_emplace(name);
+  if (added) {
+    int status = 0;
+    char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+    it->second = (status == 0 && out) ? out : name;
+    std::free(out);
+  }
+  return it->second;
 }
 
 const char* copy_kind(std::uint8_t k) {

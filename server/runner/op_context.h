@@ -1,5 +1,5 @@
 // runner/op_context.h: what the time and records ops work with: the device, the arenas, the
-// loaded kernel, and a way to send an event (time's "enqueued") before the op's reply.
+// loaded kernel, and a way to send an event (time's "enqueued" and "finished") before the op's reply.
 #pragma once
 
 #include <functional>

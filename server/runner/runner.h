@@ -23,7 +23,7 @@ class Runner {
  public:
   using Notify = std::function<void(const nlohmann::json&)>;
 
-  // `notify` sends an event datagram before the op's reply (time's "enqueued").
+  // `notify` sends an event datagram before the op's reply (time's "enqueued" and "finished").
   Runner(Backend& backend, Notify notify);
 
   // The ready event, sent once before the first request.

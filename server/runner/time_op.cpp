@@ -237,6 +237,9 @@ class TimedLoop {
     }
     sync_s_ = ms_since(notified) / 1000.0;
     holding_ = false;
+    // The calls are done: the judge's clock stops here and it copies the outputs now, while the
+    // records are collected (their collection is no call's work).
+    ctx_.notify({{"id", ctx_.id}, {"event", "finished"}});
     timed_out = ctx_.backend.hold_timed_out();
     const Clock::time_point synced = Clock::now();
     if (records) end_records();

@@ -12,7 +12,8 @@
 namespace hone::runner {
 
 // Runs one time request; the reply's fields (times_us, warmup_us, settle_ms, enqueue_s,
-// spin_timed_out, method). Sends {"id", "event": "enqueued"} through ctx.notify in mode device.
+// spin_timed_out, method). Mode device: sends {"id", "event": "enqueued"} through ctx.notify once every
+// call is queued, and {"id", "event": "finished"} once they ran (before the records are collected).
 // kernel_records (mode device): hone_marker after each held call and the calls' activity records
 // in "activities" (as the records op lists them), or "kernel_records_error" saying why not.
 // Throws OpError.

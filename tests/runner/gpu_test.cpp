@@ -133,6 +133,11 @@ TEST_F(GpuRunnerTest, TimeModeDeviceHoldsTheStreamUntilTheReleaseWord) {
   const auto released = std::chrono::steady_clock::now();
   release().store(1);
   m = runner().receive();
+  ASSERT_TRUE(m);
+  ASSERT_EQ(*m, json({{"id", 77}, {"event", "finished"}})) << m->dump();
+  // "finished" means the calls ran: the last call's output is written before the reply comes.
+  EXPECT_FALSE(std::isnan(device_->read((4 + calls - 1) * kBytes, 1)[0])) << "finished before the last held call ran";
+  m = runner().receive();
   const double judge_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - released).count();
   ASSERT_TRUE(m);
   ASSERT_EQ(kind_of(*m), "ok") << m->dump();
@@ -161,7 +166,8 @@ TEST_F(GpuRunnerTest, AHoldThatIsNeverReleasedTimesOut) {
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - sent).count();
   ASSERT_EQ(kind_of(r), "ok") << r.dump();
   EXPECT_TRUE(r["spin_timed_out"].get<bool>());
-  ASSERT_EQ(runner().events().size(), 1u);
+  ASSERT_EQ(runner().events().size(), 2u);  // enqueued, then finished (the hold timed out, the calls ran)
+  EXPECT_EQ(runner().events()[1]["event"], "finished");
   EXPECT_GE(ms, 300.0);
   EXPECT_LT(ms, 10000.0);
   EXPECT_EQ(kind_of(runner().request("call", {{"args", args(1, 0)}, {"outputs", json::array({region(4)})}})), "ok");
@@ -208,6 +214,9 @@ TEST_F(GpuRunnerTest, TimeModeDeviceWithKernelRecordsListsEachCallsKernelsBetwee
   ASSERT_TRUE(m);
   ASSERT_EQ(*m, json({{"id", 78}, {"event", "enqueued"}})) << m->dump();
   release().store(1);
+  m = runner().receive();
+  ASSERT_TRUE(m);
+  ASSERT_EQ(*m, json({{"id", 78}, {"event", "finished"}})) << m->dump();
   m = runner().receive();
   ASSERT_TRUE(m);
   ASSERT_EQ(kind_of(*m), "ok") << m->dump();

@@ -256,6 +256,10 @@ class CudaRunnerTest(unittest.TestCase):
         self.runner.send(dict(fields, id=99, op="time"))
         self.assertEqual(self.runner.receive(120), {"id": 99, "event": "enqueued"})
         word.fill_(1)
+        self.assertEqual(self.runner.receive(120), {"id": 99, "event": "finished"})
+        torch.cuda.synchronize()
+        for slot, want in zip(slots, expected):  # "finished": every call ran before the reply
+            self.assertTrue(torch.equal(slot, want))
         reply = self.runner.receive(120)
         self.assertTrue(reply["ok"], reply)
         self.assertEqual((reply["method"], reply["spin_timed_out"]), ("cuda_events_held_stream", False))
@@ -277,6 +281,7 @@ class CudaRunnerTest(unittest.TestCase):
         self.runner.send(dict(fields, id=98, op="time"))
         self.assertEqual(self.runner.receive(120), {"id": 98, "event": "enqueued"})
         word.fill_(1)
+        self.assertEqual(self.runner.receive(120), {"id": 98, "event": "finished"})
         reply = self.runner.receive(120)
         self.assertTrue(reply["ok"], reply)
         self.assertIn("activities", reply, reply.get("kernel_records_error"))

@@ -18,6 +18,7 @@ from worker_client import WORKER_DIR
 sys.path.insert(0, WORKER_DIR)
 
 from hone_worker import bounds, compare, faults, kernel_counters, kernel_records, launch, poison, records, signature, timed_runs, timing  # noqa: E402
+from hone_worker.candidate_process import Reply  # noqa: E402
 from hone_worker.policy import Policy  # noqa: E402
 from hone_worker.task import load_task  # noqa: E402
 from hone_worker.timed_checks import SlotChecker  # noqa: E402
@@ -743,13 +744,49 @@ class SlotCheckerTest(unittest.TestCase):
 class AfterReleaseNoteTest(unittest.TestCase):
     def test_the_device_windows_split_is_logged_from_the_reply(self):
         message = {"after_release_s": {"synchronize": 0.0125, "records": 0.0031},
-                   "activities": [{"name": "hone_spin", "start_us": 0.0, "end_us": 900.0},
+                   "activities": [{"name": "hone_hold", "start_us": 0.0, "end_us": 900.0},
                                   {"name": "hone_flush", "start_us": 1000.0, "end_us": 1040.0},
                                   {"name": "relu_kernel", "start_us": 1041.0, "end_us": 1050.5}]}
-        note = timed_runs._after_release(message)
-        self.assertIn("records' GPU span 50 us", note)
+        note = timed_runs._after_release(Reply(message, 0, 9_000_000), 5_000_000)
+        self.assertIn("records' GPU span 50 us", note)  # the hold is not the calls' work
         self.assertIn("synchronize 12500 us, records 3100 us", note)
-        self.assertEqual(timed_runs._after_release({"times_us": [1.0]}), "")  # the python runner's reply
+        self.assertIn("the reply came 4000 us after `finished`", note)
+        self.assertEqual(timed_runs._after_release(Reply({"times_us": [1.0]}, 0, 1), 0), "")  # the python runner's
+
+
+class _Word:
+    """A release word's region: what _DeviceWindow touches of it."""
+
+    def __init__(self) -> None:
+        self.views = [torch.full((1,), 7, dtype=torch.int32)]
+
+
+class DeviceWindowTest(unittest.TestCase):
+    """The judge's clock around a device-time op: from its release to the runner's `finished`."""
+
+    def test_release_on_enqueued_and_the_window_ends_at_finished(self):
+        word = _Word()
+        window = timed_runs._DeviceWindow(word)
+        self.assertEqual(int(word.views[0]), 0)  # cleared before the op is sent
+        self.assertFalse(window.on_event({"event": "finished"}))  # before the release: not the calls' end
+        self.assertFalse(window.on_event({"event": "enqueued"}))
+        self.assertEqual(int(word.views[0]), 1)
+        self.assertTrue(window.on_event({"event": "finished"}))
+        self.assertFalse(window.on_event({"event": "finished"}))  # only the first counts
+        start, end = window.span()
+        self.assertEqual((start, end), (window.released[0], window.finished[0]))
+        self.assertLessEqual(start, end)
+
+    def test_a_reply_without_finished_or_enqueued_is_rejected(self):
+        window = timed_runs._DeviceWindow(_Word())
+        with self.assertRaises(faults.CandidateFailure) as caught:
+            window.span()
+        self.assertIn("no `enqueued` event", caught.exception.reason)
+        window.on_event({"event": "enqueued"})
+        with self.assertRaises(faults.CandidateFailure) as caught:
+            window.span()
+        self.assertEqual((caught.exception.status, caught.exception.check), ("rejected", "timing_bounded"))
+        self.assertIn("no `finished` event", caught.exception.reason)
 
 
 class LaunchSpecTest(unittest.TestCase):

@@ -1,6 +1,6 @@
 """The judge's bounds on a candidate process's timing claims. The judge reads its own clock around
 every `time` op (mode call: from sending it to the reply; mode device: from writing the release
-word to the reply) and subtracts what the same loop costs with nothing in it (the `null` form,
+word to the runner's `finished`, when the judge copies the output slots) and subtracts what the same loop costs with nothing in it (the `null` form,
 measured in a clean process of the same runner kind on the same buffers: a fixed cost per op and
 a cost per call). Claims far below what its clock allows are rejected with both numbers; so is a
 device time above the call time."""

@@ -59,7 +59,11 @@ COUNTER_OVER_EVENTS_US, COUNTERS_UNDER_RECORDS = 1.5, 0.8
 # activity records.
 DEVICE_TIME_VARIABLE = "HONE_DEVICE_TIME"
 REMEASURE_S = 2.0  # at most this long re-measuring a noisy time, beyond the first pass ...
-REMEASURES = 2  # ... and at most this many passes more
+REMEASURES = 2  # ... and at most this many passes more, ...
+# ... while they help: a pass whose spread is not below this share of the quietest one's says the
+# spread is the call's own (host jitter around a call of microseconds: 34% in three passes in a
+# row on the H200), and a third pass would cost as much and say the same.
+REMEASURE_GAIN = 0.8
 BOUND_RETRIES = 2  # a pass the bounds reject is taken again this many times, each after the null loop
 SPIN_TIMEOUT_MS = 20_000.0
 # The CPU flush reads twice the last-level cache, up to twice this: a VM with two cores of a
@@ -271,7 +275,10 @@ class TimedRun:
             again_count += 1
             self.progress(f"{mode} time noisy ({100 * _spread(best.samples_us):.0f}% spread): measuring again")
             again = self._pass(mode, reps, cost)
+            helped = _spread(again.samples_us) < REMEASURE_GAIN * _spread(best.samples_us)
             best = min(best, again, key=lambda p: _spread(p.samples_us))
+            if not helped:
+                break
         return best
 
     def _held_calls(self) -> int:
@@ -392,41 +399,28 @@ class TimedRun:
     def _op(self, mode: str, entries: List[Entry], warmup: int, settle_ms: float, position, what: str,
             counters: int = 0):
         """Sends one `time` op and checks what came back; returns (reply, judge's microseconds:
-        mode call from sending to the reply, mode device from the release to the reply)."""
+        mode call from sending to the reply, mode device from the release to `finished`)."""
         for j in range(len(entries) + 1):
             poison_outputs(self._slot_views(j))
-        released = []
+        window = _DeviceWindow(self.release)
+        snapshot = []
 
         def on_event(message: dict) -> None:
-            if message.get("event") == "enqueued" and self.release is not None and not released:
-                self.release.views[0].fill_(1)
-                released.append(time.perf_counter_ns())
+            if window.on_event(message):  # the calls ran: their outputs are copied now, before the reply
+                snapshot.append(self._snapshot(len(entries)))
 
-        if self.release is not None:
-            self.release.views[0].zero_()
         waited = _RunDelay(self.session)
-        reply = self.session.time(self.fields(mode, entries, warmup, settle_ms, counters), what, on_event)
-        started = reply.sent_ns
-        if mode == "device":
-            if not released:
-                raise CandidateFailure("rejected", "the candidate process answered a device-time op without saying "
-                                       "its calls were queued (no `enqueued` event)", check="timing_bounded")
-            started = released[0]
-        elapsed_us = (reply.replied_ns - started) / 1000.0
+        reply = self.session.time(self.fields(mode, entries, warmup, settle_ms, counters), what,
+                                  on_event if mode == "device" else None)
+        started, ended = window.span() if mode == "device" else (reply.sent_ns, reply.replied_ns)
+        elapsed_us = (ended - started) / 1000.0
         delay_us = waited.us()  # mode device: reported, not subtracted (the op's wait includes the enqueue)
         waited_us = delay_us if mode == "call" else 0.0
         self.session.note(f"{what}: {elapsed_us:.0f} us on the judge's clock, the candidate process waited "
-                          f"{delay_us:.0f} us for a CPU during the op{_after_release(reply.message)}")
+                          f"{delay_us:.0f} us for a CPU during the op{_after_release(reply, ended)}")
         self._wall_us = elapsed_us
         elapsed_us -= waited_us
-        copy_started = time.perf_counter()
-        # One stacked copy per output (a launch per many slots, not one per slot): blocks[o][j] is
-        # call j's output o, the judge's own memory from here on.
-        slots = [self._slot_views(j + 1) for j in range(len(entries))]
-        blocks = [torch.stack([views[o] for views in slots]) for o in range(len(self.output_specs))] if slots else []
-        copies = [[b[j] for b in blocks] for j in range(len(entries))]
-        self.memory.synchronize()
-        self._copy_us = (time.perf_counter() - copy_started) * 1e6 / max(1, len(entries))
+        blocks, copies = snapshot[0] if snapshot else self._snapshot(len(entries))
         self._check_inputs(entries)
         first, total = position if position else (self.timed_calls, self.timed_calls + len(entries))
         self.checker.check(self.sets, entries, copies, first, total, blocks)
@@ -439,6 +433,18 @@ class TimedRun:
             if key in reply.message and key not in self.extra:
                 self.extra[key] = reply.message[key]
         return reply.message, elapsed_us
+
+    def _snapshot(self, count: int):
+        """The judge's own copy of the op's `count` output slots: one stacked copy per output (a
+        launch per many slots, not one per slot); blocks[o][j] is call j's output o. Returns
+        (blocks, per-call copies)."""
+        copy_started = time.perf_counter()
+        slots = [self._slot_views(j + 1) for j in range(count)]
+        blocks = [torch.stack([views[o] for views in slots]) for o in range(len(self.output_specs))] if slots else []
+        copies = [[b[j] for b in blocks] for j in range(count)]
+        self.memory.synchronize()
+        self._copy_us = (time.perf_counter() - copy_started) * 1e6 / max(1, count)
+        return blocks, copies
 
     def _check_inputs(self, entries: List[Entry]) -> None:
         """After an op: the timed buffers hold the last call's input (the parameters their own
@@ -478,19 +484,12 @@ class TimedRun:
         measured = {short: [], long: []}
         for calls in (short,) + (short, long) * NULL_ROUNDS:
             entries = [self.sets.draw() for _ in range(calls)]
-            released = []
-
-            def on_event(message: dict) -> None:
-                if message.get("event") == "enqueued" and not released:
-                    self.release.views[0].fill_(1)
-                    released.append(time.perf_counter_ns())
-
-            if self.release is not None:
-                self.release.views[0].zero_()
+            window = _DeviceWindow(self.release)
             waited = _RunDelay(null_session)
-            reply = null_session.time(self.fields(mode, entries, 0, 0.0), f"null loop, {calls} calls", on_event)
-            started = released[0] if (mode == "device" and released) else reply.sent_ns
-            elapsed = (reply.replied_ns - started) / 1000.0 - (waited.us() if mode == "call" else 0.0)
+            reply = null_session.time(self.fields(mode, entries, 0, 0.0), f"null loop, {calls} calls",
+                                      window.on_event if mode == "device" else None)
+            started, ended = window.span() if mode == "device" else (reply.sent_ns, reply.replied_ns)
+            elapsed = (ended - started) / 1000.0 - (waited.us() if mode == "call" else 0.0)
             measured[calls].append(elapsed)
         cost = bounding.LoopCost.from_two(short, statistics.median(measured[short]), long,
                                           statistics.median(measured[long]))
@@ -514,6 +513,42 @@ class _StageClock:
         now = time.perf_counter()
         self.stages[name] = now - self.last
         self.last = now
+
+
+class _DeviceWindow:
+    """A device-time op on the judge's clock: from the judge's release of the held stream (when
+    the runner says `enqueued`) to the runner's `finished` (the calls ran; the activity records
+    are collected after it, which is no call's work). A `finished` sent before the calls really
+    ran gains nothing: the judge copies the output slots when it arrives, and a slot still
+    poisoned then fails the op."""
+
+    def __init__(self, release: Optional[Region]) -> None:
+        self.release = release
+        self.released: List[int] = []
+        self.finished: List[int] = []
+        if release is not None:
+            release.views[0].zero_()
+
+    def on_event(self, message: dict) -> bool:
+        """Handles one event of the op; True when it is the calls' `finished`."""
+        event = message.get("event")
+        if event == "enqueued" and self.release is not None and not self.released:
+            self.release.views[0].fill_(1)
+            self.released.append(time.perf_counter_ns())
+        elif event == "finished" and self.released and not self.finished:
+            self.finished.append(time.perf_counter_ns())
+            return True
+        return False
+
+    def span(self) -> tuple:
+        """(release, finished) in perf_counter_ns; raises CandidateFailure when an event is missing."""
+        if not self.released:
+            raise CandidateFailure("rejected", "the candidate process answered a device-time op without saying its "
+                                   "calls were queued (no `enqueued` event)", check="timing_bounded")
+        if not self.finished:
+            raise CandidateFailure("rejected", "the candidate process answered a device-time op without saying its "
+                                   "calls had run (no `finished` event)", check="timing_bounded")
+        return self.released[0], self.finished[0]
 
 
 class _RunDelay:
@@ -540,20 +575,23 @@ def _kernels_over_events(kernels_us: List[float], events_us: List[float]) -> Opt
     return None
 
 
-def _after_release(message: dict) -> str:
-    """Mode device, for the judge's log (the candidate's claims, not evidence): how the window
-    from the release to the reply splits (the records' GPU span, the runner's wait for the calls
-    and its collection of the records), so that a window far above the null loop's says where."""
+def _after_release(reply, ended_ns: int) -> str:
+    """Mode device, for the judge's log (the candidate's claims, not evidence): the calls' GPU span
+    in the records (the hold left out), the runner's wait for the calls and its collection of the
+    records, and how long after `finished` the reply came (the collection, outside the window)."""
+    message = reply.message
     after = message.get("after_release_s")
     if not isinstance(after, dict):
         return ""
-    acts = [a for a in message.get("activities") or [] if isinstance(a, dict) and a.get("name") != "hone_spin"]
+    acts = [a for a in message.get("activities") or []
+            if isinstance(a, dict) and a.get("name") not in ("hone_hold", "hone_spin")]
     span = ""
     try:
         if acts:
             span = f"records' GPU span {max(a['end_us'] for a in acts) - min(a['start_us'] for a in acts):.0f} us, "
         return (f" ({span}runner: synchronize {1e6 * float(after.get('synchronize', 0)):.0f} us, records "
-                f"{1e6 * float(after.get('records', 0)):.0f} us)")
+                f"{1e6 * float(after.get('records', 0)):.0f} us; the reply came "
+                f"{(reply.replied_ns - ended_ns) / 1000.0:.0f} us after `finished`)")
     except (KeyError, TypeError, ValueError):
         return ""
 

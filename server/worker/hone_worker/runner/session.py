@@ -208,7 +208,7 @@ class Session:
         loop = timed_calls.TimedLoop(plan, candidate, harness, self.device, *self._flush)
         log(f"time: {len(plan.schedule)} calls, mode {plan.mode}")
         with self._guard("a timed call"):
-            return loop.run(lambda: self.send_event(request.get("id"), "enqueued"))
+            return loop.run(lambda event: self.send_event(request.get("id"), event))
 
     def _records(self, request: dict, fds: List[int]) -> dict:
         from .profiled_call import record_call  # noqa: PLC0415

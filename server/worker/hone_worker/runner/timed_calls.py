@@ -301,7 +301,9 @@ class TimedLoop:
             ctypes.c_uint32.from_address(self.plan.release_host).value = 1
             self._holding = False
 
-    def run(self, send_enqueued: Callable[[], None]) -> dict:
+    def run(self, send_event: Callable[[str], None]) -> dict:
+        """The op's reply. Mode device sends `enqueued` once every call is queued behind the hold
+        and `finished` once they ran, before the activity records are collected."""
         plan, held = self.plan, self.plan.mode == "device"
         for entry in plan.schedule:
             self._call(entry.set, entry.slot)
@@ -329,7 +331,7 @@ class TimedLoop:
             timed = self._run_calls(plan.schedule, held, marked=recorder.active or counters.active)
             enqueue_s = time.perf_counter() - started
             if held:
-                send_enqueued()
+                send_event("enqueued")
         except BaseException:
             self._release_hold()  # a failure while held: release the stream rather than wait for the timeout
             recorder.stop(self.device)
@@ -337,6 +339,8 @@ class TimedLoop:
             raise
         self.device.synchronize()
         self._holding = False
+        if held:
+            send_event("finished")
         records = recorder.stop(self.device)
         reply = dict(reply, **counters.stop(self.device))
         reply.update({
