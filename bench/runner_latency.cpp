@@ -42,7 +42,8 @@ void check(const json& reply, const char* what) {
 }
 
 // How many calls fit behind hone_hold before enqueueing blocks (then the hold times out): mode
-// device with growing call counts, each released right after its "enqueued" event.
+// device with growing call counts, each released right after its "enqueued" event (then comes
+// "finished", then the reply).
 json held_depth(RunnerProcess& runner, const json& call) {
   MemfdArena words(4096);
   json arena = {{"arena", 2}, {"kind", "host"}, {"bytes", words.bytes()}, {"register", true}};
@@ -56,8 +57,8 @@ json held_depth(RunnerProcess& runner, const json& call) {
                     {"release", buf(2, 0, {1}, std::nullopt, "int32")}, {"spin_timeout_ms", 3000}};
     runner.send(request);
     std::optional<json> reply = runner.receive(std::chrono::seconds(30));
-    if (reply && reply->contains("event")) {
-      __atomic_store_n(words.at<std::uint32_t>(), 1u, __ATOMIC_SEQ_CST);
+    while (reply && reply->contains("event")) {  // "enqueued": release the hold; "finished": the calls ran
+      if ((*reply)["event"] == "enqueued") __atomic_store_n(words.at<std::uint32_t>(), 1u, __ATOMIC_SEQ_CST);
       reply = runner.receive(std::chrono::seconds(30));
     }
     if (!reply) throw std::runtime_error("hone-runner ended during the held-depth probe");

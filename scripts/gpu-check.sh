@@ -56,8 +56,20 @@ for s in "${sections[@]}"; do
   echo "=== section $s ==="
   start=$(date +%s)
   limit_var="HONE_TIMEOUT_$s"   # e.g. HONE_TIMEOUT_eval=220 bounds one section
-  timeout "${!limit_var:-${HONE_SECTION_TIMEOUT:-900}}" bash "scripts/gpu/$s.sh" > "$OUT/$s.log" 2>&1
+  limit=${!limit_var:-${HONE_SECTION_TIMEOUT:-900}}
+  # The section runs in its own session: at its limit everything it started ends with it (a
+  # section's own `timeout` puts its command in another process group, out of timeout's reach).
+  setsid bash "scripts/gpu/$s.sh" > "$OUT/$s.log" 2>&1 &
+  sid=$!
+  expired=$(mktemp)
+  ( sleep "$limit"; echo 1 > "$expired"; pkill -TERM -s "$sid"; sleep 5; pkill -KILL -s "$sid" ) &
+  watcher=$!
+  wait "$sid"
   rc=$?
+  pkill -P "$watcher" 2>/dev/null; kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null
+  [ -s "$expired" ] && rc=124
+  rm -f "$expired"
+  pkill -KILL -s "$sid" 2>/dev/null  # whatever the section left running
   status[$s]="rc=$rc $(( $(date +%s) - start ))s"
   tail -n "${HONE_TAIL_LINES:-25}" "$OUT/$s.log"
 done

@@ -10,7 +10,8 @@
 # flex_attention and hone's start and tuned kernels. Prints PASS/FAIL per step, then the table.
 # Settings: HONE_ATTN_VARIANTS (default: all seven), HONE_ATTN_BASELINES (the checks' --baselines: all),
 # HONE_ATTN_TUNE_BUDGET (20s per variant),
-# HONE_ATTN_PROFILE (variants to profile: causal), HONE_ATTN_REPS (10). Each step prints the
+# HONE_ATTN_PROFILE (variants to profile: causal), HONE_ATTN_REPS (10), HONE_ATTN_SKIP (steps left out
+# to fit a call: any of edge, profile, prompt; each is named SKIPPED in the results). Each step prints the
 # section's elapsed time. Logs and JSON in $OUT/attention/. About 6 to 7 minutes with the defaults,
 # most of it torch.compile of the seven references (once, then cached) and the seven tuner runs.
 set -uo pipefail
@@ -33,6 +34,10 @@ record() {  # name PASS|FAIL detail
   [ "$2" = PASS ] || fails=$((fails + 1))
 }
 elapsed() { echo "$((SECONDS - SECTION_START))s"; }
+skipped() {  # step: true (and recorded) when HONE_ATTN_SKIP names it
+  case " ${HONE_ATTN_SKIP:-} " in *" $1 "*) results+=("$(printf '%-40s %s' "$1" "SKIPPED (HONE_ATTN_SKIP)")"); return 0 ;; esac
+  return 1
+}
 
 WS=$(mktemp -d /tmp/hone-attention.XXXXXX)
 cp -r tasks/attention "$WS/attention"
@@ -86,6 +91,7 @@ record "correct at the real shapes" "$([ $rc -eq 0 ] && echo PASS || echo FAIL)"
 
 # 3. The CPU twins' shapes on the GPU (sequences of 197, 300, 400, 600: partial tiles), and the
 # relative-position kernel with the bias added without log2(e), which must be incorrect.
+if ! skipped edge; then
 mkdir -p edge
 edge=""
 for v in $VARIANTS; do
@@ -116,6 +122,7 @@ sys.exit(bad if lines else 1)
 EOF
 rc=$?
 record "odd shapes correct, wrong bias incorrect" "$([ $rc -eq 0 ] && echo PASS || echo FAIL)" "$(elapsed)"
+fi
 
 # 4. The built-in tuner on each variant, re-verified on fresh seeds.
 for v in $VARIANTS; do
@@ -130,7 +137,8 @@ except Exception as e:
 b, best = r.get("baseline") or {}, r.get("best")
 gain = ((best or {}).get("speedup") or {}).get("kernel") or 0
 knobs = " ".join(l.split("//")[0].strip().replace("constexpr int ", "") for l in (best or {}).get("source", "").splitlines() if "hone: tune" in l)
-print(f"{'PASS' if gain >= 1.05 else 'FAIL'} {r.get('candidates')} candidates in {r.get('elapsed_s', 0):.0f} s; "
+# PASS: a re-verified gain above the run-to-run spread of millisecond device times (under 1%).
+print(f"{'PASS' if gain >= 1.01 else 'FAIL'} {r.get('candidates')} candidates in {r.get('elapsed_s', 0):.0f} s; "
       f"start {(b.get('p50_us') or 0) / 1e3:.3f} ms, best {((best or {}).get('p50_us') or 0) / 1e3:.3f} ms re-verified = "
       f"{gain:.2f}x ({knobs} {' '.join((best or {}).get('flags') or [])})")
 EOF
@@ -139,6 +147,7 @@ EOF
 done
 
 # 5. hone profile of some starting kernels: the counters the optimizer's prompt carries.
+skipped profile && PROFILE=""
 for v in $PROFILE; do
   timeout 180 "$HONE" profile "attention/$v.cu" --no-baseline --json > "$A/profile_$v.json" 2> "$A/profile_$v.log"
   rc=$?
@@ -163,6 +172,7 @@ EOF
 done
 
 # 6. The optimizer's prompt on the GPU, captured by a local fake model server.
+if ! skipped prompt; then
 mkdir -p llm
 "$PYTHON" - attention/relative_position.cu llm/script.json <<'EOF'
 import json, sys
@@ -198,6 +208,7 @@ print(("PASS" if not missing else "FAIL") + f" {len(prompt)} characters; has " +
 EOF
 )
 record "prompt: score_mod, exp2, specs, counters" "${line%% *}" "${line#* } at $(elapsed)"
+fi
 
 # 7. The benchmark (the table is printed last).
 "$HONE" specs --json > "$A/specs.json" 2> /dev/null

@@ -58,6 +58,10 @@ COUNTER_OVER_EVENTS_US, COUNTERS_UNDER_RECORDS = 1.5, 0.8
 # 2026-12-03), more than the rest of a check. HONE_DEVICE_TIME=counters asks; the default is the
 # activity records.
 DEVICE_TIME_VARIABLE = "HONE_DEVICE_TIME"
+# Device time takes half the call time's repetitions (at least min_reps): it is the GPU's own time,
+# whose spread is a few percent where the call time's host jitter reaches 30% at microseconds, and
+# each held op costs the activity records' collection (8-15 ms per 60 calls on the H200).
+DEVICE_REPS_SHARE = 0.5
 REMEASURE_S = 2.0  # at most this long re-measuring a noisy time, beyond the first pass ...
 REMEASURES = 2  # ... and at most this many passes more, ...
 # ... while they help: a pass whose spread is not below this share of the quietest one's says the
@@ -230,7 +234,8 @@ class TimedRun:
         clock.lap("warmup")
         call = self._measured("call", reps, loop_cost)
         clock.lap("call")
-        device = self._measured("device", reps, loop_cost) if self.device.is_cuda else None
+        device_reps = max(self.policy.min_reps, int(reps * DEVICE_REPS_SHARE))
+        device = self._measured("device", device_reps, loop_cost) if self.device.is_cuda else None
         clock.lap("device")
         if device is not None and not device.samples_us:
             device = None
