@@ -16,6 +16,14 @@ mkdir -p "$OUT/timing"
 echo "  [start] load $(cut -d' ' -f1-3 /proc/loadavg); SM clock $(nvidia-smi --query-gpu=clocks.sm --format=csv,noheader 2>/dev/null)"
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || echo ncu)
 fails=0
+# Where the within-check spread comes from (bench/probes/spread_probe.py): one kernel's activity
+# records under no flush, a read flush, a write flush, a gap and hone's held stream (~20 s).
+if [ "${HONE_TIMING_PROBE:-1}" = 1 ]; then
+  HONE_CUPTI_LIBRARY=$HONE_BUILD/share/hone/lib/libhone_cupti.so timeout 90 "$PYTHON" bench/probes/spread_probe.py \
+    --json "$OUT/timing/spread_probe.json" > "$OUT/timing/spread_probe.log" 2>&1
+  echo "bench/probes/spread_probe rc=$?"
+  cat "$OUT/timing/spread_probe.log"
+fi
 timeout "${HONE_TIMING_LIMIT:-280}" "$PYTHON" bench/timing_truth/timing_truth.py --hone "$HONE_BIN/hone" --python "$PYTHON" --ncu "$NCU" ${HONE_TIMING_ARGS:-} \
   --out "$OUT/timing/work" --json "$OUT/timing/timing_truth.json" > "$OUT/timing/timing_truth.log" 2>&1
 rc=$?
