@@ -8,6 +8,9 @@ output) at several sizes, 300 calls each, its duration taken from CUPTI activity
   write_flush a write of the same buffer before each call (dirty lines left in L2)
   flush_gap   read_flush plus a ~20 us spin between calls (an idle-ish GPU between calls)
   held        read_flush with every call enqueued behind a spin kernel (hone's device mode)
+  synced      read_flush, and the host waits for the GPU before and after each call (the kernel
+              starts on an idle GPU, as under ncu's serialised replay): whether the records'
+              duration of a µs kernel depends on what ran just before it (ncu reads ~1.1 µs more)
 
 For each it prints p10/p50/p90, the spread (p90-p10)/p50, the medians of the first and the second
 half (a trend: clocks), of even and odd calls (an alternation), and the lag-1 autocorrelation.
@@ -59,7 +62,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cupti", default=os.environ.get("HONE_CUPTI_LIBRARY", os.path.join(ROOT, "build", "share", "hone", "lib", "libhone_cupti.so")))
     ap.add_argument("--calls", type=int, default=300)
-    ap.add_argument("--sizes", default="20,22,24")
+    ap.add_argument("--sizes", default="16,20,22,24")
     ap.add_argument("--json")
     args = ap.parse_args()
     lib = load_cupti(args.cupti)
@@ -79,7 +82,7 @@ def main() -> int:
         n = 1 << log2n
         x = torch.randn(n, device=dev)
         y = torch.empty_like(x)
-        for mode in ("plain", "read_flush", "write_flush", "flush_gap", "held"):
+        for mode in ("plain", "read_flush", "write_flush", "flush_gap", "held", "synced"):
             for _ in range(20):  # warm the clocks and the code
                 torch.clamp_min(x, 0.0, out=y)
             torch.cuda.synchronize()
@@ -96,7 +99,12 @@ def main() -> int:
                     flush.fill_(0.5)
                 if mode == "flush_gap":
                     torch.cuda._sleep(cycles_20us)
+                if mode == "synced":
+                    torch.sum(flush, dim=0, out=sink)
+                    torch.cuda.synchronize()
                 torch.clamp_min(x, 0.0, out=y)
+                if mode == "synced":
+                    torch.cuda.synchronize()
             torch.cuda.synchronize()
             ended = json.loads(lib.hone_cupti_end())
             kernels = sorted((ended.get("activity") or {}).get("kernels", []), key=lambda k: int(k["start_ns"]))
