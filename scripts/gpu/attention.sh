@@ -11,7 +11,9 @@
 # Settings: HONE_ATTN_VARIANTS (default: all seven), HONE_ATTN_BASELINES (the checks' --baselines: all),
 # HONE_ATTN_TUNE_BUDGET (20s per variant),
 # HONE_ATTN_PROFILE (variants to profile: causal), HONE_ATTN_REPS (10), HONE_ATTN_SKIP (steps left out
-# to fit a call: any of edge, profile, prompt; each is named SKIPPED in the results). Each step prints the
+# to fit a call: any of edge, tune, profile, prompt, bench; each is named SKIPPED in the results;
+# with tune skipped, HONE_ATTN_TUNED_FROM names a folder of earlier `hone optimize --json` results,
+# relative to the checkout, for the benchmark's tuned rows). Each step prints the
 # section's elapsed time. Logs and JSON in $OUT/attention/. About 6 to 7 minutes with the defaults,
 # most of it torch.compile of the seven references (once, then cached) and the seven tuner runs.
 set -uo pipefail
@@ -124,8 +126,17 @@ rc=$?
 record "odd shapes correct, wrong bias incorrect" "$([ $rc -eq 0 ] && echo PASS || echo FAIL)" "$(elapsed)"
 fi
 
-# 4. The built-in tuner on each variant, re-verified on fresh seeds.
-for v in $VARIANTS; do
+# 4. The built-in tuner on each variant, re-verified on fresh seeds (or, with tune skipped, the
+# results of an earlier run from HONE_ATTN_TUNED_FROM, for a benchmark that did not fit its call).
+TUNE_VARIANTS=$VARIANTS
+if skipped tune; then
+  TUNE_VARIANTS=""
+  if [ -n "${HONE_ATTN_TUNED_FROM:-}" ]; then
+    cp "$ROOT/$HONE_ATTN_TUNED_FROM"/*.json "$A/tuned/"
+    echo "tuned kernels from $HONE_ATTN_TUNED_FROM: $(cd "$A/tuned" && echo *.json)"
+  fi
+fi
+for v in $TUNE_VARIANTS; do
   timeout 300 "$HONE" optimize "attention/$v.cu" --no-llm --budget "$BUDGET" --samples 4 --rounds 50 --json \
     > "$A/tuned/$v.json" 2> "$A/tuned/$v.log"
   line=$("$PYTHON" - "$A/tuned/$v.json" <<'EOF'
@@ -211,6 +222,7 @@ record "prompt: score_mod, exp2, specs, counters" "${line%% *}" "${line#* } at $
 fi
 
 # 7. The benchmark (the table is printed last).
+if ! skipped bench; then
 "$HONE" specs --json > "$A/specs.json" 2> /dev/null
 if ! grep -q '"matmul_flops_per_s"' "$A/specs.json"; then timeout 120 "$HONE" specs --measure --json > "$A/specs.json" 2> "$A/specs.log"; fi
 (cd "$ROOT/bench/attention" && timeout 600 "$PYTHON" benchmark.py --hone "$HONE" --out "$A" --tuned "$A/tuned" \
@@ -229,10 +241,11 @@ for r in rows:
     if r.get("correct") is False or r.get("error"):
         print(f"  note: {r['variant']} {r['contender']}: " + (r.get("error") or "output outside the task's tolerance"))
 EOF
+fi
 
 cd / && rm -rf "$WS"
 echo "=== attention: $([ $fails -eq 0 ] && echo PASS || echo "FAIL ($fails)") in $(elapsed)"
 for r in "${results[@]}"; do echo "$r"; done
 echo
-cat "$A/attention_table.md" 2>/dev/null || { echo "no table:"; tail -n 20 "$A/benchmark.log"; }
+[ -f "$A/benchmark.log" ] && { cat "$A/attention_table.md" 2>/dev/null || { echo "no table:"; tail -n 20 "$A/benchmark.log"; }; }
 exit $fails

@@ -275,13 +275,19 @@ TEST(KernelNames, BaseNameAndOwnership) {
                           {{"kernels",
                             {{{"name", "void tile<128>(float*)"}, {"duration_ns", 1000}},
                              {{"name", "ns::(anonymous namespace)::relu(float*)"}, {"duration_ns", 3000}},
-                             {{"name", "ampere_sgemm_128x64_nn"}, {"duration_ns", 6000}}}}}}};
-  ProfiledCall call = parse_profiled_call(side, {"tile", "relu"});
+                             {{"name", "ampere_sgemm_128x64_nn"}, {"duration_ns", 6000}},
+                             {{"name", "void hone_attention::attention_kernel<__nv_bfloat16, 64, 4, 32, 1, Causal>("
+                                       "__nv_bfloat16 const*, int, float, Causal)"},
+                              {"duration_ns", 5000}},
+                             {{"name", "void other::attention_kernel_v2<float>(float*)"}, {"duration_ns", 500}}}}}}};
+  ProfiledCall call = parse_profiled_call(side, {"tile", "relu", "attention_kernel"});
   EXPECT_TRUE(call.kernels[0].record.own);
   EXPECT_TRUE(call.kernels[1].record.own);
   EXPECT_FALSE(call.kernels[2].record.own);
-  EXPECT_DOUBLE_EQ(call.own_us(), 4);
-  EXPECT_DOUBLE_EQ(call.library_us(), 6);
+  EXPECT_TRUE(call.kernels[3].record.own) << "a namespaced template instance of an own kernel is own";
+  EXPECT_FALSE(call.kernels[4].record.own) << "a longer name that only starts like an own kernel is not";
+  EXPECT_DOUBLE_EQ(call.own_us(), 9);
+  EXPECT_DOUBLE_EQ(call.library_us(), 6.5);
   EXPECT_EQ(call.counters.code, "not_collected");
 }
 
