@@ -216,7 +216,6 @@ class TimedLoop {
         const hone::ArgDesc* args = packs_[p_.schedule[i].slot].prepare();
         apply_inputs(p_.schedule[i]);
         ctx_.backend.flush(p_.flush_bytes);
-        if (p_.flush_gap_us > 0 && p_.flush_bytes > 0) ctx_.backend.spin(p_.flush_gap_us);
         ctx_.backend.mark(2 * i);
         call(p_.schedule[i].slot, args, "timed call", i);
         ctx_.backend.mark(2 * i + 1);

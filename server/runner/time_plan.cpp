@@ -99,10 +99,6 @@ void parse_options(const nlohmann::json& request, TimePlan& p) {
     if (f < 0) bad_request("time.flush_bytes is negative");
     p.flush_bytes = static_cast<std::size_t>(f);
   }
-  if (const nlohmann::json* v = find(request, "flush_gap_us")) {
-    p.flush_gap_us = read_double(*v, "time.flush_gap_us");
-    if (!(p.flush_gap_us >= 0 && p.flush_gap_us <= 10000)) bad_request("time.flush_gap_us must be 0..10000");
-  }
   if (const nlohmann::json* v = find(request, "spin_timeout_ms")) p.spin_timeout_ms = read_double(*v, "time.spin_timeout_ms");
   if (const nlohmann::json* v = find(request, "kernel_records")) {
     if (!v->is_boolean()) bad_request("time.kernel_records must be true or false");

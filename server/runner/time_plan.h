@@ -49,7 +49,6 @@ struct TimePlan {
   double settle_ms = 0;
   double settle_min_ms = 0;                     // settling lasts this long at least (cold clocks ramp slowly)
   std::size_t flush_bytes = 0;
-  double flush_gap_us = 0;                      // device mode: hone_spin between each flush and its call
   std::optional<TensorView> release;            // device mode: the 32-bit release word
   double spin_timeout_ms = 10000;
   bool kernel_records = false;                  // device mode: activity records of the held calls, a marker after each

@@ -199,8 +199,7 @@ TEST_F(GpuRunnerTest, RecordsSeeTheSpinTheKernelAndTheMarkerOnOneStream) {
 }
 
 // kernel_records: the held calls run under CUPTI's activity trace, hone_marker after each, so the
-// judge can read each call's own kernel time (its kernels between its flush and its marker);
-// flush_gap_us: hone_spin runs that long between each flush and its call.
+// judge can read each call's own kernel time (its kernels between its flush and its marker).
 TEST_F(GpuRunnerTest, TimeModeDeviceWithKernelRecordsListsEachCallsKernelsBetweenFlushAndMarker) {
   if (!ready_["cupti"].get<bool>()) GTEST_SKIP() << "libhone_cupti.so was not built here";
   ASSERT_EQ(kind_of(load("cuda_scale")), "ok");
@@ -208,7 +207,6 @@ TEST_F(GpuRunnerTest, TimeModeDeviceWithKernelRecordsListsEachCallsKernelsBetwee
   const int calls = 20;
   json request = time_request("device", calls);
   request["kernel_records"] = true;
-  request["flush_gap_us"] = 20;
   request["id"] = 78;
   request["op"] = "time";
   runner().send(request);
@@ -224,12 +222,11 @@ TEST_F(GpuRunnerTest, TimeModeDeviceWithKernelRecordsListsEachCallsKernelsBetwee
   ASSERT_EQ(kind_of(*m), "ok") << m->dump();
   ASSERT_TRUE(m->contains("activities")) << m->value("kernel_records_error", std::string("no activities"));
   const json& acts = (*m)["activities"];
-  std::vector<json> holds, flushes, spins, markers, kernels;
+  std::vector<json> holds, flushes, markers, kernels;
   for (const auto& a : acts) {
     const std::string name = a["name"].get<std::string>();
     if (name == "hone_hold") holds.push_back(a);
     else if (name == "hone_flush") flushes.push_back(a);
-    else if (name == "hone_spin") spins.push_back(a);
     else if (name == "hone_marker") markers.push_back(a);
     else if (name.find("scale_kernel") != std::string::npos) kernels.push_back(a);
   }
@@ -237,14 +234,9 @@ TEST_F(GpuRunnerTest, TimeModeDeviceWithKernelRecordsListsEachCallsKernelsBetwee
   ASSERT_EQ(flushes.size(), static_cast<std::size_t>(calls));
   ASSERT_EQ(markers.size(), static_cast<std::size_t>(calls));
   ASSERT_EQ(kernels.size(), static_cast<std::size_t>(calls));
-  ASSERT_EQ(spins.size(), static_cast<std::size_t>(calls));
   double sum_kernels = 0, sum_events = 0;
   for (int i = 0; i < calls; ++i) {
     const double k0 = kernels[i]["start_us"].get<double>(), k1 = kernels[i]["end_us"].get<double>();
-    const double s0 = spins[i]["start_us"].get<double>(), s1 = spins[i]["end_us"].get<double>();
-    EXPECT_GE(s0, flushes[i]["end_us"].get<double>()) << i;
-    EXPECT_LE(s1, k0) << i;
-    EXPECT_GE(s1 - s0, 19.0) << i;
     EXPECT_GE(k0, flushes[i]["end_us"].get<double>()) << i;
     EXPECT_LE(k1, markers[i]["start_us"].get<double>()) << i;
     EXPECT_GE(k1 - k0, kSpinNs / 1000.0 * 0.95) << i;

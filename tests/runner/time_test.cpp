@@ -165,11 +165,6 @@ TEST_F(TimeChecks, BadSchedulesAreBadRequests) {
   EXPECT_EQ(kind_of(runner().request("time", counted)), "unsupported");  // hardware counters need CUDA
   counted["kernel_counters"] = -1;
   EXPECT_EQ(kind_of(runner().request("time", counted)), "bad_request");
-  for (const json& gap : {json(-1), json(20000), json("20")}) {
-    json gapped = base(json::array({json{{"set", 0}, {"slot", 0}}}));
-    gapped["flush_gap_us"] = gap;
-    EXPECT_EQ(kind_of(runner().request("time", gapped)), "bad_request") << gap.dump();
-  }
   json ok = base(json::array({json{{"set", 0}, {"slot", 0}, {"rows", json::array({json::array({0, 3, 0})})}}}));
   EXPECT_EQ(kind_of(runner().request("time", ok)), "ok");
 }

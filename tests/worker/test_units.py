@@ -403,11 +403,11 @@ class BoundedPassRetryTest(unittest.TestCase):
         self.assertEqual(asked, [False, True])
 
 
-def held_trace(calls, stream=7, side=None, copies=True, gap_us=0.0):
+def held_trace(calls, stream=7, side=None, copies=True):
     """Activities shaped like a held `time` op's with kernel_records: hone_hold, then per call an
-    input copy, hone_flush, (hone_spin of `gap_us`: flush_gap_us), the call's kernels (`calls[i]`:
-    (name, duration) on the caller's stream, gaps of 1 us), hone_marker and a torch-form result
-    copy. `side`: (call, name, start offset, duration) on stream 99."""
+    input copy, hone_flush, the call's kernels (`calls[i]`: (name, duration) on the caller's
+    stream, gaps of 1 us), hone_marker and a torch-form result copy. `side`: (call, name, start
+    offset, duration) on stream 99."""
     acts, t = [records.Activity("hone_hold", stream, 0.0, 50.0)], 50.0
     for i, kernels in enumerate(calls):
         if copies:
@@ -415,9 +415,6 @@ def held_trace(calls, stream=7, side=None, copies=True, gap_us=0.0):
             t += 3.0
         acts.append(records.Activity("hone_flush", stream, t, t + 20.0))
         t += 20.0
-        if gap_us:
-            acts.append(records.Activity("hone_spin", stream, t, t + gap_us))
-            t += gap_us
         begin = t
         for name, d in kernels:
             t += 1.0
@@ -441,15 +438,6 @@ class KernelRecordsTest(unittest.TestCase):
         times, why = kernel_records.per_call_us(acts, 3, flushed=True)
         self.assertEqual(why, "")
         self.assertEqual(times, [2.5, 2.75, 7.0])
-
-    def test_the_spin_after_each_flush_is_no_calls_work(self):
-        acts = held_trace([[("relu", 2.5)], [("a", 3.0), ("b", 4.0)]], gap_us=20.0)
-        times, why = kernel_records.per_call_us(acts, 2, flushed=True)
-        self.assertEqual(why, "")
-        self.assertEqual(times, [2.5, 7.0])
-        self.assertEqual(kernel_records.kernels_per_call(acts, 2, flushed=True), None)  # 1 and 2 kernels
-        same = held_trace([[("relu", 2.5)], [("relu", 2.6)]], gap_us=20.0)
-        self.assertEqual(kernel_records.kernels_per_call(same, 2, flushed=True), 1)
 
     def test_overlapping_side_stream_work_counts_once(self):
         acts = held_trace([[("a", 10.0)], [("a", 10.0)]], side=(1, "b", 2.0, 4.0))

@@ -70,11 +70,6 @@ REMEASURES = 2  # ... and at most this many passes more, ...
 REMEASURE_GAIN = 0.8
 BOUND_RETRIES = 2  # a pass the bounds reject is taken again this many times, each after the null loop
 SPIN_TIMEOUT_MS = 20_000.0
-# Device mode: hone_spin keeps the GPU busy this long between each flush and its call. Measured on
-# the H200 (bench/probes/spread_probe.py, 2026-12-04): a 30 us kernel's activity-record durations
-# spread 5.4% (p10..p90 / p50) straight after the flush and 1.4% after a 20 us spin, with the
-# same median; the call's work is what follows the spin, so device time is unchanged.
-FLUSH_GAP_US = 20.0
 # The CPU flush reads twice the last-level cache, up to twice this: a VM with two cores of a
 # server's 260 MiB L3 (this CI machine) would otherwise flush 520 MiB per call, 46 ms, whose own
 # noise (the bounds allow 100% of it on the CPU) hides a clock slowed 50 times on a 37 ms kernel.
@@ -201,7 +196,6 @@ class TimedRun:
         if mode == "device":
             out["release"] = self.release.buffers[0].to_json()
             out["kernel_records"] = True
-            out["flush_gap_us"] = FLUSH_GAP_US
         if counters:
             out["kernel_counters"] = counters
         return out

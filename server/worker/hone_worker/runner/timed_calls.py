@@ -48,7 +48,6 @@ class TimePlan:
     spin_timeout_ms: float
     kernel_records: bool = False  # mode device: the held calls' activity records, a marker after each call
     kernel_counters: int = 0  # mode call, CUDA: gpu__time_duration of every kernel (at most this many), a marker after each call
-    flush_gap_us: float = 0.0  # mode device: hone_spin between each flush and its call
 
 
 def parse_plan(request: dict, table: ArenaTable, is_cuda: bool) -> TimePlan:
@@ -77,7 +76,6 @@ def parse_plan(request: dict, table: ArenaTable, is_cuda: bool) -> TimePlan:
         raise bad_request("time.kernel_records needs mode device (the records of held calls)")
     plan.kernel_records = records
     plan.kernel_counters = _count(request, "kernel_counters", 0, 4096)
-    plan.flush_gap_us = _number(request, "flush_gap_us", 0.0, 0.0, 10_000.0)
     if plan.kernel_counters and mode != "call":
         raise bad_request("time.kernel_counters needs mode call (the Range Profiler replays each kernel: it cannot "
                           "hold a stream)")
@@ -285,8 +283,6 @@ class TimedLoop:
         for entry in entries:
             self._apply_inputs(entry)
             self._flush()
-            if held and self.plan.flush_gap_us > 0 and self.plan.flush_bytes:
-                self.harness.spin(self._stream, int(self.plan.flush_gap_us * 1000))
             if not held:
                 self.device.synchronize()
             forward, keep = self._call(entry.set, entry.slot)
