@@ -7,7 +7,9 @@ output) at several sizes, 300 calls each, its duration taken from CUPTI activity
   read_flush  a read of a 2x-L2 buffer before each call (what hone's hone_flush does)
   write_flush a write of the same buffer before each call (dirty lines left in L2)
   flush_gap   read_flush plus a ~20 us spin between calls (an idle-ish GPU between calls)
-  held        read_flush with every call enqueued behind a spin kernel (hone's device mode)
+  held        read_flush with every call enqueued behind a spin kernel (hone's device mode until 12-04)
+  held_gap    held plus a ~20 us spin between each flush and its call (hone's device mode since:
+              flush_gap_us)
   synced      read_flush, and the host waits for the GPU before and after each call (the kernel
               starts on an idle GPU, as under ncu's serialised replay): whether the records'
               duration of a µs kernel depends on what ran just before it (ncu reads ~1.1 µs more)
@@ -82,7 +84,7 @@ def main() -> int:
         n = 1 << log2n
         x = torch.randn(n, device=dev)
         y = torch.empty_like(x)
-        for mode in ("plain", "read_flush", "write_flush", "flush_gap", "held", "synced"):
+        for mode in ("plain", "read_flush", "write_flush", "flush_gap", "held", "held_gap", "synced"):
             for _ in range(20):  # warm the clocks and the code
                 torch.clamp_min(x, 0.0, out=y)
             torch.cuda.synchronize()
@@ -90,14 +92,14 @@ def main() -> int:
             if not begun.get("ok"):
                 print(f"hone_cupti_begin: {begun}", file=sys.stderr)
                 return 1
-            if mode == "held":
+            if mode in ("held", "held_gap"):
                 torch.cuda._sleep(int(cycles_20us * 500))  # ~10 ms: every call below is enqueued behind it
             for _ in range(args.calls):
-                if mode in ("read_flush", "flush_gap", "held"):
+                if mode in ("read_flush", "flush_gap", "held", "held_gap"):
                     torch.sum(flush, dim=0, out=sink)
                 elif mode == "write_flush":
                     flush.fill_(0.5)
-                if mode == "flush_gap":
+                if mode in ("flush_gap", "held_gap"):
                     torch.cuda._sleep(cycles_20us)
                 if mode == "synced":
                     torch.sum(flush, dim=0, out=sink)
