@@ -186,9 +186,11 @@ extern "C" const char* hone_cupti_end(void) {
     Clock::time_point collect = Clock::now();
     json out = {{"ok", true}};
     if (rec.activity) out["activity"] = hone::cupti::activity_stop();
+    json stages = rec.range ? rec.range->setup_stages() : json();
     if (rec.range) out["metrics"] = rec.range->finish();
     if (rec.sass) out["sass"] = rec.sass->finish();
     out["seconds"] = {{"setup", rec.setup_seconds}, {"region", region}, {"collect", seconds_since(collect)}};
+    if (!stages.is_null()) out["seconds"]["setup_stages"] = stages;
     return out;
   });
 }

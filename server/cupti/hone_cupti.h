@@ -47,7 +47,9 @@ HONE_CUPTI_API const char* hone_cupti_begin(const char* request_json);
  * "reason"}], "offered": [the chip's SASS metric names], "records", "records_dropped",
  * "kernels": [{"function" (mangled, as CUPTI names it), "cubin_crc", "function_index",
  * "instructions": [{"pc_offset" (bytes from the function's start), "values": {metric: count}}]}],
- * "kernels_dropped", "instructions_dropped"}, "seconds": {...}}. */
+ * "kernels_dropped", "instructions_dropped"}, "seconds": {"setup", "region", "collect", and with
+ * "metrics" "setup_stages": {"initialize", "availability", "config_image", "enable",
+ * "counter_data", "set_config"}}}. */
 HONE_CUPTI_API const char* hone_cupti_end(void);
 
 #ifdef __cplusplus

@@ -5,10 +5,16 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
+#include <chrono>
+
 #include "cupti_error.h"
 
 namespace hone::cupti {
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
 void initialize_profiler() {
   static bool done = false;
@@ -63,18 +69,28 @@ std::string chip_name(int device) {
 }
 
 void RangeSession::start(CUcontext ctx, int device, const RangeRequest& request) {
+  Clock::time_point mark = Clock::now();
+  auto stage = [&](const char* name) {  // where the set-up's seconds go (issue 14: ~2 s on the H200)
+    const Clock::time_point now = Clock::now();
+    stages_[name] = seconds_between(mark, now);
+    mark = now;
+  };
   initialize_profiler();
   require_profiler_support(device, ProfilerApi::RangeProfiling);
   chip_ = chip_name(device);
+  stage("initialize");
   // Counter availability must be read before the range profiler is enabled; it is also the
   // call that fails first without privileges or while another profiler holds the GPU.
   std::vector<std::uint8_t> availability = counter_availability(ctx);
+  stage("availability");
   metrics_ = pack_metrics(chip_, availability, request.candidates, request.max_passes);
+  stage("config_image");
 
   CUpti_RangeProfiler_Enable_Params enable{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
   enable.ctx = ctx;
   check(cuptiRangeProfilerEnable(&enable), "cuptiRangeProfilerEnable");
   object_ = enable.pRangeProfilerObject;
+  stage("enable");
 
   std::vector<const char*> names;
   for (const std::string& m : metrics_.collect) names.push_back(m.c_str());
@@ -93,6 +109,7 @@ void RangeSession::start(CUcontext ctx, int device, const RangeRequest& request)
   init.counterDataSize = counter_data_.size();
   init.pCounterData = counter_data_.data();
   check(cuptiRangeProfilerCounterDataImageInitialize(&init), "cuptiRangeProfilerCounterDataImageInitialize");
+  stage("counter_data");
 
   CUpti_RangeProfiler_SetConfig_Params config{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
   config.pRangeProfilerObject = object_;
@@ -113,6 +130,7 @@ void RangeSession::start(CUcontext ctx, int device, const RangeRequest& request)
   start.pRangeProfilerObject = object_;
   check(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
   started_ = true;
+  stage("set_config");
 }
 
 RangeSession::RangeSession(CUcontext ctx, int device, const RangeRequest& request) : set_(request.set) {

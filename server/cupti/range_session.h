@@ -39,6 +39,10 @@ class RangeSession {
   // "ranges_dropped", "ranges": [{"index", "name", "values": {...}}]}.
   nlohmann::json finish();
 
+  // Seconds of each part of the set-up: initialize (profiler, support, chip), availability,
+  // config_image (the host's metric configuration), enable, counter_data, set_config (and start).
+  const nlohmann::json& setup_stages() const { return stages_; }
+
  private:
   void start(CUcontext ctx, int device, const RangeRequest& request);
   void disable();
@@ -49,6 +53,7 @@ class RangeSession {
   std::vector<std::uint8_t> counter_data_;
   CUpti_RangeProfiler_Object* object_ = nullptr;
   bool started_ = false;
+  nlohmann::json stages_ = nlohmann::json::object();
 };
 
 // Which profiling API a device must support.
