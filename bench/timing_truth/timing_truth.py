@@ -6,7 +6,8 @@ candidate where the case has one:
   hone device time and call time (p50; `hone task --time eager`, `hone check --baselines none`),
   ncu gpu__time_duration.sum summed over the call's kernels (ncu --clock-control none, the median
   per call of 5 calls, in this same run), triton's do_bench (median), and plain CUDA events around
-  each call with the L2 read-flushed before it (median), with the ratio of each to ncu;
+  each call with the L2 read-flushed before it (median), with the ratio of each to ncu; and ncu
+  once more with --cache-control none (its flush before every kernel left out: the last column);
 plus the five-process spread of `hone check`'s device time (tasks/relu.cu on the 2^22 case) and
 each check's own p10..p90 spread. Targets (issue 14): device time within 5% or 0.3 us of ncu;
 call time within 10% of plain events; spreads <= 3% for kernels of 5 us or more.
@@ -207,6 +208,7 @@ def hone_references(hone: str, python: str, cases: dict, results: dict, modes=("
             results[name][side].update(hone_device=p50(t.get("device")), hone_call=p50(t.get("call")),
                                        hone_records=p50(t.get("device_records")),
                                        device_method=(t.get("device") or {}).get("method"),
+                                       counters_note=t.get("kernel_counters_note"),
                                        hone_device_spread=spread(t.get("device")), settle_ms=t.get("settle_ms"),
                                        recompilations=t.get("recompilations"),
                                        noisy=bool((j.get("reference_noisy") or {}).get(mode)))
@@ -228,6 +230,7 @@ def hone_candidates(hone: str, python: str, cases: dict, results: dict) -> dict:
         results[name]["candidate"].update(hone_device=p50(t.get("device")), hone_call=p50(t.get("call")),
                                           hone_records=p50(t.get("device_records")),
                                           device_method=(t.get("device") or {}).get("method"),
+                                          counters_note=t.get("kernel_counters_note"),
                                           hone_device_spread=spread(t.get("device")),
                                           settle_ms=t.get("settle_ms"), status=v.get("status"))
         if v.get("status") != "correct":  # the evidence, in the log and the JSON
@@ -251,7 +254,9 @@ def counted_step(args, cases: dict, results: dict) -> None:
         for what, r in (sides or {}).items():
             if r and results.get(name, {}).get(what) is not None:
                 results[name][what].update(hone_counted=r.get("hone_device"), counted_method=r.get("device_method"),
-                                           counted_spread=r.get("hone_device_spread"))
+                                           counted_spread=r.get("hone_device_spread"), counted_note=r.get("counters_note"))
+                if r.get("device_method") != "cupti_gpu_time_duration":  # why hone kept the records
+                    log(f"  [counted: {name}/{what} not counted: {r.get('counters_note') or 'no note in the verdict'}]")
 
 
 def five_processes(hone: str, python: str, case: dict) -> dict:
@@ -429,7 +434,7 @@ def fmt(x, digits=2):
 def report(results: dict, spread_run: dict) -> list:
     lines = ["case | side | hone device | hone call | ncu | do_bench | events | device/ncu | call/ncu | "
              "do_bench/ncu | events/ncu | call/events | kernels | device spread | records | records/ncu | device method | counted | counted/ncu | "
-             "counted method"]
+             "counted method | ncu no flush"]
     verdicts = {"device_vs_ncu": [], "counted_vs_ncu": [], "call_vs_events": [], "spread": []}
     for name, sides in results.items():
         for what, r in sides.items():
@@ -443,7 +448,7 @@ def report(results: dict, spread_run: dict) -> list:
                                      fmt(r.get("hone_device_spread"), 3), fmt(r.get("hone_records")),
                                      fmt(ratio(r.get("hone_records"), ncu), 3), str(r.get("device_method") or "-"),
                                      fmt(r.get("hone_counted")), fmt(ratio(r.get("hone_counted"), ncu), 3),
-                                     str(r.get("counted_method") or "-")]))
+                                     str(r.get("counted_method") or "-"), fmt(r.get("ncu_no_flush_us"))]))
             if dev == dev and dev is not None and ncu:
                 ok = abs(dev - ncu) <= max(0.05 * ncu, 0.3)
                 verdicts["device_vs_ncu"].append((f"{name}/{what}", ok, f"{dev:.2f} vs {ncu:.2f}"))
@@ -479,6 +484,7 @@ def main() -> int:
     ap.add_argument("--out", default="/tmp/timing_truth")
     ap.add_argument("--json", default=None)
     ap.add_argument("--no-compile", action="store_true", help="skip the torch.compile reference (step 5)")
+    ap.add_argument("--no-ncu-warm", action="store_true", help="skip ncu without its cache flush (step 3b)")
     ap.add_argument("--plan", default=None, help="(children) the cases and libraries, as JSON")
     args = ap.parse_args()
     if args.mode != "run":
@@ -526,6 +532,18 @@ def main() -> int:
             name, what = key.split("|")
             if results.get(name, {}).get(what) is not None:
                 results[name][what].update(entry)
+        # 3b. ncu again without its cache flush before each kernel (--cache-control none): how much
+        # of hone's distance to ncu on a call of several kernels is ncu flushing between them
+        # (hone flushes before the call only, as the call runs in a program).
+        if not args.no_ncu_warm:
+            warm_csv = os.path.join(args.out, "ncu_no_flush.csv")
+            rc, out = run(base + ["--cache-control", "none", "--print-units", "base"] + child, 300, "ncu --cache-control none")
+            with open(warm_csv, "w") as f:
+                f.write(out[out.find('"ID"'):] if '"ID"' in out else out)
+            for key, entry in parse_ncu(warm_csv).items():
+                name, what = key.split("|")
+                if results.get(name, {}).get(what) is not None:
+                    results[name][what]["ncu_no_flush_us"] = entry["ncu_us"]
         # 4. Five `hone check` processes of one kernel of >= 5 us.
         spread_run = five_processes(args.hone, args.python, cases["relu_2p22"]) if "relu_2p22" in cases else {}
         # 4b. Device time counted as ncu counts it (HONE_DEVICE_TIME=counters: the Range Profiler's

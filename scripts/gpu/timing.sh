@@ -28,7 +28,7 @@ timeout "${HONE_TIMING_LIMIT:-280}" "$PYTHON" bench/timing_truth/timing_truth.py
   --out "$OUT/timing/work" --json "$OUT/timing/timing_truth.json" > "$OUT/timing/timing_truth.log" 2>&1
 rc=$?
 echo "bench/timing_truth rc=$rc"
-grep -E '^\s+\[' "$OUT/timing/timing_truth.log" | head -n 20
+grep -E '^\s+\[' "$OUT/timing/timing_truth.log" | head -n 50
 sed -n '/^case | side/,$p' "$OUT/timing/timing_truth.log"
 [ $rc -eq 0 ] || fails=$((fails + 1))
 grep -q "^timing_truth: .*: PASS" "$OUT/timing/timing_truth.log" || fails=$((fails + 1))
