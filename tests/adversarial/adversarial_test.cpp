@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <fstream>
 #include <memory>
+#include <string_view>
 
 #include <gtest/gtest.h>
 
@@ -112,9 +113,13 @@ TEST_P(Adversarial, GetsItsVerdict) {
     }
   }
   if (c.status == "correct" && c.flags.empty()) {
-    // An honest kernel passes clean: none of the flags that mark a pass as suspect.
-    for (const char* suspect : {"library_ops", "constant_output", "weak_task", "speedup_over_10x", "tamper_signs"})
+    // An honest kernel passes clean: none of the flags that mark a pass as suspect. Over 10x is
+    // suspect only as a point: on a loaded machine (CI's two cores under ctest -j) a noisy
+    // baseline makes the speedup a range that can straddle 10x, and hone says so (speedup_range).
+    for (const char* suspect : {"library_ops", "constant_output", "weak_task", "speedup_over_10x", "tamper_signs"}) {
+      if (std::string_view(suspect) == "speedup_over_10x" && v.has_flag("speedup_range")) continue;
       EXPECT_FALSE(v.has_flag(suspect)) << "honest kernel flagged " << suspect << "\n" << shown;
+    }
   }
 }
 
