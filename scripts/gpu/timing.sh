@@ -5,8 +5,8 @@
 # time beside ncu (--clock-control none), triton's do_bench and plain events with an L2 read
 # flush, the ratios to ncu, and the five-process spread of `hone check`. Its last lines are the
 # table and one `timing_truth: <target>: PASS|MISS|NO DATA` line per target (device vs ncu within
-# 5% or 0.3 us; call vs events within 10%; spreads <= 3% for kernels >= 5 us). About 200 s: give
-# it HONE_TIMEOUT_timing=300. Logs, the ncu CSV and JSON in $OUT/timing/.
+# 5% or 0.3 us; call vs events within 10%; spreads <= 3% for kernels >= 5 us). About 290 s with the probe: give
+# it HONE_TIMEOUT_timing=340. Logs, the ncu CSVs and JSON in $OUT/timing/.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 : "${HONE_BIN:?}" "${OUT:?}" "${PY:=python3}"
