@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "toolchain/demangle.h"
+
 namespace hone::profile {
 namespace {
 
@@ -62,28 +64,13 @@ nlohmann::json list_at(const nlohmann::json& j, const char* key) {
   return nlohmann::json::array();
 }
 
-// "ns::kernel<float, 64>" without its trailing template arguments: "ns::kernel".
-std::string without_template_args(const std::string& name) {
-  if (name.empty() || name.back() != '>') return name;
-  int depth = 0;
-  for (std::size_t i = name.size(); i-- > 0;) {
-    if (name[i] == '>') ++depth;
-    if (name[i] == '<' && --depth == 0) return name.substr(0, i);
-  }
-  return name;
-}
-
 // A launch is the candidate's own when its name, less namespaces and template arguments, is one
 // of the candidate's __global__ names: "void hone_attention::attention_kernel<__nv_bfloat16, 64,
 // 4, 32, 1, Causal>(...)" is attention_kernel's.
 bool is_own(const KernelLaunch& k, const std::vector<std::string>& own_kernels) {
-  std::string base = without_template_args(base_kernel_name(k.name));
-  for (const std::string& own : own_kernels) {
-    if (own.empty()) continue;
-    if (own == k.mangled || own == base) return true;
-    if (base.size() > own.size() + 2 && base.compare(base.size() - own.size() - 2, std::string::npos, "::" + own) == 0)
-      return true;
-  }
+  const std::string base = toolchain::function_base_name(k.name);
+  for (const std::string& own : own_kernels)
+    if (!own.empty() && (own == k.mangled || own == base)) return true;
   return false;
 }
 
