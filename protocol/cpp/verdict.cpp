@@ -161,6 +161,7 @@ void to_json(json& j, const Timing& v) {
   put(j, "call", v.call);
   put(j, "device", v.device);
   put(j, "device_records", v.device_records);
+  put(j, "kernel_counters_note", v.kernel_counters_note);
   put(j, "settle_ms", v.settle_ms);
 }
 void from_json(const json& j, Timing& v) {
@@ -177,6 +178,7 @@ void from_json(const json& j, Timing& v) {
   get(j, "call", v.call);
   get(j, "device", v.device);
   get(j, "device_records", v.device_records);
+  get(j, "kernel_counters_note", v.kernel_counters_note);
   get(j, "settle_ms", v.settle_ms);
 }
 

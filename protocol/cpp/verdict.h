@@ -93,6 +93,7 @@ struct Timing {
   std::optional<TimeSummary> call;    // call time (the top-level percentiles are the call time's too)
   std::optional<TimeSummary> device;  // device time (absent in verdicts from before issue 14)
   std::optional<TimeSummary> device_records;  // counted device time: the activity records' busy time beside it
+  std::optional<std::string> kernel_counters_note;  // counters asked for, not used: why (records or events stay)
   std::optional<double> settle_ms;    // warm-up of the clocks until successive windows agreed
 };
 

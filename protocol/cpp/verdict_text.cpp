@@ -240,6 +240,8 @@ std::string verdict_details(const Verdict& v) {
       out += "  timing: " + timing_text(*v.timing) + "\n";
     }
     if (v.timing->settle_ms) out += "  clocks settled in " + format_number(*v.timing->settle_ms) + " ms\n";
+    if (v.timing->kernel_counters_note)
+      out += "  device time not from kernel counters: " + *v.timing->kernel_counters_note + "\n";
   }
   if (v.answer) {
     out += "  KernelBench answer";

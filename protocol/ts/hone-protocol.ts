@@ -743,6 +743,10 @@ export interface Timing {
   device?: TimeSummary1;
   device_records?: TimeSummary2;
   /**
+   * when counters were asked for (HONE_DEVICE_TIME=counters) and device time still comes from the records or events: why
+   */
+  kernel_counters_note?: string;
+  /**
    * clock warm-up until the timing settled
    */
   settle_ms?: number | null;

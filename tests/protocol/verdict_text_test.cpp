@@ -89,6 +89,7 @@ TEST(Headline, DeviceTimeAndRangesWhenNoisy) {
   v.timing->call = TimeSummary{5.5, 5.31, 5.89, 300, "cuda_events"};
   v.timing->device = TimeSummary{4.02, 3.98, 4.1, 300, "cuda_events_held_stream"};
   v.timing->settle_ms = 120;
+  v.timing->kernel_counters_note = "the counters exceed the events around the held calls";
   v.baselines = Baselines{timing_of(9.31), std::nullopt, false};
   v.baselines->eager->device = TimeSummary{8.1, 8.0, 8.3, 300, "cuda_events_held_stream"};
   v.speedup = Speedup{};
@@ -103,6 +104,8 @@ TEST(Headline, DeviceTimeAndRangesWhenNoisy) {
   EXPECT_NE(details.find("  call time:   p50 5.50 µs (p10 5.31 µs, p90 5.89 µs, 300 reps, cuda_events)\n"),
             std::string::npos) << details;
   EXPECT_NE(details.find("  clocks settled in 120 ms\n"), std::string::npos) << details;
+  EXPECT_NE(details.find("  device time not from kernel counters: the counters exceed the events around the held calls\n"),
+            std::string::npos) << details;
   EXPECT_NE(details.find("  reference eager: device 8.10 µs, call 9.31 µs\n"), std::string::npos) << details;
   EXPECT_NE(details.find("  speedup (device time): 2.0× eager\n"), std::string::npos) << details;
   EXPECT_NE(details.find("  speedup (call time): 1.7× eager\n"), std::string::npos) << details;
@@ -135,6 +138,8 @@ TEST(Headline, DeviceTimeAndRangesWhenNoisy) {
   EXPECT_DOUBLE_EQ(back.speedup->eager_range->high, 2.1);
   EXPECT_DOUBLE_EQ(back.speedup->call_eager.value_or(0), 9.31 / 5.5);
   EXPECT_DOUBLE_EQ(back.timing->settle_ms.value_or(0), 120);
+  EXPECT_EQ(back.timing->kernel_counters_note.value_or(""), *v.timing->kernel_counters_note)
+      << "the note travels from the worker's timing to the verdict and the baseline cache";
 }
 
 TEST(Headline, Failures) {
