@@ -18,6 +18,15 @@ std::string line_literal(const std::string& path) {
   return out + "\"";
 }
 
+// nvcc's target flag. An arch-specific target (sm_90a: wgmma, setmaxnreg) is named in the -gencode
+// form: nvcc 13.0's -arch=sm_90a shorthand also runs a plain compute_90 pass that rejects those
+// instructions, and keeps the cubin under another name (kernel.compute_90a.sm_90a.cubin).
+std::string target_flag(const std::string& arch) {
+  if (arch.empty() || std::isdigit(static_cast<unsigned char>(arch.back()))) return "-arch=" + arch;
+  const std::string virt = "compute_" + arch.substr(3);
+  return "-gencode=arch=" + virt + ",code=[" + arch + "," + virt + "]";
+}
+
 // A plain build: the file compiled to an object with the project's flags (hone's arch, -lineinfo
 // and ptxas's report for the facts).
 CompilePlan plain_plan(const PlanInputs& in, CompilePlan plan) {
@@ -27,7 +36,7 @@ CompilePlan plain_plan(const PlanInputs& in, CompilePlan plan) {
   auto& a = plan.argv;
   a.push_back(in.compiler.string());
   if (cuda) {
-    a.insert(a.end(), {"-ccbin", in.host_compiler.string(), "-arch=" + in.arch, "-lineinfo", "-Xptxas", "-v", "--keep",
+    a.insert(a.end(), {"-ccbin", in.host_compiler.string(), target_flag(in.arch), "-lineinfo", "-Xptxas", "-v", "--keep",
                        "--keep-dir", plan.keep_dir});
   } else {
     a.push_back("-std=c++17");
@@ -93,7 +102,7 @@ CompilePlan make_compile_plan(const PlanInputs& in) {
   auto& a = plan.argv;
   a.push_back(in.compiler.string());
   if (cuda) {
-    a.insert(a.end(), {"-ccbin", in.host_compiler.string(), "-arch=" + in.arch, "-O3", "-lineinfo", "-Xptxas", "-v",
+    a.insert(a.end(), {"-ccbin", in.host_compiler.string(), target_flag(in.arch), "-O3", "-lineinfo", "-Xptxas", "-v",
                        "--keep", "--keep-dir", plan.keep_dir, "-Xcompiler", "-fPIC", "-shared"});
   } else {
     a.insert(a.end(), {"-O3", "-fPIC", "-shared", "-std=c++17"});

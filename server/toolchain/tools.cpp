@@ -142,7 +142,7 @@ std::optional<std::string> local_gpu_arch() {
   } catch (const std::exception&) {
   }
   const std::string key = smi->string() + "|" + file_stamp(*smi) + "|" + boot + "|" + env("CUDA_VISIBLE_DEVICES").value_or("");
-  if (auto memo = read_memo("gpu-arch", key)) {
+  if (auto memo = read_memo("gpu-arch-v2", key)) {
     memory.emplace(memo->is_string() ? std::optional<std::string>(memo->get<std::string>()) : std::nullopt);
     return *memory;
   }
@@ -151,9 +151,14 @@ std::optional<std::string> local_gpu_arch() {
                         .timeout = std::chrono::seconds(20)});
   static const std::regex cap(R"((\d+)\.(\d+))");
   std::smatch m;
-  if (r.ok() && std::regex_search(r.out, m, cap)) arch = "sm_" + m[1].str() + m[2].str();
+  if (r.ok() && std::regex_search(r.out, m, cap)) {
+    arch = "sm_" + m[1].str() + m[2].str();
+    // Hopper (9.0) gets its arch-specific target, sm_90a: a superset of sm_90 with wgmma and
+    // setmaxnreg (tasks/attention's Hopper path); the build runs on this GPU only, as any is.
+    if (*arch == "sm_90") *arch += "a";
+  }
   // A failed query (driver trouble) is not remembered: the next call asks again.
-  if (r.ok()) write_memo("gpu-arch", key, arch ? nlohmann::json(*arch) : nlohmann::json(nullptr));
+  if (r.ok()) write_memo("gpu-arch-v2", key, arch ? nlohmann::json(*arch) : nlohmann::json(nullptr));
   memory.emplace(arch);
   return arch;
 }

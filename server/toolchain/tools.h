@@ -33,8 +33,9 @@ std::optional<std::filesystem::path> find_cuobjdump(const std::filesystem::path&
 // The version line of a compiler (cached); throws std::runtime_error when it cannot be run.
 std::string tool_version(const std::filesystem::path& binary);
 
-// "sm_90" from `nvidia-smi --query-gpu=compute_cap` for the first visible GPU; nullopt without
-// nvidia-smi or a GPU. Cached per boot and CUDA_VISIBLE_DEVICES.
+// "sm_86" from `nvidia-smi --query-gpu=compute_cap` for the first visible GPU (9.0: "sm_90a", the
+// arch-specific target); nullopt without nvidia-smi or a GPU. Cached per boot and
+// CUDA_VISIBLE_DEVICES.
 std::optional<std::string> local_gpu_arch();
 
 // The architecture a build uses: `requested` when given, else the local GPU's, else sm_90.

@@ -1,6 +1,8 @@
 // Per-kernel facts from real nvcc/ptxas runs: registers, local memory and spills, shared memory,
 // constant bytes, PTX load/store widths, tensor-core instructions, several kernels, occupancy with
 // the block size's origin; SASS facts where cuobjdump exists (the GPU machine).
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "toolchain/instruction_facts.h"
@@ -58,6 +60,40 @@ void forward(hone::In<float> x, hone::Out<float> y, hone::Stream s) {
   with_shared<<<1, 1024, 0, s>>>(x.data(), y.data());
 }
 )";
+
+// Hopper's own instructions (wgmma) build for the arch-specific target hone picks on a 9.0 GPU:
+// nvcc is given the -gencode form, the cubin's facts are read, and the tensor-core op is seen.
+constexpr const char* kWgmma = R"(#include "hone.h"
+__global__ void __launch_bounds__(128) hopper_mma(float* out, unsigned long long desc) {
+  float d[4] = {0.f, 0.f, 0.f, 0.f};
+  asm volatile("wgmma.fence.sync.aligned;\n");
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, 0, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%0, %1, %2, %3}, %4, %4, p, 1, 1, 0, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "l"(desc));
+  asm volatile("wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+  out[threadIdx.x] = d[0] + d[1] + d[2] + d[3];
+}
+void forward(hone::Out<float> out, hone::Stream s) { hopper_mma<<<1, 128, 0, s>>>(out.data(), 0ull); }
+)";
+
+TEST_F(KernelFactsTest, ArchSpecificTargetBuildsWgmma) {
+  HONE_REQUIRE_NVCC();
+  BuildResult r = build(write("hopper.cu", kWgmma), std::string("sm_90a"));
+  ASSERT_EQ(r.outcome, BuildOutcome::Built) << r.error;
+  EXPECT_EQ(r.report.arch, "sm_90a");
+  const auto& argv = r.report.command;
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "-gencode=arch=compute_90a,code=[sm_90a,compute_90a]"), argv.end());
+  const KernelStatic* k = kernel_named(r, "hopper_mma");
+  ASSERT_NE(k, nullptr);
+  ASSERT_TRUE(k->registers) << "ptxas's report of the sm_90a pass is read";
+  ASSERT_TRUE(k->ptx);
+  EXPECT_TRUE(k->ptx->tensor_core) << "wgmma counts as a tensor-core instruction";
+  // The same file for plain sm_90 fails in ptxas, with the reason as a diagnostic.
+  BuildResult plain = build(write("hopper_plain.cu", kWgmma), std::string("sm_90"));
+  EXPECT_EQ(plain.outcome, BuildOutcome::CompileError);
+}
 
 TEST_F(KernelFactsTest, ResourcesWidthsAndOccupancy) {
   HONE_REQUIRE_NVCC();
