@@ -11,7 +11,7 @@
 # Settings: HONE_ATTN_VARIANTS (default: all seven), HONE_ATTN_BASELINES (the checks' --baselines: all),
 # HONE_ATTN_TUNE_BUDGET (20s per variant),
 # HONE_ATTN_PROFILE (variants to profile: causal), HONE_ATTN_REPS (10), HONE_ATTN_SKIP (steps left out
-# to fit a call: any of check, edge, tune, profile, prompt, bench; each is named SKIPPED in the
+# to fit a call: any of probe, check, edge, tune, profile, prompt, bench; each is named SKIPPED in the
 # results; with tune skipped, HONE_ATTN_TUNED_FROM names a folder of earlier `hone optimize --json`
 # results, with check skipped HONE_ATTN_CHECKS_FROM a file of earlier `hone check --json` lines, both
 # relative to the checkout, for the benchmark's rows). Each step prints the
@@ -46,6 +46,17 @@ WS=$(mktemp -d /tmp/hone-attention.XXXXXX)
 cp -r tasks/attention "$WS/attention"
 cd "$WS"
 
+# 0. The sm90 path's building blocks, each product alone (bench/probes/wgmma_probe.cu), on a 9.0 GPU.
+if ! skipped probe && nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | grep -q '^9\.0'; then
+  NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+  "$NVCC" -gencode=arch=compute_90a,code=sm_90a -O2 -std=c++17 -I "$ROOT/tasks/attention" -I "$ROOT/server/include" \
+    "$ROOT/bench/probes/wgmma_probe.cu" -o "$A/wgmma_probe" > "$A/wgmma_probe.log" 2>&1 \
+    && timeout 60 "$A/wgmma_probe" >> "$A/wgmma_probe.log" 2>&1
+  rc=$?
+  cat "$A/wgmma_probe.log"
+  record "wgmma probe (sm90 operand layouts)" "$([ $rc -eq 0 ] && echo PASS || echo FAIL)" "$(elapsed)"
+fi
+
 # 1. Builds: registers and spills of each head-dim instance.
 build_summary=$("$PYTHON" - "$HONE" $VARIANTS <<'EOF'
 import json, subprocess, sys
@@ -56,7 +67,10 @@ for n in names:
         c = json.loads(r.stdout)["compile"]
     except Exception:
         print(f"  {n}: no build report: {r.stderr[-300:]}"); bad += 1; continue
-    ks = ", ".join(f"d{k['name'].split('<')[1].split(',')[1].strip()}: {k['registers']} regs, "
+    def label(name):  # attention_kernel<T, D, ...> (WMMA) or attention_kernel_sm90<D, ...> (wgmma)
+        args = name.split('<')[1].split(',')
+        return f"sm90 d{args[0].strip()}" if "_sm90<" in name else f"wmma d{args[1].strip()}"
+    ks = ", ".join(f"{label(k['name'])}: {k['registers']} regs, "
                    f"{k['spill_store_bytes'] + k['spill_load_bytes']} B spilled" for k in c.get("kernels", []))
     print(f"  {n}: {'built' if c['ok'] else 'FAILED'} in {c['seconds']:.1f} s; {ks}")
     bad += not c["ok"]
@@ -65,7 +79,7 @@ EOF
 )
 rc=$?
 echo "$build_summary"
-record "build (nvcc, sm_90)" "$([ $rc -eq 0 ] && echo PASS || echo FAIL)" "$(elapsed)"
+record "build (nvcc, the GPU's arch)" "$([ $rc -eq 0 ] && echo PASS || echo FAIL)" "$(elapsed)"
 
 # 2. The real shapes: verdicts, hone's own times, eager and torch.compile baselines (cached for
 # the tuner, whose budget would otherwise go to compiling the reference).

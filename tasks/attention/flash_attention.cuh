@@ -28,6 +28,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <type_traits>
 
 #include "hone.h"
 
@@ -386,16 +387,34 @@ __global__ void __launch_bounds__(32 * kWarps)
                          out + (static_cast<std::int64_t>(bh) * seq_q + wq0) * kD, rows);
 }
 
+}  // namespace hone_attention
+
+#if !defined(HONE_ATTENTION_EMULATION)
+#include "flash_attention_sm90.cuh"
+#endif
+
+namespace hone_attention {
+
 // Launches one configuration for head dimension kD; throws hone::Error when it cannot run here.
+// bf16 on a 9.0 GPU built for sm_90a takes the sm90 path (flash_attention_sm90.cuh: wgmma, S and P
+// in registers) when WARPS is a multiple of 4; everything else the WMMA kernel above.
 template <class T, int kD, int kWarps, int kBlockN, int kStages, class V>
 void launch(const T* q, const T* k, const T* v, T* out, int batch, int heads, int seq_q, int seq_k, V variant,
             hone::Stream stream) {
   using C = Config<T, kD, kWarps, kBlockN, kStages>;
   auto kernel = attention_kernel<T, kD, kWarps, kBlockN, kStages, V>;
+  const float qk_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(kD))) * kLog2e;
   int device = 0, optin = 0;
   cudaError_t status = cudaGetDevice(&device);
   if (status == cudaSuccess) status = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
   if (status != cudaSuccess) throw hone::Error(cudaGetErrorString(status));
+#if !defined(HONE_ATTENTION_EMULATION)
+  if constexpr (std::is_same_v<T, __nv_bfloat16> && kWarps % 4 == 0 && kBlockN <= 128) {
+    if (sm90::available(device))
+      return sm90::launch<kD, kWarps / 4, kBlockN, kStages>(q, k, v, out, batch, heads, seq_q, seq_k, variant,
+                                                            qk_scale, optin, stream);
+  }
+#endif
   if (C::kBytes > static_cast<std::size_t>(optin)) {
     char message[256];
     std::snprintf(message, sizeof message,
@@ -406,7 +425,6 @@ void launch(const T* q, const T* k, const T* v, T* out, int batch, int heads, in
   }
   status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(C::kBytes));
   if (status != cudaSuccess) throw hone::Error(cudaGetErrorString(status));
-  const float qk_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(kD))) * kLog2e;
   const dim3 grid((seq_q + C::kBlockM - 1) / C::kBlockM, batch * heads);
 #if defined(HONE_ATTENTION_EMULATION)
   hone_emulation::launch(kernel, grid, dim3(C::kThreads), C::kBytes, q, k, v, out, heads, seq_q, seq_k, qk_scale,
