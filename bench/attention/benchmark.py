@@ -18,6 +18,7 @@ queued (the events then bracket only GPU work). TFLOP/s count the unmasked (quer
 --json` lines for tasks/attention/<variant>.cu; --specs `hone specs --measure --json`. Writes
 OUT/attention_bench.json and OUT/attention_table.md and prints the table last."""
 import argparse
+import glob
 import json
 import os
 import shutil
@@ -157,7 +158,8 @@ def tuned_kernel(name, tuned_dir, work):
         return None
     folder = os.path.join(work, name)
     os.makedirs(folder, exist_ok=True)
-    shutil.copy(os.path.join(V.TASKS, "flash_attention.cuh"), folder)
+    for header in glob.glob(os.path.join(V.TASKS, "*.cuh")):  # the kernel and its sm90 path
+        shutil.copy(header, folder)
     kernel = os.path.join(folder, name + ".cu")
     with open(kernel, "w") as f:
         f.write(best["source"])

@@ -11,7 +11,7 @@
 # Settings: HONE_ATTN_VARIANTS (default: all seven), HONE_ATTN_BASELINES (the checks' --baselines: all),
 # HONE_ATTN_TUNE_BUDGET (20s per variant),
 # HONE_ATTN_PROFILE (variants to profile: causal), HONE_ATTN_REPS (10), HONE_ATTN_SKIP (steps left out
-# to fit a call: any of probe, check, edge, tune, profile, prompt, bench; each is named SKIPPED in the
+# to fit a call: any of probe, check, edge, sm90, tune, profile, prompt, bench; each is named SKIPPED in the
 # results; with tune skipped, HONE_ATTN_TUNED_FROM names a folder of earlier `hone optimize --json`
 # results, with check skipped HONE_ATTN_CHECKS_FROM a file of earlier `hone check --json` lines, both
 # relative to the checkout, for the benchmark's rows). Each step prints the
@@ -118,12 +118,12 @@ mkdir -p edge
 edge=""
 for v in $VARIANTS; do
   mkdir -p "edge/$v"
-  cp "attention/$v.cu" attention/flash_attention.cuh "edge/$v/"
+  cp "attention/$v.cu" attention/*.cuh "edge/$v/"
   cp "attention/cpu/$v.py" "edge/$v/"
   edge="$edge edge/$v/$v.cu"
 done
 mkdir -p edge/wrong
-cp attention/flash_attention.cuh attention/cpu/relative_position.py edge/wrong/
+cp attention/*.cuh attention/cpu/relative_position.py edge/wrong/
 sed 's/static_cast<float>(q_idx - kv_idx) \* hone_attention::kLog2e/static_cast<float>(q_idx - kv_idx)/' \
   attention/relative_position.cu > edge/wrong/relative_position.cu
 timeout 300 "$HONE" check $edge edge/wrong/relative_position.cu --json --baselines none > "$A/edge.jsonl" 2> "$A/edge.log"
@@ -144,6 +144,52 @@ sys.exit(bad if lines else 1)
 EOF
 rc=$?
 record "odd shapes correct, wrong bias incorrect" "$([ $rc -eq 0 ] && echo PASS || echo FAIL)" "$(elapsed)"
+fi
+
+# 3b. The sm90 path (WGMMA=true: wgmma, S and P in registers) of the bf16 variants on a 9.0 GPU, at
+# the real shapes and the odd ones, with its times beside the WMMA kernel's. Off by default in the
+# variant files until this step has passed on an H200.
+if ! skipped sm90 && nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | grep -q '^9\.0'; then
+sm90=""
+for v in $VARIANTS; do
+  grep -q 'WGMMA = false;' "attention/$v.cu" || continue
+  for where in real odd; do
+    mkdir -p "sm90/$where/$v"
+    cp attention/*.cuh "sm90/$where/$v/"
+    if [ $where = real ]; then cp "attention/$v.py" "sm90/$where/$v/"; else cp "attention/cpu/$v.py" "sm90/$where/$v/"; fi
+    sed 's/WGMMA = false;/WGMMA = true; /' "attention/$v.cu" > "sm90/$where/$v/$v.cu"
+    sm90="$sm90 sm90/$where/$v/$v.cu"
+  done
+done
+timeout 420 "$HONE" check $sm90 --json --baselines eager > "$A/sm90.jsonl" 2> "$A/sm90.log"
+"$PYTHON" - "$A/sm90.jsonl" "$A/checks.jsonl" <<'EOF'
+import json, os, sys
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+wmma = {}
+if os.path.exists(sys.argv[2]):
+    for l in open(sys.argv[2]):
+        if l.strip():
+            v = json.loads(l)
+            wmma[os.path.basename((v.get("kernel") or {}).get("path", ""))] = (v.get("timing") or {}).get("p50_us")
+bad = 0
+for v in lines:
+    path = (v.get("kernel") or {}).get("path", "?")
+    status = v.get("status") or "error: " + v.get("error", "")[:200]
+    shape = "x".join(map(str, ((v.get("signature") or {}).get("outputs") or [{}])[0].get("shape", [])))
+    names = [k.get("name", "") for k in ((v.get("compile") or {}).get("kernels") or [])]
+    t = (v.get("timing") or {}).get("p50_us")
+    base = wmma.get(os.path.basename(path)) if "/real/" in path else None
+    note = f", {t / 1e3:.3f} ms" if t else ""
+    note += f" (WMMA kernel {base / 1e3:.3f} ms: {base / t:.2f}x)" if t and base else ""
+    eager = (v.get("speedup") or {}).get("eager")
+    note += f", {eager:.2f}x eager" if eager else ""
+    print(f"  {'/'.join(path.split('/')[-3:])} {shape}: {status}{note}; sm90 kernel built: "
+          f"{any('_sm90<' in n for n in names)}" + (f": {v.get('reason', '')[:300]}" if status != "correct" else ""))
+    bad += status != "correct"
+sys.exit(bad if lines else 1)
+EOF
+rc=$?
+record "sm90 path (WGMMA=true) correct" "$([ $rc -eq 0 ] && echo PASS || echo FAIL)" "$(elapsed)"
 fi
 
 # 4. The built-in tuner on each variant, re-verified on fresh seeds (or, with tune skipped, the

@@ -8,6 +8,7 @@
 constexpr int WARPS = 4;     // hone: tune WARPS=4,8
 constexpr int BLOCK_N = 32;  // hone: tune BLOCK_N=32,64,128
 constexpr int STAGES = 1;    // hone: tune STAGES=1,2,3
+constexpr bool WGMMA = false;  // hone: tune WGMMA=false,true
 
 // The score arrives in base 2 (qk * sm_scale * 1.44269504), so the bias is added times log2(e).
 struct Alibi : hone_attention::Variant {
@@ -22,5 +23,5 @@ struct Alibi : hone_attention::Variant {
 
 void forward(hone::In<__nv_bfloat16> q, hone::In<__nv_bfloat16> k, hone::In<__nv_bfloat16> v,
              hone::Out<__nv_bfloat16> out, hone::Stream stream) {
-  hone_attention::run<WARPS, BLOCK_N, STAGES>(q, k, v, out, stream, Alibi{{}, -8.f / static_cast<float>(q.size(1))});
+  hone_attention::run<WARPS, BLOCK_N, STAGES, WGMMA>(q, k, v, out, stream, Alibi{{}, -8.f / static_cast<float>(q.size(1))});
 }

@@ -7,6 +7,7 @@
 constexpr int WARPS = 4;     // hone: tune WARPS=4,8
 constexpr int BLOCK_N = 32;  // hone: tune BLOCK_N=32,64,128
 constexpr int STAGES = 1;    // hone: tune STAGES=1,2,3
+constexpr bool WGMMA = false;  // hone: tune WGMMA=false,true
 
 struct Causal : hone_attention::Variant {
   HONE_ATTENTION_HOOK bool mask_mod(int, int, int q_idx, int kv_idx) const { return kv_idx <= q_idx; }
@@ -15,5 +16,5 @@ struct Causal : hone_attention::Variant {
 
 void forward(hone::In<__nv_bfloat16> q, hone::In<__nv_bfloat16> k, hone::In<__nv_bfloat16> v,
              hone::Out<__nv_bfloat16> out, hone::Stream stream) {
-  hone_attention::run<WARPS, BLOCK_N, STAGES>(q, k, v, out, stream, Causal{});
+  hone_attention::run<WARPS, BLOCK_N, STAGES, WGMMA>(q, k, v, out, stream, Causal{});
 }

@@ -8,6 +8,7 @@
 constexpr int WARPS = 4;     // hone: tune WARPS=4,8
 constexpr int BLOCK_N = 32;  // hone: tune BLOCK_N=32,64,128
 constexpr int STAGES = 1;    // hone: tune STAGES=1,2,3
+constexpr bool WGMMA = false;  // hone: tune WGMMA=false,true
 
 // The softmax runs in base 2: the score arrives as qk * qk_scale, qk_scale = sm_scale * 1.44269504,
 // so the bias is added as (q_idx - kv_idx) * 1.44269504 (the reference adds it unscaled).
@@ -19,5 +20,5 @@ struct RelativePosition : hone_attention::Variant {
 
 void forward(hone::In<__nv_bfloat16> q, hone::In<__nv_bfloat16> k, hone::In<__nv_bfloat16> v,
              hone::Out<__nv_bfloat16> out, hone::Stream stream) {
-  hone_attention::run<WARPS, BLOCK_N, STAGES>(q, k, v, out, stream, RelativePosition{});
+  hone_attention::run<WARPS, BLOCK_N, STAGES, WGMMA>(q, k, v, out, stream, RelativePosition{});
 }

@@ -7,6 +7,7 @@
 constexpr int WARPS = 4;     // hone: tune WARPS=4,8
 constexpr int BLOCK_N = 32;  // hone: tune BLOCK_N=32,64,128
 constexpr int STAGES = 1;    // hone: tune STAGES=1,2,3
+constexpr bool WGMMA = false;  // hone: tune WGMMA=false,true
 
 // cap * tanh(s / cap) of the natural score s is cap2 * tanh(s2 / cap2) of the base-2 score
 // s2 = s * log2(e) that the hook gets, with cap2 = cap * log2(e).
@@ -17,5 +18,5 @@ struct Softcap : hone_attention::Variant {
 
 void forward(hone::In<__nv_bfloat16> q, hone::In<__nv_bfloat16> k, hone::In<__nv_bfloat16> v,
              hone::Out<__nv_bfloat16> out, hone::Stream stream) {
-  hone_attention::run<WARPS, BLOCK_N, STAGES>(q, k, v, out, stream, Softcap{});
+  hone_attention::run<WARPS, BLOCK_N, STAGES, WGMMA>(q, k, v, out, stream, Softcap{});
 }
