@@ -94,8 +94,9 @@ std::vector<std::int64_t> fresh_seeds(int count) {
 
 namespace {
 
-// Why a reference timing is noisy ("" when it is quiet): the worker's word, or a spread of the
-// time speedups divide (device time where there is one, else call time) above the threshold. A
+// Why a reference timing is noisy ("" when it is quiet): the worker's word (a recompilation, a busy
+// machine on the CPU), or a spread of the time speedups divide (device time where there is one,
+// else call time) above the threshold. A
 // noisy call time beside a quiet device time is cached: speedups by call time against it are
 // ranges, from its own p10..p90.
 std::string noisy_reason(const json& result, const protocol::Timing& t, const std::string& mode) {
@@ -106,6 +107,13 @@ std::string noisy_reason(const json& result, const protocol::Timing& t, const st
     return "the reference (" + mode + ") recompiled during its timed calls (torch._dynamo's counters): not cached, "
            "speedups against it are shown as ranges, and the next check measures it again";
   char text[32];
+  if (result.value("busy_machine", false) && spread <= kNoisySpread) {
+    const json load = result.value("machine_load", json::object());
+    std::snprintf(text, sizeof text, "%.0f", 100.0 * (load.is_object() ? load.value("other_cpu_share", 0.0) : 0.0));
+    return "the reference (" + mode + ") was timed while other processes kept " + text +
+           "% of this machine's CPUs busy (a steady load slows it without making it noisy): not cached, speedups "
+           "against it are shown as ranges, and the next check measures it again";
+  }
   std::snprintf(text, sizeof text, "%.0f", 100.0 * spread);
   return "the reference (" + mode + ") timing was noisy (p10..p90 spread " + text +
          "% of the median, measured again and still noisy; the machine was busy): not cached, speedups against it "
@@ -195,12 +203,14 @@ void add_baselines(WorkerSlot& slot, const BaselineCache& cache, const EvalReque
   if (!compile.unavailable.empty() && request.device.is_cuda())
     verdict.flags.push_back({"baseline_unavailable", "no torch.compile baseline: " + compile.unavailable});
   verdict.baselines = baselines;
-  verdict.speedup = speedups(*verdict.timing, baselines);
+  // A baseline flagged noisy with a quiet spread (timed on a busy machine) gives a range too.
+  verdict.speedup = speedups(*verdict.timing, baselines, {!eager.noisy.empty(), !compile.noisy.empty()});
   const bool ranged = verdict.speedup->eager_range || verdict.speedup->compile_range;
   if (ranged && !verdict.has_flag("speedup_range"))
     verdict.flags.push_back({"speedup_range", "a timing was noisy (the kernel's or a baseline's p10..p90 spread over " +
                                                   std::to_string(static_cast<int>(100 * kNoisySpread)) +
-                                                  "% of its median): the speedup is a range, not a point"});
+                                                  "% of its median) or a baseline is flagged noisy (baseline_noisy says why): the speedup is "
+                                                  "a range, not a point"});
 }
 
 }  // namespace

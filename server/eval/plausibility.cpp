@@ -63,11 +63,12 @@ std::optional<std::string> below_floor_reason(const protocol::Timing& timing, co
 
 namespace {
 
-// One baseline over the kernel in one time: a point when both are quiet, else a range.
-void divide(const protocol::TimeSummary& reference, const protocol::TimeSummary& kernel, std::optional<double>& point,
-            std::optional<protocol::SpeedupRange>& range) {
+// One baseline over the kernel in one time: a point when both are quiet (and the baseline is not
+// flagged), else a range.
+void divide(const protocol::TimeSummary& reference, const protocol::TimeSummary& kernel, bool flagged,
+            std::optional<double>& point, std::optional<protocol::SpeedupRange>& range) {
   if (reference.p50_us <= 0 || kernel.p50_us <= 0) return;
-  if (reference.spread() <= protocol::kNoisySpread && kernel.spread() <= protocol::kNoisySpread) {
+  if (!flagged && reference.spread() <= protocol::kNoisySpread && kernel.spread() <= protocol::kNoisySpread) {
     point = reference.p50_us / kernel.p50_us;
     return;
   }
@@ -80,7 +81,8 @@ void divide(const protocol::TimeSummary& reference, const protocol::TimeSummary&
 
 }  // namespace
 
-protocol::Speedup speedups(const protocol::Timing& timing, const protocol::Baselines& baselines) {
+protocol::Speedup speedups(const protocol::Timing& timing, const protocol::Baselines& baselines,
+                           FlaggedBaselines flagged) {
   protocol::Speedup s;
   if (timing.p50_us <= 0) return s;
   const protocol::Timing* eager = baselines.eager ? &*baselines.eager : nullptr;
@@ -94,12 +96,15 @@ protocol::Speedup speedups(const protocol::Timing& timing, const protocol::Basel
   const bool device = timing.device && same_device(eager) && same_device(compile);
   s.basis = device ? "device" : "call";
   auto time_of = [&](const protocol::Timing& t) { return device ? protocol::basis_time(t) : protocol::call_time(t); };
-  if (eager) divide(time_of(*eager), time_of(timing), s.eager, s.eager_range);
-  if (compile) divide(time_of(*compile), time_of(timing), s.compile, s.compile_range);
+  if (eager) divide(time_of(*eager), time_of(timing), flagged.eager, s.eager, s.eager_range);
+  if (compile) divide(time_of(*compile), time_of(timing), flagged.compile, s.compile, s.compile_range);
   if (device) {
     s.by_call = true;
-    if (eager) divide(protocol::call_time(*eager), protocol::call_time(timing), s.call_eager, s.call_eager_range);
-    if (compile) divide(protocol::call_time(*compile), protocol::call_time(timing), s.call_compile, s.call_compile_range);
+    if (eager)
+      divide(protocol::call_time(*eager), protocol::call_time(timing), flagged.eager, s.call_eager, s.call_eager_range);
+    if (compile)
+      divide(protocol::call_time(*compile), protocol::call_time(timing), flagged.compile, s.call_compile,
+             s.call_compile_range);
   }
   return s;
 }

@@ -29,9 +29,18 @@ protocol::Floor physical_floor(double bytes, double peak_dram_bytes_per_s);
 // beats the floor, nullopt when neither does.
 std::optional<std::string> below_floor_reason(const protocol::Timing& timing, const protocol::Floor& floor);
 
+// Which baselines the worker called noisy for a reason their spread does not show (a busy machine):
+// their speedups are ranges too.
+struct FlaggedBaselines {
+  bool eager = false;
+  bool compile = false;
+};
+
 // Speedups of `timing` over the baselines in one time on both sides (device time when all have it,
 // else call time; the call-time speedups too when the basis is device time): p50 over p50 when
-// both sides are quiet, else a range from both sides' p10..p90; absent when a baseline is.
-protocol::Speedup speedups(const protocol::Timing& timing, const protocol::Baselines& baselines);
+// both sides are quiet and the baseline is not flagged, else a range from both sides' p10..p90;
+// absent when a baseline is.
+protocol::Speedup speedups(const protocol::Timing& timing, const protocol::Baselines& baselines,
+                           FlaggedBaselines flagged = {});
 
 }  // namespace hone::eval

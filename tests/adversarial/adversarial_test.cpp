@@ -113,14 +113,12 @@ TEST_P(Adversarial, GetsItsVerdict) {
     }
   }
   if (c.status == "correct" && c.flags.empty()) {
-    // An honest kernel passes clean: none of the flags that mark a pass as suspect. Over 10x is
-    // left out on the CPU: there the ratio is the machine's load as much as the kernel's (CI's
-    // two cores under ctest -j: tasks/matmul.cpp's eager reference, torch on two threads, took
-    // 6.11 ms loaded and 2.24 ms idle, so the honest kernel measured 12.1x eager, then 1.8-7x).
-    for (const char* suspect : {"library_ops", "constant_output", "weak_task", "speedup_over_10x", "tamper_signs"}) {
-      if (std::string_view(suspect) == "speedup_over_10x" && c.device == "cpu") continue;
+    // An honest kernel passes clean: none of the flags that mark a pass as suspect. (Over 10x on
+    // the CPU once came from a baseline timed under CI's load and cached: tasks/matmul.py's eager
+    // reference took 6.11 ms loaded, 2.24 ms idle. A baseline timed while other processes keep the
+    // CPUs busy is now a range and never cached: hone_worker/machine_load.py.)
+    for (const char* suspect : {"library_ops", "constant_output", "weak_task", "speedup_over_10x", "tamper_signs"})
       EXPECT_FALSE(v.has_flag(suspect)) << "honest kernel flagged " << suspect << "\n" << shown;
-    }
   }
 }
 

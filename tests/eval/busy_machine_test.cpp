@@ -1,8 +1,9 @@
 // tests/eval/busy_machine_test.cpp: issue 14's policy on the CPU with the real worker and real
 // torch, on a machine made busy on purpose (busy processes, twice as many as there are cores):
 // a verdict that calls a time noisy (the kernel's or the baseline's) shows no point speedup, only
-// a range, and says so in its text; a noisy baseline is never cached; and the next check, with
-// the busy processes gone, measures the baseline afresh instead of reusing it.
+// a range, and says so in its text; a baseline timed on the busy machine is never cached, noisy or
+// not (the worker reads how much CPU time other processes took); and the next check, with the busy
+// processes gone, measures the baseline afresh instead of reusing it.
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -99,40 +100,24 @@ TEST_F(BusyMachineTest, NoPointSpeedupAgainstANoisyTimeAndTheNextQuietCheckMeasu
   o.check_timeout = 180s;
   Engine engine(o);
   const fs::path baselines = cache_ / "baselines";
-  int noisy_verdicts = 0;
-  bool baseline_was_noisy = false;
   {
     BusyMachine busy(2 * std::max(1u, std::thread::hardware_concurrency()));
     ASSERT_GT(busy.size(), 0u);
-    for (int attempt = 0; attempt < 3 && noisy_verdicts == 0; ++attempt) {
-      protocol::Verdict v = engine.check(request());
-      ASSERT_EQ(v.status, protocol::Status::Correct) << describe(v);
-      ASSERT_TRUE(v.timing && v.speedup && v.baselines && v.baselines->eager) << describe(v);
-      ASSERT_TRUE(v.timing->device) << "the CPU's device time is the host clock's call time";
-      std::cout << "busy check " << attempt + 1 << ": " << verdict_headline(v) << std::endl;
-      const bool baseline_noisy = v.has_flag("baseline_noisy");
-      EXPECT_EQ(baseline_noisy, noisy(*v.baselines->eager)) << describe(v);
-      if (baseline_noisy || noisy(*v.timing)) {
-        ++noisy_verdicts;
-        EXPECT_FALSE(v.speedup->eager) << "a point speedup against a noisy time: " << describe(v);
-        EXPECT_TRUE(v.speedup->eager_range) << describe(v);
-        EXPECT_TRUE(v.has_flag("speedup_range")) << describe(v);
-        EXPECT_NE(verdict_headline(v).find("(noisy: a range)"), std::string::npos) << verdict_headline(v);
-        EXPECT_NE(verdict_details(v).find("is a range: a timing was noisy"), std::string::npos) << describe(v);
-      } else {
-        EXPECT_TRUE(v.speedup->eager) << describe(v);
-      }
-      if (baseline_noisy) {
-        baseline_was_noisy = true;
-        EXPECT_EQ(cached_eager_entries(baselines), 0) << "a noisy baseline was cached";
-      }
-    }
-  }
-  if (noisy_verdicts == 0) GTEST_SKIP() << "the busy processes did not make any timing noisy on this machine";
-  if (!baseline_was_noisy) {
-    // Only the kernel's time was noisy: its baseline was quiet, cached, and is reused now.
-    EXPECT_EQ(cached_eager_entries(baselines), 1);
-    return;
+    protocol::Verdict v = engine.check(request());
+    ASSERT_EQ(v.status, protocol::Status::Correct) << describe(v);
+    ASSERT_TRUE(v.timing && v.speedup && v.baselines && v.baselines->eager) << describe(v);
+    ASSERT_TRUE(v.timing->device) << "the CPU's device time is the host clock's call time";
+    std::cout << "busy check: " << verdict_headline(v) << std::endl;
+    // Noisy or not, a baseline timed while the busy processes held the CPUs is flagged (a steady
+    // load slows it without spreading it: the worker reads the other processes' CPU time).
+    ASSERT_TRUE(v.has_flag("baseline_noisy")) << describe(v);
+    EXPECT_TRUE(noisy(*v.baselines->eager) || verdict_details(v).find("other processes kept") != std::string::npos)
+        << describe(v);
+    EXPECT_FALSE(v.speedup->eager) << "a point speedup against a baseline from a busy machine: " << describe(v);
+    EXPECT_TRUE(v.speedup->eager_range) << describe(v);
+    EXPECT_TRUE(v.has_flag("speedup_range")) << describe(v);
+    EXPECT_NE(verdict_headline(v).find("(noisy: a range)"), std::string::npos) << verdict_headline(v);
+    EXPECT_EQ(cached_eager_entries(baselines), 0) << "a baseline from a busy machine was cached";
   }
   // The busy processes are gone: the next check measures the baseline again (nothing was cached).
   std::this_thread::sleep_for(500ms);
@@ -145,12 +130,13 @@ TEST_F(BusyMachineTest, NoPointSpeedupAgainstANoisyTimeAndTheNextQuietCheckMeasu
   EXPECT_NE(std::find(notes.begin(), notes.end(), "baseline: timing the reference (eager)"), notes.end())
       << "the baseline was not measured afresh after a noisy one";
   ASSERT_TRUE(quiet.baselines && quiet.baselines->eager && quiet.speedup);
-  if (noisy(*quiet.baselines->eager)) {
-    EXPECT_EQ(cached_eager_entries(baselines), 0) << "still noisy (other work on this machine): still not cached";
+  if (quiet.has_flag("baseline_noisy")) {
+    EXPECT_EQ(cached_eager_entries(baselines), 0) << "still noisy or busy (other work on this machine): not cached";
   } else {
     EXPECT_EQ(cached_eager_entries(baselines), 1) << "a quiet baseline is cached";
   }
-  EXPECT_EQ(quiet.speedup->eager.has_value(), !noisy(*quiet.timing) && !noisy(*quiet.baselines->eager)) << describe(quiet);
+  EXPECT_EQ(quiet.speedup->eager.has_value(), !noisy(*quiet.timing) && !quiet.has_flag("baseline_noisy"))
+      << describe(quiet);
 }
 
 }  // namespace

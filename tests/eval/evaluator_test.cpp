@@ -199,6 +199,37 @@ TEST_F(EvaluatorTest, ANoisyBaselineIsNeverCachedAndGivesARangeNotAPoint) {
   EXPECT_EQ(reference_calls, 2);
 }
 
+// A CPU baseline timed while other processes loaded the machine (quiet but slow: a steady load
+// does not spread it) is treated as noisy: flagged with the load, a range, never cached; the next
+// check measures it again and caches the quiet one.
+TEST_F(EvaluatorTest, ABaselineTimedOnABusyMachineIsNeverCached) {
+  json busy = timing(6110.0);
+  busy["noisy"] = true;
+  busy["spread"] = 0.016;
+  busy["busy_machine"] = true;
+  busy["machine_load"] = {{"other_cpu_share", 0.48}, {"other_cpu_s", 1.9}, {"cpus", 2}, {"seconds", 2.0}, {"busy", true}};
+  json plan{{"check", {{{"result", correct_result(1000.0)}}, {{"result", correct_result(1000.0)}}}},
+            {"time_reference", {{{"result", busy}}, {{"result", timing(2240.0)}}}}};
+  auto s = slot(plan);
+  BaselineCache cache(dir_ / "baselines");
+  EvalRequest r = request();
+  r.compile_baseline = false;
+  const BaselineKey key{r.task_hash, "NVIDIA H200", "2.11.0", "eager"};
+  protocol::Verdict first = run_check(*s, cache, r, h200(), {}, nullptr).verdict;
+  ASSERT_EQ(first.status, protocol::Status::Correct) << first.reason.value_or("");
+  auto flag = std::find_if(first.flags.begin(), first.flags.end(),
+                           [](const protocol::Flag& f) { return f.id == "baseline_noisy"; });
+  ASSERT_NE(flag, first.flags.end()) << "a baseline from a busy machine is flagged";
+  EXPECT_NE(flag->message.find("other processes kept 48% of this machine's CPUs busy"), std::string::npos)
+      << flag->message;
+  ASSERT_TRUE(first.speedup);
+  EXPECT_FALSE(first.speedup->eager) << "no point speedup (6.1x) against a baseline slowed by the load";
+  EXPECT_FALSE(cache.find(key)) << "never cached";
+  protocol::Verdict second = run_check(*s, cache, r, h200(), {}, nullptr).verdict;
+  EXPECT_DOUBLE_EQ(second.speedup->eager.value_or(0), 2.24) << "measured again on the quiet machine";
+  EXPECT_TRUE(cache.find(key));
+}
+
 // The speedup divides the same time on both sides: device time when the kernel and the baselines
 // have one, with the call-time speedups beside it.
 TEST_F(EvaluatorTest, SpeedupsUseDeviceTimeOnBothSidesAndSayCallTimeToo) {

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 import unittest
 from unittest import mock
 
@@ -17,7 +18,7 @@ from worker_client import WORKER_DIR
 
 sys.path.insert(0, WORKER_DIR)
 
-from hone_worker import bounds, compare, faults, kernel_counters, kernel_records, launch, poison, records, signature, timed_runs, timing  # noqa: E402
+from hone_worker import bounds, compare, faults, kernel_counters, kernel_records, launch, machine_load, poison, records, signature, timed_runs, timing  # noqa: E402
 from hone_worker.candidate_process import Reply  # noqa: E402
 from hone_worker.policy import Policy  # noqa: E402
 from hone_worker.task import load_task  # noqa: E402
@@ -27,6 +28,50 @@ from hone_worker.devices import Device, parse_device  # noqa: E402
 from hone_worker.errors import BadRequest, WorkerError  # noqa: E402
 
 TOL = compare.Tolerance(1e-4, 1e-4)
+
+
+def _spin(cpu_s: float) -> None:
+    end = time.process_time() + cpu_s
+    while time.process_time() < end:
+        pass
+
+
+class MachineLoadTest(unittest.TestCase):
+    """Issue 14: a baseline timed while other processes load the CPU is told apart from this
+    process's own work (its runner children included), by CPU time, not by how the timing spread."""
+
+    SPIN_S = 0.6
+
+    def test_a_process_outside_the_tree_is_other_load(self):
+        read, write = os.pipe()
+        window = machine_load.LoadWindow()
+        child = os.fork()
+        if child == 0:  # the child forks the spinner and exits: the spinner is init's, not ours
+            if os.fork() == 0:
+                os.close(read)
+                _spin(self.SPIN_S)
+                os.write(write, b"x")
+            os._exit(0)
+        os.close(write)
+        os.waitpid(child, 0)
+        self.assertEqual(os.read(read, 1), b"x")
+        os.close(read)
+        time.sleep(0.05)  # the spinner's last ticks reach /proc/stat
+        load = window.finish()
+        self.assertIsNotNone(load)
+        self.assertGreaterEqual(load["other_cpu_s"], 0.8 * self.SPIN_S, load)
+        self.assertAlmostEqual(load["other_cpu_share"], load["other_cpu_s"] / (load["seconds"] * load["cpus"]),
+                               delta=1e-9)
+
+    def test_this_processes_children_are_not_other_load(self):
+        before = machine_load._tree_jiffies(os.getpid())
+        child = os.fork()
+        if child == 0:
+            _spin(self.SPIN_S)
+            os._exit(0)
+        os.waitpid(child, 0)  # reaped: its time is in this process's cutime now
+        gained = (machine_load._tree_jiffies(os.getpid()) - before) / machine_load._TICK
+        self.assertGreaterEqual(gained, 0.8 * self.SPIN_S, "a reaped child's CPU time counts as the tree's")
 
 
 class CompareTest(unittest.TestCase):

@@ -4,7 +4,8 @@ show no recompilation), by the same `time` ops that time candidates (input varia
 call time and device time). The judge checks a sample of the timed outputs against its own
 reference. A noisy measurement (the machine was busy) is measured again within a budget and
 reported as `noisy` if it stays noisy, so the caller neither caches it nor divides by it silently
-(noisy: the spread of the time speedups divide, device time on CUDA)."""
+(noisy: the spread of the time speedups divide, device time on CUDA; on the CPU also a window in
+which other processes kept the machine busy, machine_load.py)."""
 import torch
 
 from .candidate_session import CandidateSession, Deadline
@@ -15,6 +16,7 @@ from .errors import BadRequest, KernelError, TaskError, Unsupported
 from .exchange import SharedMemory
 from .faults import CandidateFailure
 from .instance import build_instance, run_reference
+from .machine_load import LoadWindow
 from .policy import Policy
 from .sessions import open_session, prepare
 from .task import load_task
@@ -57,8 +59,10 @@ def handle_time_reference(params: dict, request: Request) -> dict:
         run = TimedRun(session, memory, device, sets, list(instance.inputs), len(instance.inputs),
                        [(o.dtype, list(o.shape)) for o in expected], policy, checker,
                        lambda m: request.progress("timing", f"{task.name} ({mode}): {m}"))
+        load = LoadWindow()
         with torch.no_grad():
             outcome = run.run(lambda mode_, fresh: None)
+        machine = load.finish()
         torch_version = (session.process.ready or {}).get("torch") or torch.__version__
     except CandidateFailure as failure:
         raise TaskError(f"{what} failed in a clean process: {failure.reason}",
@@ -77,8 +81,12 @@ def handle_time_reference(params: dict, request: Request) -> dict:
     spread = basis.spread
     # A timed window in which torch.compile compiled again timed the compiler: never a baseline.
     recompiled = int(outcome.extra.get("recompilations") or 0) > 0
+    # On the CPU a steady load from other processes slows the reference without making it noisy:
+    # such a baseline is never cached either (on CUDA device time stands; the load is reported).
+    busy = not device.is_cuda and bool(machine and machine["busy"])
     return {"mode": mode, "timing": outcome.to_json(), "torch": torch_version, "device": str(device),
-            "noisy": spread > NOISY_SPREAD or recompiled, "spread": spread, "recompiled": recompiled}
+            "noisy": spread > NOISY_SPREAD or recompiled or busy, "spread": spread, "recompiled": recompiled,
+            "machine_load": machine, "busy_machine": busy}
 
 
 def _load(session: CandidateSession, path: str, mode: str) -> None:

@@ -1,0 +1,87 @@
+"""How much of the machine other processes used while a time was measured (issue 14). A steady load
+slows a CPU baseline without making it noisy (tasks/matmul.py's eager reference: 6.11 ms with a
+1.6% spread under `ctest -j2`, 2.24 ms idle), and a cached slow baseline inflates every later
+speedup. The window's share: the system's busy CPU time (/proc/stat: user, nice, system, irq,
+softirq, steal) minus that of this process and its descendants (the runner processes, confined or
+not, and what they reaped), over the window's wall time times the machine's CPUs. None where
+/proc is not there to read."""
+import os
+import time
+from typing import Dict, List, Optional, Tuple
+
+# Other processes keeping more than this share of the machine's CPUs busy make a window "busy".
+BUSY_SHARE = 0.25
+
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _system_busy() -> Tuple[int, int]:
+    """(busy jiffies, CPUs) from /proc/stat."""
+    cpus, busy = 0, 0
+    with open("/proc/stat") as f:
+        for line in f:
+            if line.startswith("cpu "):
+                v = [int(x) for x in line.split()[1:]]
+                busy = v[0] + v[1] + v[2] + v[5] + v[6] + (v[7] if len(v) > 7 else 0)
+            elif line.startswith("cpu"):
+                cpus += 1
+    return busy, max(cpus, 1)
+
+
+def _processes() -> Dict[int, Tuple[int, int]]:
+    """pid -> (parent pid, CPU jiffies of the process and of the children it reaped)."""
+    out = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                text = f.read()
+        except OSError:
+            continue  # gone since the listing
+        fields = text[text.rindex(")") + 2:].split()  # after "pid (comm) "
+        out[int(name)] = (int(fields[1]), sum(int(x) for x in fields[11:15]))  # utime stime cutime cstime
+    return out
+
+
+def _tree_jiffies(root: int) -> int:
+    procs = _processes()
+    children: Dict[int, List[int]] = {}
+    for pid, (ppid, _) in procs.items():
+        children.setdefault(ppid, []).append(pid)
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        if pid in procs:
+            total += procs[pid][1]
+        todo.extend(children.get(pid, []))
+    return total
+
+
+class LoadWindow:
+    """Started at construction; finish() says what other processes did since."""
+
+    def __init__(self) -> None:
+        self._start = self._sample()
+
+    @staticmethod
+    def _sample():
+        try:
+            busy, cpus = _system_busy()
+            return time.perf_counter(), busy, cpus, _tree_jiffies(os.getpid())
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def finish(self) -> Optional[dict]:
+        """{"other_cpu_share", "other_cpu_s", "cpus", "seconds", "busy"}: the share of the machine's CPU time that
+        processes outside this one's tree took during the window; None when it cannot be read."""
+        end = self._sample()
+        if self._start is None or end is None:
+            return None
+        wall = end[0] - self._start[0]
+        if wall <= 0:
+            return None
+        other = max(0, (end[1] - self._start[1]) - (end[3] - self._start[3])) / _TICK
+        share = min(1.0, other / (wall * end[2]))
+        return {"other_cpu_share": share, "other_cpu_s": other, "cpus": end[2], "seconds": wall,
+                "busy": share > BUSY_SHARE}
