@@ -33,7 +33,7 @@ __global__ void scores(const __nv_bfloat16* a, const __nv_bfloat16* b, float* ou
   load_swizzled<kD, 128>(b_s, b, 0, kN, kN);
   __pipeline_commit();
   __pipeline_wait_prior(0);
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  hone_attention::sm90::fence_proxy_async();
   __syncthreads();
   float s[kN / 2];
   hone_attention::sm90::fence();
@@ -62,7 +62,7 @@ __global__ void values(const float* p, const __nv_bfloat16* v, float* out, unsig
   load_swizzled<kD, 128>(v_s, v, 0, kN, kN);
   __pipeline_commit();
   __pipeline_wait_prior(0);
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  hone_attention::sm90::fence_proxy_async();
   __syncthreads();
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int r0 = 16 * warp + lane / 4;

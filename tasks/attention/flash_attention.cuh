@@ -389,9 +389,7 @@ __global__ void __launch_bounds__(32 * kWarps)
 
 }  // namespace hone_attention
 
-#if !defined(HONE_ATTENTION_EMULATION)
 #include "flash_attention_sm90.cuh"
-#endif
 
 namespace hone_attention {
 
@@ -408,13 +406,11 @@ void launch(const T* q, const T* k, const T* v, T* out, int batch, int heads, in
   cudaError_t status = cudaGetDevice(&device);
   if (status == cudaSuccess) status = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
   if (status != cudaSuccess) throw hone::Error(cudaGetErrorString(status));
-#if !defined(HONE_ATTENTION_EMULATION)
   if constexpr (kWgmma && std::is_same_v<T, __nv_bfloat16> && kWarps % 4 == 0 && kBlockN <= 128) {
     if (sm90::available(device))
       return sm90::launch<kD, kWarps / 4, kBlockN, kStages>(q, k, v, out, batch, heads, seq_q, seq_k, variant,
                                                             qk_scale, optin, stream);
   }
-#endif
   if (C::kBytes > static_cast<std::size_t>(optin)) {
     char message[256];
     std::snprintf(message, sizeof message,

@@ -9,8 +9,10 @@
 // warpgroups, BLOCK_N keys a tile, STAGES slots.
 #pragma once
 
+#if !defined(HONE_ATTENTION_EMULATION)  // tests/attention/emulation runs this file on the host
 #include <cuda_bf16.h>
 #include <cuda_pipeline.h>
+#endif
 
 #include <cmath>
 #include <cstdint>
@@ -20,7 +22,7 @@
 namespace hone_attention::sm90 {
 
 // Whether this build's machine code has the wgmma bodies (the sm_90a pass), read from the device.
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL) || defined(HONE_ATTENTION_EMULATION)
 static __device__ int built_for_sm90a = 1;
 #else
 static __device__ int built_for_sm90a = 0;
@@ -119,9 +121,9 @@ __global__ void __launch_bounds__(128 * kGroups)
     attention_kernel_sm90(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k,
                           const __nv_bfloat16* __restrict__ v, __nv_bfloat16* __restrict__ out, int heads, int seq_q,
                           int seq_k, float qk_scale, V variant) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL) || defined(HONE_ATTENTION_EMULATION)
   using L = Layout<kD, kGroups, kBlockN, kStages>;
-  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem_raw = shared_base();
   const unsigned raw = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw));
   unsigned char* smem = smem_raw + ((1024u - (raw & 1023u)) & 1023u);  // swizzle atoms sit on 1024-byte lines
   unsigned char* q_s = smem;
@@ -170,7 +172,7 @@ __global__ void __launch_bounds__(128 * kGroups)
     } else {
       __pipeline_wait_prior(kStages - 2);  // tile j (and Q) have landed for this thread
     }
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // ... visible to the tensor cores
+    fence_proxy_async();  // ... visible to the tensor cores
     __syncthreads();  // ... for every thread; every group is done with tile j - 1's slot
     if constexpr (kStages > 1) {
       if (j + kStages - 1 < tiles) load_tile(j + kStages - 1, (j + kStages - 1) % kStages);
@@ -277,7 +279,13 @@ void launch(const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16*
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(L::kBytes));
   if (status != cudaSuccess) throw hone::Error(cudaGetErrorString(status));
   const dim3 grid((seq_q + L::kBlockM - 1) / L::kBlockM, batch * heads);
+#if defined(HONE_ATTENTION_EMULATION)
+  (void)stream;
+  hone_emulation::launch(kernel, grid, dim3(L::kThreads), L::kBytes, q, k, v, out, heads, seq_q, seq_k, qk_scale,
+                         variant);
+#else
   kernel<<<grid, L::kThreads, L::kBytes, stream>>>(q, k, v, out, heads, seq_q, seq_k, qk_scale, variant);
+#endif
 }
 
 }  // namespace hone_attention::sm90

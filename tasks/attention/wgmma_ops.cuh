@@ -2,12 +2,21 @@
 // sm_90a), one wrapper per shape: bf16 inputs, fp32 accumulators in registers, each thread of the
 // warpgroup holding N / 2 of a 64 x N result. Shared-memory operands come as matrix descriptors
 // (flash_attention_sm90.cuh builds them). The bodies exist only in the sm_90a pass; elsewhere
-// they are empty and the kernel that calls them is never launched.
+// they are empty and the kernel that calls them is never launched. Under the host emulation of
+// tests/attention (HONE_ATTENTION_EMULATION) wgmma_emulation.h stands in for all of this file.
 #pragma once
 
 #include <cstdint>
 
+#if defined(HONE_ATTENTION_EMULATION)
+#include "wgmma_emulation.h"
+#else
+
 namespace hone_attention::sm90 {
+
+// The block's dynamic shared memory.
+extern __shared__ __align__(1024) unsigned char hone_sm90_smem[];
+__device__ __forceinline__ unsigned char* shared_base() { return hone_sm90_smem; }
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define HONE_WGMMA(...) asm volatile(__VA_ARGS__)
@@ -18,6 +27,9 @@ namespace hone_attention::sm90 {
 __device__ __forceinline__ void fence() { HONE_WGMMA("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void commit() { HONE_WGMMA("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wait_all() { HONE_WGMMA("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+// Shared memory written by this thread's ordinary stores and cp.async copies, made visible to the
+// tensor cores' (async proxy) reads; before the barrier that publishes it.
+__device__ __forceinline__ void fence_proxy_async() { HONE_WGMMA("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
 // Keeps the compiler from moving reads or writes of accumulator registers across an MMA that is
 // still in flight (the MMAs are asynchronous until wait_all).
@@ -136,3 +148,5 @@ __device__ __forceinline__ void mma_rs(float (&d)[kN / 2], const unsigned (&a)[4
 #undef HONE_WGMMA
 
 }  // namespace hone_attention::sm90
+
+#endif  // HONE_ATTENTION_EMULATION

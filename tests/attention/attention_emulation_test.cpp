@@ -4,6 +4,8 @@
 // multiple of any tile: every variant, the tuner's other configurations, a configuration too big
 // for shared memory (a clear error), and two broken kernels the emulation must catch. There is no
 // GPU on the build machine; scripts/gpu/attention.sh runs the same kernels on the H200.
+#include <tuple>
+
 #include "attention_test_util.h"
 
 namespace hone::attention_test {
@@ -14,6 +16,7 @@ const fs::path kEmulation = HONE_EMULATION_DIR;
 struct Staged {
   std::string variant;
   int warps = 4, block_n = 32, stages = 1;
+  bool wgmma = false;  // the sm90 path (flash_attention_sm90.cuh), under wgmma_emulation.h
   std::vector<std::pair<std::string, std::string>> edits;         // applied to the variant's .cu
   std::vector<std::pair<std::string, std::string>> kernel_edits;  // applied to flash_attention.cuh
 };
@@ -24,15 +27,26 @@ struct Staged {
 fs::path stage(const fs::path& root, const std::string& name, const Staged& s) {
   const fs::path dir = root / name;
   fs::create_directories(dir);
-  for (const fs::path& f : {kEmulation / "cuda_emulation.h", kEmulation / "wmma_emulation.h"})
+  for (const fs::path& f :
+       {kEmulation / "cuda_emulation.h", kEmulation / "wmma_emulation.h", kEmulation / "wgmma_emulation.h"})
     fs::copy_file(f, dir / f.filename());
-  std::string kernel = read_text(kTasks / "flash_attention.cuh");
-  for (const auto& [from, to] : s.kernel_edits) kernel = replace_all(kernel, from, to);
-  write_text(dir / "flash_attention.cuh", kernel);
+  std::vector<std::string> edited(s.kernel_edits.size());  // each edit must apply to one of the headers
+  for (const char* header : {"flash_attention.cuh", "flash_attention_sm90.cuh", "wgmma_ops.cuh"}) {
+    std::string kernel = read_text(kTasks / header);
+    for (std::size_t i = 0; i < s.kernel_edits.size(); ++i)
+      if (kernel.find(s.kernel_edits[i].first) != std::string::npos) {
+        kernel = replace_all(kernel, s.kernel_edits[i].first, s.kernel_edits[i].second);
+        edited[i] = header;
+      }
+    write_text(dir / header, kernel);
+  }
+  for (std::size_t i = 0; i < edited.size(); ++i)
+    if (edited[i].empty()) throw std::runtime_error("edit target not found: " + s.kernel_edits[i].first);
   std::string cu = read_text(kTasks / (s.variant + ".cu"));
   cu = replace_line(cu, "constexpr int WARPS = ", "constexpr int WARPS = " + std::to_string(s.warps) + ";");
   cu = replace_line(cu, "constexpr int BLOCK_N = ", "constexpr int BLOCK_N = " + std::to_string(s.block_n) + ";");
   cu = replace_line(cu, "constexpr int STAGES = ", "constexpr int STAGES = " + std::to_string(s.stages) + ";");
+  if (s.wgmma) cu = replace_line(cu, "constexpr bool WGMMA = ", "constexpr bool WGMMA = true;");
   std::string task = read_text(kTasks / "cpu" / (s.variant + ".py"));
   task = replace_line(replace_line(replace_line(task, "batch = ", "batch = 1"), "heads = ", "heads = 2"), "seq = ",
                       "seq = 100");
@@ -82,6 +96,51 @@ TEST(AttentionGpuKernelEmulated, OtherConfigurationsAreCorrectOrRefusedClearly) 
   // 4 warps, 128-key tiles, 3 stages at head_dim 128 need 271 KiB of shared memory (227 KiB allowed).
   EXPECT_EQ(verdicts[4]["status"], "runtime_error") << summary(verdicts[4]);
   EXPECT_NE(verdicts[4].value("reason", "").find("bytes of shared memory"), std::string::npos) << summary(verdicts[4]);
+}
+
+// The sm90 path's own text (wgmma chains, S and P in registers, swizzled tiles) under the
+// emulated wgmma: every bf16 variant, one and two warpgroups, head_dim 64 and 128, 32- to 128-key
+// tiles, one to three stages. (Its reading of the PTX layouts is checked on a Hopper GPU by
+// bench/probes/wgmma_probe.cu.)
+TEST(AttentionGpuKernelEmulated, Sm90PathIsCorrect) {
+  TempDir dir;
+  std::vector<std::pair<std::string, Staged>> cases;
+  for (const auto& v : kVariants) {
+    if (v == "causal_fp32") continue;  // float32 stays on the WMMA kernel (3xTF32)
+    Staged s{v};
+    s.wgmma = true;
+    cases.push_back({v + "_sm90", s});
+  }
+  for (auto [variant, warps, block_n, stages] : {std::tuple{"causal", 8, 64, 2}, std::tuple{"relative_position", 8, 128, 3},
+                                                 std::tuple{"causal", 4, 128, 2}, std::tuple{"sliding_window", 8, 32, 3}}) {
+    Staged s{variant, warps, block_n, stages};
+    s.wgmma = true;
+    cases.push_back({std::string(variant) + "_sm90_" + std::to_string(warps) + "_" + std::to_string(block_n) + "_" +
+                         std::to_string(stages),
+                     s});
+  }
+  auto verdicts = check_staged(cases, dir);
+  ASSERT_EQ(verdicts.size(), cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    EXPECT_EQ(verdicts[i]["status"], "correct") << cases[i].first << ": " << summary(verdicts[i]);
+}
+
+// Broken sm90 kernels the emulation catches: reading S before the MMAs finish (no wait), and P
+// fragments packed from the wrong accumulator elements (which also shows that WGMMA = true runs
+// the sm90 path: the WMMA kernel has no such line).
+TEST(AttentionGpuKernelEmulated, BrokenSm90KernelsAreCaught) {
+  TempDir dir;
+  Staged early{"relative_position"};
+  early.wgmma = true;
+  early.kernel_edits = {{"      commit();\n      wait_all();\n      fence_operands(s);", "      commit();\n      fence_operands(s);"}};
+  Staged swapped{"causal"};
+  swapped.wgmma = true;
+  swapped.kernel_edits = {{"p[kk][1] = pack_bf16(s[8 * kk + 2], s[8 * kk + 3]);", "p[kk][1] = pack_bf16(s[8 * kk + 4], s[8 * kk + 5]);"}};
+  auto verdicts = check_staged({{"sm90_no_wait", early}, {"sm90_swapped_fragment", swapped}}, dir);
+  ASSERT_EQ(verdicts.size(), 2u);
+  // Without the wait the scores read as NaN: an error from the emulation or NaN outputs.
+  EXPECT_NE(verdicts[0]["status"], "correct") << summary(verdicts[0]);
+  EXPECT_EQ(verdicts[1]["status"], "incorrect") << summary(verdicts[1]);
 }
 
 TEST(AttentionGpuKernelEmulated, BrokenKernelsAreCaught) {

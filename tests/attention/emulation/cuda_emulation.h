@@ -2,7 +2,8 @@
 // that the GPU kernel's own text runs as a CPU raw-form kernel through `hone check` (used by
 // tests/attention; there is no GPU on the build machine). Every CUDA thread is a fiber; blocks
 // run one after another; __syncthreads, __syncwarp, shuffles and WMMA operations are barriers of
-// the block or the warp (a divergent one is reported as a deadlock). It is strict where real
+// the block or the warp, wgmma operations of the warpgroup (wgmma_emulation.h; a divergent one is
+// reported as a deadlock). It is strict where real
 // hardware is: WMMA pointers must be 32-byte aligned with legal strides, cp.async copies land only
 // at __pipeline_wait_prior (reading them earlier sees the poison left in shared memory: NaN), and
 // each WMMA fragment type maps its elements to matrix positions by its own scrambled permutation,
@@ -22,6 +23,7 @@
 #include <string>
 #include <type_traits>
 #include <typeinfo>
+#include <unordered_map>
 #include <vector>
 
 #include "hone.h"
@@ -93,7 +95,11 @@ struct dtype_of<__nv_bfloat16> {
 // The runtime calls the kernel's launcher makes.
 using cudaStream_t = void*;
 enum cudaError_t { cudaSuccess = 0, cudaErrorInvalidValue = 1 };
-enum cudaDeviceAttr { cudaDevAttrMaxSharedMemoryPerBlockOptin = 97 };
+enum cudaDeviceAttr {
+  cudaDevAttrComputeCapabilityMajor = 75,
+  cudaDevAttrComputeCapabilityMinor = 76,
+  cudaDevAttrMaxSharedMemoryPerBlockOptin = 97
+};
 enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
 
 namespace hone_emulation {
@@ -129,12 +135,22 @@ struct Fiber {
   CopyGroup open;
   std::deque<CopyGroup> committed;
   unsigned exchanges = 0;  // warp exchanges this thread took part in
+  unsigned group_exchanges = 0;  // warpgroup exchanges (wgmma's register operand A)
+  std::unordered_map<float*, float> mma_pending;  // wgmma results by register, written at wait_all
+};
+
+// A warpgroup's (4 warps, 128 threads) barrier and the A operand its wgmma gathers, double-buffered
+// as WarpShared's.
+struct GroupShared {
+  Barrier barrier;
+  float a[2][64][16];
 };
 
 struct Block {
   dim3 block_idx, grid_dim, block_dim;
   std::vector<Fiber> fibers;
   std::vector<WarpShared> warps;
+  std::vector<GroupShared> groups;
   Barrier barrier;
   void* scheduler_sp = nullptr;
   int current = 0;
@@ -200,6 +216,7 @@ inline void arrive_and_wait(Barrier& b) {
   try {
     blk.body();
     if (!f.committed.empty() || !f.open.copies.empty()) fail("a thread ended with cp.async copies it never waited for");
+    if (!f.mma_pending.empty()) fail("a thread ended with wgmma results it never waited for");
   } catch (const std::exception& e) {
     if (blk.error.empty()) blk.error = e.what();
   }
@@ -258,7 +275,7 @@ void launch(Kernel kernel, dim3 grid, dim3 threads, std::size_t shared_bytes, Ar
 }  // namespace hone_emulation
 
 namespace hone_attention {
-alignas(128) inline unsigned char smem[hone_emulation::kMaxSharedBytes];  // the block's dynamic shared memory
+alignas(1024) inline unsigned char smem[hone_emulation::kMaxSharedBytes];  // the block's dynamic shared memory
 }
 
 #define threadIdx (::hone_emulation::fiber().thread_idx)
@@ -303,9 +320,26 @@ inline cudaError_t cudaGetDevice(int* device) {
   *device = 0;
   return cudaSuccess;
 }
-inline cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr, int) {
-  *value = static_cast<int>(hone_emulation::kMaxSharedBytes);
+// The emulated device is a 9.0 GPU (an H200's limits), built for sm_90a.
+inline cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int) {
+  *value = attr == cudaDevAttrComputeCapabilityMajor   ? 9
+           : attr == cudaDevAttrComputeCapabilityMinor ? 0
+                                                       : static_cast<int>(hone_emulation::kMaxSharedBytes);
   return cudaSuccess;
+}
+template <class T>
+cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, std::size_t count) {
+  if (count > sizeof symbol) return cudaErrorInvalidValue;
+  std::memcpy(dst, &symbol, count);
+  return cudaSuccess;
+}
+inline cudaError_t cudaGetLastError() { return cudaSuccess; }
+// A shared-memory pointer's address in the shared window: its offset in the emulated block's.
+inline std::size_t __cvta_generic_to_shared(const void* p) {
+  const auto* c = static_cast<const unsigned char*>(p);
+  if (c < hone_attention::smem || c >= hone_attention::smem + hone_emulation::kMaxSharedBytes)
+    hone_emulation::fail("__cvta_generic_to_shared of a pointer outside shared memory");
+  return static_cast<std::size_t>(c - hone_attention::smem);
 }
 template <class F>
 cudaError_t cudaFuncSetAttribute(F, cudaFuncAttribute, int value) {
@@ -331,6 +365,8 @@ void hone_emulation::launch(Kernel kernel, dim3 grid, dim3 threads, std::size_t 
       for (unsigned t = 0; t < threads.x; ++t) blk.fibers[t].thread_idx = dim3(t);
       blk.warps.resize(threads.x / 32);
       for (auto& w : blk.warps) w.barrier.count = 32;
+      blk.groups.resize(threads.x / 128);
+      for (auto& g : blk.groups) g.barrier.count = 128;
       blk.barrier.count = static_cast<int>(threads.x);
       blk.body = [&] { kernel(args...); };
       run_block(blk);
