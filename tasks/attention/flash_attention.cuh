@@ -306,6 +306,64 @@ __device__ __forceinline__ void rows_of_elements(float* scratch, int lane, int (
   __syncwarp();
 }
 
+// The key tiles a block of query rows [q0, q0 + block_m) visits (both kernels): those holding any
+// key of the variant's kv_range for its rows, clamped to [0, seq_k).
+struct KeyTiles {
+  int first, count;
+};
+template <class V>
+__device__ __forceinline__ KeyTiles key_tiles(const V& variant, int q0, int block_m, int seq_q, int seq_k, int block_n) {
+  const KvRange r = variant.kv_range(q0, min(q0 + block_m, seq_q) - 1, seq_k);
+  const int begin = max(r.begin, 0), end = min(r.end, seq_k);
+  const int first = begin / block_n;
+  return {first, end > begin ? (end + block_n - 1) / block_n - first : 0};
+}
+
+// The cp.async ring of kStages slots that K and V tiles stream through (both kernels): tile j sits
+// in slot j % kStages; with one stage each tile is loaded, waited for and used in turn. `load(t,
+// slot)` issues tile t's copies.
+template <int kStages>
+struct TileRing {
+  // After the Q copies were issued: commits them and starts the first kStages - 1 tiles.
+  template <class Load>
+  __device__ static void start(Load load, int tiles) {
+    __pipeline_commit();
+    if constexpr (kStages > 1) {
+#pragma unroll
+      for (int s = 0; s < kStages - 1; ++s) {
+        if (s < tiles) load(s, s);
+        __pipeline_commit();
+      }
+    }
+  }
+  // Waits until tile j (and Q) have landed for every thread, `publish()` run by each thread between
+  // its wait and the barrier; then, every thread being done with tile j - 1's slot, issues the
+  // copies of tile j + kStages - 1 into it. Returns tile j's slot.
+  template <class Load, class Publish>
+  __device__ static int enter(int j, int tiles, Load load, Publish publish) {
+    if constexpr (kStages == 1) {
+      load(j, 0);
+      __pipeline_commit();
+      __pipeline_wait_prior(0);
+    } else {
+      __pipeline_wait_prior(kStages - 2);
+    }
+    publish();
+    __syncthreads();  // tile j has landed for every thread
+    if constexpr (kStages > 1) {
+      if (j + kStages - 1 < tiles) load(j + kStages - 1, (j + kStages - 1) % kStages);
+      __pipeline_commit();
+    }
+    return kStages == 1 ? 0 : j % kStages;
+  }
+  // After tile j's last read: with one slot, the next tile must not overwrite it before then.
+  __device__ static void leave() {
+    if constexpr (kStages == 1) __syncthreads();
+  }
+  // No copy may still be in flight when the block ends.
+  __device__ static void finish() { __pipeline_wait_prior(0); }
+};
+
 template <class T, int kD, int kWarps, int kBlockN, int kStages, class V>
 __global__ void __launch_bounds__(32 * kWarps)
     attention_kernel(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v, T* __restrict__ out,
@@ -326,10 +384,8 @@ __global__ void __launch_bounds__(32 * kWarps)
   const int q0 = (gridDim.x - 1 - blockIdx.x) * C::kBlockM;  // the longest causal rows start first
   const T* k_g = k + static_cast<std::int64_t>(bh) * seq_k * kD;
   const T* v_g = v + static_cast<std::int64_t>(bh) * seq_k * kD;
-  const KvRange block = variant.kv_range(q0, min(q0 + C::kBlockM, seq_q) - 1, seq_k);
-  const int kv_begin = max(block.begin, 0), kv_end = min(block.end, seq_k);
-  const int tile0 = kv_begin / kBlockN;
-  const int tiles = kv_end > kv_begin ? (kv_end + kBlockN - 1) / kBlockN - tile0 : 0;
+  const KeyTiles kt = key_tiles(variant, q0, C::kBlockM, seq_q, seq_k, kBlockN);
+  const int tile0 = kt.first, tiles = kt.count;
   const int wq0 = q0 + 16 * warp, rows = min(seq_q - wq0, 16);
   const KvRange wr = rows > 0 ? variant.kv_range(wq0, wq0 + rows - 1, seq_k) : KvRange{0, 0};
 
@@ -338,15 +394,9 @@ __global__ void __launch_bounds__(32 * kWarps)
     load_rows<T, kD, C::kLdT, C::kThreads>(k_s + slot * kSlot, k_g, n0, kBlockN, seq_k);
     load_rows<T, kD, C::kLdT, C::kThreads>(v_s + slot * kSlot, v_g, n0, kBlockN, seq_k);
   };
+  using Ring = TileRing<kStages>;
   load_rows<T, kD, C::kLdT, C::kThreads>(q_s, q + static_cast<std::int64_t>(bh) * seq_q * kD, q0, C::kBlockM, seq_q);
-  __pipeline_commit();
-  if constexpr (kStages > 1) {
-#pragma unroll
-    for (int s = 0; s < kStages - 1; ++s) {
-      if (s < tiles) load_tile(s, s);
-      __pipeline_commit();
-    }
-  }
+  Ring::start(load_tile, tiles);
 
   int row_of[Acc::num_elements];
   rows_of_elements<Acc>(scratch, lane, row_of);
@@ -358,19 +408,7 @@ __global__ void __launch_bounds__(32 * kWarps)
   const int r = lane / 2, half = lane % 2;
 
   for (int j = 0; j < tiles; ++j) {
-    if constexpr (kStages == 1) {
-      load_tile(j, 0);
-      __pipeline_commit();
-      __pipeline_wait_prior(0);
-    } else {
-      __pipeline_wait_prior(kStages - 2);  // tile j (and Q) have landed for this thread
-    }
-    __syncthreads();  // ... and for every thread; every warp is done with tile j - 1's slot
-    if constexpr (kStages > 1) {
-      if (j + kStages - 1 < tiles) load_tile(j + kStages - 1, (j + kStages - 1) % kStages);
-      __pipeline_commit();
-    }
-    const int slot = kStages == 1 ? 0 : j % kStages, n0 = (tile0 + j) * kBlockN;
+    const int slot = Ring::enter(j, tiles, load_tile, [] {}), n0 = (tile0 + j) * kBlockN;
     if (rows > 0 && n0 < wr.end && n0 + kBlockN > wr.begin) {
       compute_scores<C, T, kD, kBlockN>(q_s + 16 * warp * C::kLdT, k_s + slot * kSlot, scratch);
       __syncwarp();
@@ -379,9 +417,9 @@ __global__ void __launch_bounds__(32 * kWarps)
       scale_rows(o, stats, row_of);
       accumulate_pv<C, T, kD, kBlockN>(o, p_s, v_s + slot * kSlot);
     }
-    if constexpr (kStages == 1) __syncthreads();  // before the next tile overwrites the slot
+    Ring::leave();
   }
-  __pipeline_wait_prior(0);  // no copy may still be in flight when the block ends
+  Ring::finish();
   if (rows > 0)
     write_rows<C, T, kD>(o, scratch, stats, row_of, l_row, r, half, lane,
                          out + (static_cast<std::int64_t>(bh) * seq_q + wq0) * kD, rows);

@@ -135,10 +135,8 @@ __global__ void __launch_bounds__(128 * kGroups)
   const int q0 = (gridDim.x - 1 - blockIdx.x) * L::kBlockM;  // the longest causal rows start first
   const __nv_bfloat16* k_g = k + static_cast<std::int64_t>(bh) * seq_k * kD;
   const __nv_bfloat16* v_g = v + static_cast<std::int64_t>(bh) * seq_k * kD;
-  const KvRange block = variant.kv_range(q0, min(q0 + L::kBlockM, seq_q) - 1, seq_k);
-  const int kv_begin = max(block.begin, 0), kv_end = min(block.end, seq_k);
-  const int tile0 = kv_begin / kBlockN;
-  const int tiles = kv_end > kv_begin ? (kv_end + kBlockN - 1) / kBlockN - tile0 : 0;
+  const KeyTiles kt = key_tiles(variant, q0, L::kBlockM, seq_q, seq_k, kBlockN);
+  const int tile0 = kt.first, tiles = kt.count;
   const int gq0 = q0 + 64 * group, rows = min(seq_q - gq0, 64);
   const KvRange gr = rows > 0 ? variant.kv_range(gq0, gq0 + rows - 1, seq_k) : KvRange{0, 0};
 
@@ -147,15 +145,9 @@ __global__ void __launch_bounds__(128 * kGroups)
     load_swizzled<kD, L::kThreads>(k_s + slot * L::kTileBytes, k_g, n0, kBlockN, seq_k);
     load_swizzled<kD, L::kThreads>(v_s + slot * L::kTileBytes, v_g, n0, kBlockN, seq_k);
   };
+  using Ring = TileRing<kStages>;
   load_swizzled<kD, L::kThreads>(q_s, q + static_cast<std::int64_t>(bh) * seq_q * kD, q0, L::kBlockM, seq_q);
-  __pipeline_commit();
-  if constexpr (kStages > 1) {
-#pragma unroll
-    for (int s = 0; s < kStages - 1; ++s) {
-      if (s < tiles) load_tile(s, s);
-      __pipeline_commit();
-    }
-  }
+  Ring::start(load_tile, tiles);
 
   float o[kD / 2];
 #pragma unroll
@@ -165,20 +157,8 @@ __global__ void __launch_bounds__(128 * kGroups)
   const unsigned char* q_group = q_s + 64 * group * 128;
 
   for (int j = 0; j < tiles; ++j) {
-    if constexpr (kStages == 1) {
-      load_tile(j, 0);
-      __pipeline_commit();
-      __pipeline_wait_prior(0);
-    } else {
-      __pipeline_wait_prior(kStages - 2);  // tile j (and Q) have landed for this thread
-    }
-    fence_proxy_async();  // ... visible to the tensor cores
-    __syncthreads();  // ... for every thread; every group is done with tile j - 1's slot
-    if constexpr (kStages > 1) {
-      if (j + kStages - 1 < tiles) load_tile(j + kStages - 1, (j + kStages - 1) % kStages);
-      __pipeline_commit();
-    }
-    const int slot = kStages == 1 ? 0 : j % kStages, n0 = (tile0 + j) * kBlockN;
+    // The landed tile made visible to the tensor cores (the async proxy) before the barrier.
+    const int slot = Ring::enter(j, tiles, load_tile, [] { fence_proxy_async(); }), n0 = (tile0 + j) * kBlockN;
     if (rows > 0 && n0 < gr.end && n0 + kBlockN > gr.begin) {  // uniform across the warpgroup
       const unsigned char* k_tile = k_s + slot * L::kTileBytes;
       const unsigned char* v_tile = v_s + slot * L::kTileBytes;
@@ -220,9 +200,9 @@ __global__ void __launch_bounds__(128 * kGroups)
       wait_all();
       fence_operands(o);
     }
-    if constexpr (kStages == 1) __syncthreads();  // before the next tile overwrites the slot
+    Ring::leave();
   }
-  __pipeline_wait_prior(0);  // no copy may still be in flight when the block ends
+  Ring::finish();
   if (rows <= 0) return;
   float inv[2];
 #pragma unroll

@@ -151,7 +151,7 @@ TEST(AttentionGpuKernelEmulated, BrokenKernelsAreCaught) {
   // No barrier between the cp.async waits and the reads of K and V: the tiles other threads copy
   // have not landed (the emulation lands a thread's copies only at its own wait).
   Staged no_barrier{"relative_position"};
-  no_barrier.kernel_edits = {{"    __syncthreads();  // ... and for every thread", "    // ... and for every thread"}};
+  no_barrier.kernel_edits = {{"    __syncthreads();  // tile j has landed for every thread", "    // no barrier"}};
   auto verdicts = check_staged({{"narrow_range", narrow}, {"no_barrier", no_barrier}}, dir);
   ASSERT_EQ(verdicts.size(), 2u);
   EXPECT_EQ(verdicts[0]["status"], "incorrect") << summary(verdicts[0]);
