@@ -129,6 +129,8 @@ void from_json(const json& j, Correctness& v) {
 void to_json(json& j, const TimeSummary& v) {
   j = json{{"p50_us", v.p50_us}, {"p10_us", v.p10_us}, {"p90_us", v.p90_us}, {"reps", v.reps}, {"method", v.method},
            {"spread", v.spread()}, {"noisy", v.spread() > kNoisySpread}};
+  put(j, "p50_low_us", v.p50_low_us);
+  put(j, "p50_high_us", v.p50_high_us);
 }
 void from_json(const json& j, TimeSummary& v) {
   need(j, "p50_us", v.p50_us);
@@ -136,6 +138,8 @@ void from_json(const json& j, TimeSummary& v) {
   need(j, "p90_us", v.p90_us);
   get(j, "reps", v.reps);
   get(j, "method", v.method);
+  get(j, "p50_low_us", v.p50_low_us);
+  get(j, "p50_high_us", v.p50_high_us);
 }
 
 void to_json(json& j, const SpeedupRange& v) { j = json{{"low", v.low}, {"high", v.high}}; }

@@ -72,7 +72,14 @@ struct TimeSummary {
   double p90_us = 0;
   std::int64_t reps = 0;
   std::string method;
+  std::optional<double> p50_low_us;   // the median's 95% confidence interval (order statistics)
+  std::optional<double> p50_high_us;
   double spread() const { return p50_us > 0 ? (p90_us - p10_us) / p50_us : 0.0; }  // (p90 - p10) / p50
+  // The width of the median's interval over the median, when the worker sent one.
+  std::optional<double> p50_interval() const {
+    if (!p50_low_us || !p50_high_us || p50_us <= 0) return std::nullopt;
+    return (*p50_high_us - *p50_low_us) / p50_us;
+  }
 };
 
 // The spread ((p90 - p10) / p50) above which a time is noisy: never a point speedup, never cached

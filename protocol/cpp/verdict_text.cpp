@@ -94,6 +94,11 @@ std::string summary_text(const TimeSummary& t) {
   std::string out = "p50 " + format_us(t.p50_us) + " (p10 " + format_us(t.p10_us) + ", p90 " + format_us(t.p90_us);
   if (t.reps > 0) out += ", " + std::to_string(t.reps) + " reps";
   if (!t.method.empty()) out += ", " + t.method;
+  if (auto width = t.p50_interval()) {
+    char half[32];
+    std::snprintf(half, sizeof half, "%.2g", 50 * *width);
+    out += std::string("; p50 known to ±") + half + "% (95%)";
+  }
   out += ")";
   if (t.spread() > kNoisySpread) out += " · noisy (spread " + format_number(100 * t.spread()) + "%)";
   return out;

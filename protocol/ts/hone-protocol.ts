@@ -766,6 +766,14 @@ export interface TimeSummary {
    */
   spread?: number;
   noisy?: boolean;
+  /**
+   * the median's 95% confidence interval, low end (order statistics of the calls)
+   */
+  p50_low_us?: number;
+  /**
+   * the median's 95% confidence interval, high end
+   */
+  p50_high_us?: number;
   [k: string]: unknown;
 }
 /**
@@ -782,6 +790,14 @@ export interface TimeSummary1 {
    */
   spread?: number;
   noisy?: boolean;
+  /**
+   * the median's 95% confidence interval, low end (order statistics of the calls)
+   */
+  p50_low_us?: number;
+  /**
+   * the median's 95% confidence interval, high end
+   */
+  p50_high_us?: number;
   [k: string]: unknown;
 }
 /**
@@ -798,6 +814,14 @@ export interface TimeSummary2 {
    */
   spread?: number;
   noisy?: boolean;
+  /**
+   * the median's 95% confidence interval, low end (order statistics of the calls)
+   */
+  p50_low_us?: number;
+  /**
+   * the median's 95% confidence interval, high end
+   */
+  p50_high_us?: number;
   [k: string]: unknown;
 }
 /**

@@ -138,8 +138,34 @@ TEST(Headline, DeviceTimeAndRangesWhenNoisy) {
   EXPECT_DOUBLE_EQ(back.speedup->eager_range->high, 2.1);
   EXPECT_DOUBLE_EQ(back.speedup->call_eager.value_or(0), 9.31 / 5.5);
   EXPECT_DOUBLE_EQ(back.timing->settle_ms.value_or(0), 120);
+
   EXPECT_EQ(back.timing->kernel_counters_note.value_or(""), *v.timing->kernel_counters_note)
       << "the note travels from the worker's timing to the verdict and the baseline cache";
+}
+
+// The median's 95% interval (from the worker's order statistics) says how precisely p50 is known,
+// beside the per-call spread; it travels through JSON.
+TEST(Headline, TheMediansIntervalIsShownAndTravels) {
+  Verdict v;
+  v.status = Status::Correct;
+  v.device.kind = "cuda";
+  v.timing = timing_of(5.5);
+  v.timing->call = TimeSummary{5.5, 5.31, 5.89, 300, "cuda_events"};
+  v.timing->device = TimeSummary{4.5, 4.3, 4.7, 300, "cupti_kernel_records", 4.48, 4.52};
+  const std::string details = verdict_details(v);
+  EXPECT_NE(details.find("  device time: p50 4.50 µs (p10 4.30 µs, p90 4.70 µs, 300 reps, cupti_kernel_records; p50 "
+                         "known to ±0.44% (95%))\n"),
+            std::string::npos)
+      << details;
+  EXPECT_NE(details.find("  call time:   p50 5.50 µs (p10 5.31 µs, p90 5.89 µs, 300 reps, cuda_events)\n"),
+            std::string::npos)
+      << "no interval sent, none shown: " << details;
+  json j = v;
+  EXPECT_DOUBLE_EQ(j["timing"]["device"]["p50_low_us"].get<double>(), 4.48);
+  Verdict back = j.get<Verdict>();
+  ASSERT_TRUE(back.timing && back.timing->device && back.timing->device->p50_interval());
+  EXPECT_NEAR(*back.timing->device->p50_interval(), 0.04 / 4.5, 1e-12);
+  EXPECT_FALSE(back.timing->call->p50_interval());
 }
 
 TEST(Headline, Failures) {

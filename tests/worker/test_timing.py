@@ -23,8 +23,10 @@ class CheckTimingTest(WorkerTestCase):
         self.assertLessEqual(t["min_us"], t["p10_us"])
         self.assertEqual(t["input_sets"], 3)
         for name in ("call", "device"):
-            self.assertEqual(set(t[name]), {"p50_us", "p10_us", "p90_us", "mean_us", "min_us", "max_us", "reps",
-                                            "spread", "noisy", "method"}, name)
+            self.assertEqual(set(t[name]), {"p50_us", "p10_us", "p90_us", "p50_low_us", "p50_high_us", "mean_us",
+                                            "min_us", "max_us", "reps", "spread", "noisy", "method"}, name)
+            self.assertLessEqual(t[name]["p50_low_us"], t[name]["p50_us"], name)  # the median's 95% interval
+            self.assertGreaterEqual(t[name]["p50_high_us"], t[name]["p50_us"], name)
         self.assertEqual(t["call"]["p50_us"], t["p50_us"])  # the top-level fields are the call time
         self.assertEqual(t["device"]["p50_us"], t["call"]["p50_us"])  # CPU: device time is call time
         self.assertGreaterEqual(t["verified_calls"], 1)

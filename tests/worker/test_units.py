@@ -344,6 +344,17 @@ class TimingStatisticsTest(unittest.TestCase):
         self.assertAlmostEqual(data["p90_us"], 90.1)
         self.assertEqual((data["min_us"], data["max_us"], data["reps"]), (1.0, 100.0, 100))
         self.assertAlmostEqual(t.spread, (90.1 - 10.9) / 50.5)
+        # The median's 95% interval: the order statistics ranked 40 and 61 of 100 (the standard table's).
+        summary = t.summary()
+        self.assertEqual((summary["p50_low_us"], summary["p50_high_us"]), (40.0, 61.0))
+
+    def test_median_interval_narrows_with_more_calls_and_covers_few(self):
+        self.assertEqual(timing.median_interval([3.0, 1.0, 2.0]), (1.0, 3.0))
+        wide = timing.median_interval([float(v % 10) for v in range(100)])
+        narrow = timing.median_interval([float(v % 10) for v in range(10000)])
+        self.assertLessEqual(narrow[1] - narrow[0], wide[1] - wide[0])
+        self.assertLessEqual(narrow[0], 4.5)
+        self.assertGreaterEqual(narrow[1], 4.0)
 
 
 class BoundsTest(unittest.TestCase):
