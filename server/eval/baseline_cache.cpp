@@ -16,7 +16,9 @@ std::filesystem::path BaselineCache::path_for(const BaselineKey& key) const {
   // The worker's device-time method (HONE_DEVICE_TIME=counters asks for ncu's counters): a
   // baseline of one method never stands in for the other.
   const char* method = std::getenv("HONE_DEVICE_TIME");
-  h.field("baseline-v3").field(key.task_hash).field(key.device_name).field(key.torch_version).field(key.mode);
+  // v4: entries written before the worker told a busy machine apart (machine_load.py) may hold a
+  // CPU baseline slowed by a steady load (tasks/matmul.py's 6.11 ms for 2.24 ms): never reused.
+  h.field("baseline-v4").field(key.task_hash).field(key.device_name).field(key.torch_version).field(key.mode);
   h.field(method && *method ? method : "records");
   return dir_ / (h.hex() + ".json");
 }
