@@ -209,8 +209,8 @@ void add_baselines(WorkerSlot& slot, const BaselineCache& cache, const EvalReque
   if (ranged && !verdict.has_flag("speedup_range"))
     verdict.flags.push_back({"speedup_range", "a timing was noisy (the kernel's or a baseline's p10..p90 spread over " +
                                                   std::to_string(static_cast<int>(100 * kNoisySpread)) +
-                                                  "% of its median) or a baseline is flagged noisy (baseline_noisy says why): the speedup is "
-                                                  "a range, not a point"});
+                                                  "% of its median) or a baseline is flagged noisy (baseline_noisy "
+                                                  "says why): the speedup is a range, not a point"});
 }
 
 }  // namespace

@@ -52,12 +52,13 @@ class Timing:
 
     def summary(self) -> dict:
         """The verdict's `timing.call` / `timing.device` object."""
+        low, high = median_interval(self.samples_us)
         return {
             "p50_us": self.percentile(0.5),
             "p10_us": self.percentile(0.1),
             "p90_us": self.percentile(0.9),
-            "p50_low_us": median_interval(self.samples_us)[0],
-            "p50_high_us": median_interval(self.samples_us)[1],
+            "p50_low_us": low,
+            "p50_high_us": high,
             "mean_us": statistics.fmean(self.samples_us),
             "min_us": min(self.samples_us),
             "max_us": max(self.samples_us),
