@@ -36,8 +36,19 @@ struct Recording {
   std::unique_ptr<hone::cupti::SassSession> sass;
   Clock::time_point started;
   double setup_seconds = 0;
+  std::optional<double> prepared_seconds;  // the range profiler's set-up, done ahead by hone_cupti_prepare
 };
 std::optional<Recording> g_recording;
+
+// A range profiler session set up ahead by hone_cupti_prepare, not started: the next
+// hone_cupti_begin asking for the same counters on the same context starts it.
+struct Prepared {
+  json key;  // the request's counter fields (range_key)
+  CUcontext ctx = nullptr;
+  std::unique_ptr<hone::cupti::RangeSession> session;
+  double seconds = 0;
+};
+std::optional<Prepared> g_prepared;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -110,6 +121,14 @@ hone::cupti::SassRequest sass_request(const json& req) {
   return r;
 }
 
+// The fields of a request that decide a range profiler session's configuration.
+json range_key(const json& req) {
+  json key = json::object();
+  for (const char* field : {"metrics", "set", "dtype", "max_passes", "max_ranges"})
+    if (req.contains(field)) key[field] = req[field];
+  return key;
+}
+
 std::string cupti_library_path() {
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(&cuptiGetVersion), &info) && info.dli_fname) return info.dli_fname;
@@ -160,9 +179,20 @@ extern "C" const char* hone_cupti_begin(const char* request_json) {
     std::optional<hone::cupti::SassRequest> sass;
     if (want_sass) sass = sass_request(req);
     CUcontext ctx = hone::cupti::current_context();
+    const bool use_prepared = want_metrics && g_prepared && g_prepared->ctx == ctx && g_prepared->key == range_key(req);
+    // One range profiler per context, and SASS patching beside none: a prepared session that this
+    // request does not use is discarded; an activity-only recording leaves it for a later begin.
+    if (g_prepared && !use_prepared && (want_metrics || want_sass)) g_prepared.reset();
     if (want_metrics) {
       hone::cupti::synchronize_context();
-      rec.range = std::make_unique<hone::cupti::RangeSession>(ctx, hone::cupti::current_device(), range_request(req));
+      if (use_prepared) {
+        rec.range = std::move(g_prepared->session);
+        rec.prepared_seconds = g_prepared->seconds;
+        g_prepared.reset();
+      } else {
+        rec.range = std::make_unique<hone::cupti::RangeSession>(ctx, hone::cupti::current_device(), range_request(req));
+      }
+      rec.range->start();
     }
     if (sass) {
       hone::cupti::synchronize_context();
@@ -191,6 +221,28 @@ extern "C" const char* hone_cupti_end(void) {
     if (rec.sass) out["sass"] = rec.sass->finish();
     out["seconds"] = {{"setup", rec.setup_seconds}, {"region", region}, {"collect", seconds_since(collect)}};
     if (!stages.is_null()) out["seconds"]["setup_stages"] = stages;
+    if (rec.prepared_seconds) out["seconds"]["prepared_ahead"] = *rec.prepared_seconds;
     return out;
+  });
+}
+
+extern "C" const char* hone_cupti_prepare(const char* request_json) {
+  return guarded([&] {
+    if (g_recording) throw CuptiFailure("bad_request", "hone_cupti_prepare", "a recording is running: prepare before hone_cupti_begin");
+    json req = parse(request_json);
+    if (!req.contains("metrics") || req["metrics"].is_null())
+      throw std::invalid_argument("hone_cupti_prepare sets up kernel counters: the request needs \"metrics\"");
+    g_prepared.reset();
+    const Clock::time_point started = Clock::now();
+    CUcontext ctx = hone::cupti::current_context();
+    hone::cupti::synchronize_context();
+    Prepared p;
+    p.key = range_key(req);
+    p.ctx = ctx;
+    p.session = std::make_unique<hone::cupti::RangeSession>(ctx, hone::cupti::current_device(), range_request(req));
+    p.seconds = seconds_since(started);
+    json answer = {{"ok", true}, {"seconds", {{"setup", p.seconds}, {"setup_stages", p.session->setup_stages()}}}};
+    g_prepared = std::move(p);
+    return answer;
   });
 }

@@ -39,6 +39,14 @@ HONE_CUPTI_API const char* hone_cupti_host_query(const char* request_json);
  * Answer: {"ok": true, ...} or an error. */
 HONE_CUPTI_API const char* hone_cupti_begin(const char* request_json);
 
+/* Sets up the Range Profiler on the current context ahead of need (counter availability, the
+ * configuration, cuptiRangeProfilerSetConfig: about a second on the H200) without collecting:
+ * the next hone_cupti_begin whose "metrics", "dtype", "max_passes" and "max_ranges" are the same,
+ * on the same context, only starts it (its end answer's seconds then carry "prepared_ahead", the
+ * set-up's seconds). A begin asking for other counters discards it. Request: begin's "metrics"
+ * fields. Answer: {"ok": true, "seconds": {"setup", "setup_stages"}} or an error. */
+HONE_CUPTI_API const char* hone_cupti_prepare(const char* request_json);
+
 /* Stops recording (the caller synchronises the device first) and answers with what was
  * recorded: {"ok": true, "activity": {"kernels": [...], "memcpys": [...], "memsets": [...],
  * "dropped_records": n}, "metrics": {"chip", "set", "passes", "collected", "omitted",
@@ -49,7 +57,7 @@ HONE_CUPTI_API const char* hone_cupti_begin(const char* request_json);
  * "instructions": [{"pc_offset" (bytes from the function's start), "values": {metric: count}}]}],
  * "kernels_dropped", "instructions_dropped"}, "seconds": {"setup", "region", "collect", and with
  * "metrics" "setup_stages": {"initialize", "availability", "config_image", "enable",
- * "counter_data", "set_config"}}}. */
+ * "counter_data", "set_config", "start"} and, when hone_cupti_prepare set it up, "prepared_ahead"}}. */
 HONE_CUPTI_API const char* hone_cupti_end(void);
 
 #ifdef __cplusplus

@@ -68,7 +68,7 @@ std::string chip_name(int device) {
   return p.pChipName ? p.pChipName : "";
 }
 
-void RangeSession::start(CUcontext ctx, int device, const RangeRequest& request) {
+void RangeSession::prepare(CUcontext ctx, int device, const RangeRequest& request) {
   Clock::time_point mark = Clock::now();
   auto stage = [&](const char* name) {  // where the set-up's seconds go (issue 14: ~2 s on the H200)
     const Clock::time_point now = Clock::now();
@@ -125,21 +125,26 @@ void RangeSession::start(CUcontext ctx, int device, const RangeRequest& request)
   config.passIndex = 0;
   config.targetNestingLevel = 1;
   check(cuptiRangeProfilerSetConfig(&config), "cuptiRangeProfilerSetConfig");
-
-  CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-  start.pRangeProfilerObject = object_;
-  check(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
-  started_ = true;
   stage("set_config");
 }
 
 RangeSession::RangeSession(CUcontext ctx, int device, const RangeRequest& request) : set_(request.set) {
   try {
-    start(ctx, device, request);
+    prepare(ctx, device, request);
   } catch (...) {
-    disable();  // leave no range profiler enabled behind a failed start
+    disable();  // leave no range profiler enabled behind a failed set-up
     throw;
   }
+}
+
+void RangeSession::start() {
+  if (started_ || !object_) fail("bad_request", "cuptiRangeProfilerStart", "the range profiler session was started already or ended");
+  const Clock::time_point mark = Clock::now();
+  CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+  start.pRangeProfilerObject = object_;
+  check(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
+  started_ = true;
+  stages_["start"] = seconds_between(mark, Clock::now());
 }
 
 RangeSession::~RangeSession() { disable(); }

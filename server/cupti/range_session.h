@@ -27,11 +27,15 @@ struct RangeRequest {
 
 class RangeSession {
  public:
-  // Prepares everything (chip, counter availability, config, counter data) and starts
-  // collecting on `ctx` (a context of CUDA device `device`). Throws CuptiFailure with a plain
-  // reason when counters are unavailable (privileges, another profiler, unsupported GPU).
+  // Prepares everything (chip, counter availability, config, counter data, the range profiler
+  // enabled and configured on `ctx`, a context of CUDA device `device`) without collecting yet:
+  // start() begins. Throws CuptiFailure with a plain reason when counters are unavailable
+  // (privileges, another profiler, unsupported GPU).
   RangeSession(CUcontext ctx, int device, const RangeRequest& request);
   ~RangeSession();
+
+  // Starts collecting (once): every kernel launched on the context from now is a range.
+  void start();
   RangeSession(const RangeSession&) = delete;
   RangeSession& operator=(const RangeSession&) = delete;
 
@@ -40,11 +44,12 @@ class RangeSession {
   nlohmann::json finish();
 
   // Seconds of each part of the set-up: initialize (profiler, support, chip), availability,
-  // config_image (the host's metric configuration), enable, counter_data, set_config (and start).
+  // config_image (the host's metric configuration), enable, counter_data, set_config, and
+  // start once started.
   const nlohmann::json& setup_stages() const { return stages_; }
 
  private:
-  void start(CUcontext ctx, int device, const RangeRequest& request);
+  void prepare(CUcontext ctx, int device, const RangeRequest& request);
   void disable();
 
   std::string chip_;

@@ -113,6 +113,19 @@ TEST(Recording, WithoutADriverBeginSaysSoAndEndIsRefused) {
   EXPECT_FALSE(begin["error"]["message"].get<std::string>().empty());
 }
 
+TEST(Recording, PrepareNeedsMetricsAndWithoutADriverSaysSo) {
+  nlohmann::json bare = nlohmann::json::parse(hone_cupti_prepare(R"({"activity": true})"));
+  EXPECT_EQ(bare["error"]["code"], "bad_request") << bare.dump();
+  EXPECT_NE(bare["error"]["message"].get<std::string>().find("metrics"), std::string::npos) << bare.dump();
+  nlohmann::json prepared =
+      nlohmann::json::parse(hone_cupti_prepare(R"({"metrics": ["gpu__time_duration.sum"], "max_ranges": 8})"));
+  if (prepared["ok"].get<bool>()) GTEST_SKIP() << "a GPU driver is present: cupti_gpu_tests cover prepared counters";
+  EXPECT_TRUE(prepared["error"]["code"] == "no_device" || prepared["error"]["code"] == "no_context") << prepared.dump();
+  // Nothing was left prepared or recording: a begin still says why it cannot record.
+  nlohmann::json begin = nlohmann::json::parse(hone_cupti_begin(R"({"activity": true})"));
+  EXPECT_FALSE(begin["ok"].get<bool>()) << begin.dump();
+}
+
 TEST(Version, NamesTheCuptiItLoaded) {
   nlohmann::json v = nlohmann::json::parse(hone_cupti_version());
   ASSERT_TRUE(v["ok"].get<bool>()) << v.dump();
