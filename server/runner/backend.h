@@ -46,6 +46,10 @@ class Backend {
   virtual void copy(void* dst, const void* src, std::size_t bytes) = 0;
   virtual void copy_rows(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch, std::size_t width,
                          std::size_t rows) = 0;
+  // A timed call's fresh input (hone_harness_mix, CPU: hone_harness_host_mix): each of `count`
+  // elements of `elem_bytes` bytes from the set its hash of `seed` chooses, on the legacy stream.
+  virtual void mix(void* dst, const void* const* sets, int n_sets, std::size_t elem_bytes, std::size_t count,
+                   unsigned seed) = 0;
   // The cache flush before a timed call: hone_flush over a `bytes` device buffer (CPU: a read
   // pass over a host buffer). reserve_flush allocates the buffer (it may synchronise the device,
   // so never while the stream is held); flush reserves what it lacks first.

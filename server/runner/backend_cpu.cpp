@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "runner/backend.h"
@@ -37,7 +38,13 @@ class CpuBackend final : public Backend {
     auto* d = static_cast<unsigned char*>(dst);
     const auto* s = static_cast<const unsigned char*>(src);
     for (std::size_t r = 0; r < rows; ++r) std::memmove(d + r * dst_pitch, s + r * src_pitch, width);
+  }  void mix(void* dst, const void* const* sets, int n_sets, std::size_t elem_bytes, std::size_t count,
+           unsigned seed) override {
+    if (hone_harness_host_mix(dst, sets, n_sets, elem_bytes, count, seed) != 0)
+      throw OpError(ErrorKind::BadRequest, "time: an input mix of " + std::to_string(n_sets) + " sets of " +
+                                               std::to_string(elem_bytes) + "-byte elements cannot be made");
   }
+
   void reserve_flush(std::size_t bytes) override {
     if (flush_buffer_.size() < bytes) flush_buffer_.assign(bytes, 1);  // written once: every page is real
   }

@@ -89,6 +89,10 @@ class CudaBackend final : public Backend {
     for (std::size_t r = 0; r < rows; ++r)
       copy(static_cast<char*>(dst) + r * dst_pitch, static_cast<const char*>(src) + r * src_pitch, width);
   }
+  void mix(void* dst, const void* const* sets, int n_sets, std::size_t elem_bytes, std::size_t count,
+           unsigned seed) override {
+    check_harness(hone_harness_mix(nullptr, dst, sets, n_sets, elem_bytes, count, seed), "hone_mix");
+  }
   void reserve_flush(std::size_t bytes) override {
     if (flush_bytes_ >= bytes) return;
     if (flush_) check(cudaFree(flush_), "cudaFree (flush buffer)");

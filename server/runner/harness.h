@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-/* 1. */
+/* 2 (hone_mix added). */
 HONE_HARNESS_API int hone_harness_version(void);
 /* 1 when the library was built with CUDA; 0 when only the CPU functions work (the CUDA functions
  * then return 801, cudaErrorNotSupported). */
@@ -52,6 +52,19 @@ HONE_HARNESS_API int hone_harness_unregister(void* host);
 /* The calling thread's last failed call of this library: writes "cudaErrorName: message" (at most
  * len bytes, NUL-terminated; "" when none) and returns its code (0 when none). */
 HONE_HARNESS_API int hone_harness_last_error(char* text, int len);
+
+/* Kernel "hone_mix": a timed call's fresh input. For each of the `count` elements of `elem_bytes`
+ * bytes (1, 2, 4 or 8) of dst, dst[e] = sets[hone_harness_mix_choice(seed, e) % n_sets][e]; `sets`
+ * is a host array of n_sets (1..8) device buffers of `count` elements each, none overlapping dst.
+ * Every element comes from a set chosen for it alone, so a call's input is new as a whole and in
+ * every row: no cache keyed by an input's content, or a part of it, hits (protocol/WORKER.md). */
+HONE_HARNESS_API int hone_harness_mix(void* stream, void* dst, const void* const* sets, int n_sets, size_t elem_bytes,
+                                      size_t count, unsigned seed);
+/* CPU: the same on host memory, now; returns 0, or 22 (EINVAL) for bad arguments. */
+HONE_HARNESS_API int hone_harness_host_mix(void* dst, const void* const* sets, int n_sets, size_t elem_bytes,
+                                           size_t count, unsigned seed);
+/* The hash behind both (runner/mix_choice.h), for the judge's and the tests' own use. */
+HONE_HARNESS_API unsigned hone_harness_mix_choice(unsigned seed, unsigned long long element);
 
 /* CPU: reads every 64-byte cache line of [buffer, buffer + bytes) (summed into a volatile), the
  * host device's cache flush. */

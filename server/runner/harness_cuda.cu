@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "harness.h"
+#include "mix_choice.h"
 
 namespace {
 
@@ -103,6 +104,27 @@ extern "C" __global__ void hone_spin(unsigned long long ns) {
 
 extern "C" __global__ void hone_marker(unsigned* word) { store_system(word, 1u); }
 
+struct MixSets {
+  const void* set[hone::harness::kMaxMixSets];
+};
+
+template <typename T>
+__device__ __forceinline__ void mix_elements(T* dst, const MixSets& sets, unsigned n_sets, size_t count, unsigned seed) {
+  const size_t stride = size_t{gridDim.x} * blockDim.x;
+  for (size_t e = size_t{blockIdx.x} * blockDim.x + threadIdx.x; e < count; e += stride)
+    dst[e] = static_cast<const T*>(sets.set[hone::harness::mix_hash(seed, e) % n_sets])[e];
+}
+
+extern "C" __global__ void hone_mix(void* dst, MixSets sets, unsigned n_sets, unsigned elem_bytes, size_t count,
+                                    unsigned seed) {
+  switch (elem_bytes) {
+    case 1: mix_elements(static_cast<std::uint8_t*>(dst), sets, n_sets, count, seed); break;
+    case 2: mix_elements(static_cast<std::uint16_t*>(dst), sets, n_sets, count, seed); break;
+    case 4: mix_elements(static_cast<std::uint32_t*>(dst), sets, n_sets, count, seed); break;
+    default: mix_elements(static_cast<std::uint64_t*>(dst), sets, n_sets, count, seed); break;
+  }
+}
+
 extern "C" int hone_harness_has_cuda(void) { return 1; }
 
 extern "C" int hone_harness_flush(void* stream, const void* buffer, size_t bytes, void* sink) {
@@ -133,6 +155,25 @@ extern "C" int hone_harness_spin(void* stream, unsigned long long ns) {
 extern "C" int hone_harness_marker(void* stream, void* word) {
   if (!word) return record(cudaErrorInvalidValue);
   hone_marker<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(static_cast<unsigned*>(word));
+  return record(cudaGetLastError());
+}
+
+extern "C" int hone_harness_mix(void* stream, void* dst, const void* const* sets, int n_sets, size_t elem_bytes,
+                                size_t count, unsigned seed) {
+  if (!dst || !sets || n_sets < 1 || n_sets > hone::harness::kMaxMixSets ||
+      (elem_bytes != 1 && elem_bytes != 2 && elem_bytes != 4 && elem_bytes != 8))
+    return record(cudaErrorInvalidValue);
+  MixSets by_value{};
+  for (int k = 0; k < n_sets; ++k) {
+    if (!sets[k]) return record(cudaErrorInvalidValue);
+    by_value.set[k] = sets[k];
+  }
+  if (count == 0) return 0;
+  const size_t wanted = (count + kFlushThreads - 1) / kFlushThreads;
+  const size_t limit = size_t{static_cast<unsigned>(multiprocessors())} * kFlushBlocksPerSm;
+  const unsigned blocks = static_cast<unsigned>(std::max<size_t>(1, std::min(wanted, limit)));
+  hone_mix<<<blocks, kFlushThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+      dst, by_value, static_cast<unsigned>(n_sets), static_cast<unsigned>(elem_bytes), count, seed);
   return record(cudaGetLastError());
 }
 

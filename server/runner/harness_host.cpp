@@ -1,11 +1,42 @@
 // runner/harness_host.cpp: libhone_harness's CPU functions, and (in a build without CUDA) the
 // CUDA functions as stubs that report cudaErrorNotSupported.
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 #include "harness.h"
+#include "mix_choice.h"
 
-extern "C" int hone_harness_version(void) { return 1; }
+extern "C" int hone_harness_version(void) { return 2; }
+
+extern "C" unsigned hone_harness_mix_choice(unsigned seed, unsigned long long element) {
+  return hone::harness::mix_hash(seed, element);
+}
+
+namespace {
+
+template <typename T>
+void host_mix(T* dst, const void* const* sets, int n_sets, size_t count, unsigned seed) {
+  const auto k = static_cast<std::uint32_t>(n_sets);
+  for (size_t e = 0; e < count; ++e) dst[e] = static_cast<const T*>(sets[hone::harness::mix_hash(seed, e) % k])[e];
+}
+
+}  // namespace
+
+extern "C" int hone_harness_host_mix(void* dst, const void* const* sets, int n_sets, size_t elem_bytes, size_t count,
+                                     unsigned seed) {
+  if (!dst || !sets || n_sets < 1 || n_sets > hone::harness::kMaxMixSets) return EINVAL;
+  for (int k = 0; k < n_sets; ++k)
+    if (!sets[k]) return EINVAL;
+  switch (elem_bytes) {
+    case 1: host_mix(static_cast<std::uint8_t*>(dst), sets, n_sets, count, seed); return 0;
+    case 2: host_mix(static_cast<std::uint16_t*>(dst), sets, n_sets, count, seed); return 0;
+    case 4: host_mix(static_cast<std::uint32_t*>(dst), sets, n_sets, count, seed); return 0;
+    case 8: host_mix(static_cast<std::uint64_t*>(dst), sets, n_sets, count, seed); return 0;
+    default: return EINVAL;
+  }
+}
 
 extern "C" void hone_harness_host_flush(const void* buffer, size_t bytes) {
   constexpr size_t kLine = 64;
@@ -36,6 +67,7 @@ extern "C" int hone_harness_flush(void*, const void*, size_t, void*) { return no
 extern "C" int hone_harness_hold(void*, const void*, unsigned long long, void*) { return not_built(); }
 extern "C" int hone_harness_spin(void*, unsigned long long) { return not_built(); }
 extern "C" int hone_harness_marker(void*, void*) { return not_built(); }
+extern "C" int hone_harness_mix(void*, void*, const void* const*, int, size_t, size_t, unsigned) { return not_built(); }
 extern "C" int hone_harness_register(void*, size_t, void** device_ptr) {
   if (device_ptr) *device_ptr = nullptr;
   return not_built();

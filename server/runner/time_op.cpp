@@ -1,6 +1,7 @@
 // runner/time_op.cpp: the timed loops of the time op.
 #include "runner/time_op.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -68,15 +69,24 @@ class TimedLoop {
   }
 
  private:
-  // Set `set` into the targets, then the call's rows from their donor sets.
+  // Set `set` into the targets, then the call's rows from their donor sets; the mixed targets
+  // are made from every set instead (hone_mix).
   void apply_inputs(const TimedCall& c) {
     if (p_.sets.empty()) return;
     const std::vector<ArgSpec>& set = p_.sets[c.set];
     for (std::size_t i = 0; i < p_.targets.size(); ++i)
-      if (p_.targets[i].kind == hone::ArgKind::Tensor) copy_runs(p_.whole[i], p_.targets[i].tensor.data, set[i].tensor.data, 0);
+      if (p_.targets[i].kind == hone::ArgKind::Tensor && std::find(c.mixed.begin(), c.mixed.end(), i) == c.mixed.end())
+        copy_runs(p_.whole[i], p_.targets[i].tensor.data, set[i].tensor.data, 0);
     for (const RowSwap& r : c.rows)
       copy_runs(p_.row0[r.arg], p_.targets[r.arg].tensor.data, p_.sets[r.donor][r.arg].tensor.data,
                 static_cast<std::size_t>(r.row) * p_.row_bytes[r.arg]);
+    for (const std::size_t a : c.mixed) {
+      std::vector<const void*> sources;
+      for (const std::vector<ArgSpec>& s : p_.sets) sources.push_back(s[a].tensor.data);
+      const TensorView& t = p_.targets[a].tensor;
+      ctx_.backend.mix(t.data, sources.data(), static_cast<int>(sources.size()), t.itemsize,
+                       static_cast<std::size_t>(t.numel()), c.mix_seed);
+    }
   }
 
   void copy_runs(const std::vector<CopyRun>& runs, unsigned char* dst, const unsigned char* src, std::size_t shift) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "mix_choice.h"
 #include "runner/wire.h"
 
 namespace hone::runner {
@@ -42,6 +43,40 @@ std::vector<ArgSpec> parse_set(const nlohmann::json& list, const std::vector<Arg
   return set;
 }
 
+// A tensor whose elements fill its storage span in row-major order (hone_mix mixes it as a flat array).
+bool contiguous(const TensorView& t) {
+  std::int64_t expected = 1;
+  for (int d = t.ndim - 1; d >= 0; --d) {
+    if (t.sizes[d] != 1 && t.strides[d] != expected) return false;
+    expected *= t.sizes[d];
+  }
+  return true;
+}
+
+// "mix": {"seed": s, "args": [arg...]}: those contiguous tensor targets are made from every set.
+void parse_mix(const nlohmann::json& entry, const TimePlan& p, const std::string& where, TimedCall& c) {
+  const nlohmann::json* mix = find(entry, "mix");
+  if (!mix) return;
+  const std::string w = where + ".mix";
+  if (!mix->is_object()) bad_request(w + " must be an object {\"seed\", \"args\"}");
+  const std::int64_t seed = read_int(require(*mix, "seed", w), w + ".seed");
+  if (seed < 0 || seed > 0xFFFFFFFFll) bad_request(w + ".seed must be a 32-bit unsigned integer");
+  c.mix_seed = static_cast<unsigned>(seed);
+  if (p.sets.empty() || p.sets.size() > static_cast<std::size_t>(hone::harness::kMaxMixSets))
+    bad_request(w + ": a mix needs 1 to " + std::to_string(hone::harness::kMaxMixSets) + " input sets, not " +
+                std::to_string(p.sets.size()));
+  const nlohmann::json& args = require_array(*mix, "args", w);
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    const std::size_t a = read_index(args[k], p.targets.size(), w + ".args[" + std::to_string(k) + "]");
+    const ArgSpec& target = p.targets[a];
+    if (target.kind != hone::ArgKind::Tensor || !contiguous(target.tensor))
+      bad_request(w + ": args[" + std::to_string(a) + "] is not a contiguous tensor (only those are mixed)");
+    if (std::find(c.mixed.begin(), c.mixed.end(), a) != c.mixed.end())
+      bad_request(w + ": args[" + std::to_string(a) + "] is named twice");
+    c.mixed.push_back(a);
+  }
+}
+
 TimedCall parse_call(const nlohmann::json& entry, const TimePlan& p, const std::string& where) {
   TimedCall c;
   if (const nlohmann::json* set = find(entry, "set"))
@@ -50,6 +85,7 @@ TimedCall parse_call(const nlohmann::json& entry, const TimePlan& p, const std::
     c.slot = read_index(*slot, std::max<std::size_t>(p.slots.size(), 1), where + ".slot");
   else if (!p.slots.empty())
     bad_request(where + ": \"slot\" is missing");
+  parse_mix(entry, p, where, c);
   const nlohmann::json* rows = find(entry, "rows");
   if (!rows) return c;
   if (!rows->is_array()) bad_request(where + ".rows must be an array of [arg, row, donor_set]");

@@ -1,6 +1,6 @@
 // runner/time_plan.h: a `time` request checked and planned before anything runs: the targets
 // forward reads, the input sets and output slots, the schedule of timed calls, and the copies
-// that move a set (or one row of it) into the targets. Made by run_time on the main thread.
+// that move a set (or one row of it) into the targets, or mix every set into one. Made by run_time on the main thread.
 #pragma once
 
 #include <cstddef>
@@ -37,6 +37,8 @@ struct TimedCall {
   std::size_t set = 0;
   std::size_t slot = 0;
   std::vector<RowSwap> rows;
+  std::vector<std::size_t> mixed;  // targets made fresh from every set, element by element (hone_mix)
+  unsigned mix_seed = 0;
 };
 
 struct TimePlan {

@@ -1,7 +1,7 @@
 // tests/runner/harness_gpu_test.cpp: libhone_harness's kernels on a GPU, called directly: the
 // read flush folds the buffer into its sink, hone_hold waits for a host write to registered
 // memfd memory (and gives up at its timeout), hone_spin lasts as long as asked, hone_marker
-// writes its word. Skips without a GPU.
+// writes its word, hone_mix makes the host's mix. Skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime_api.h>
@@ -121,6 +121,30 @@ TEST(HarnessGpu, SpinLastsAsLongAsAskedAndTheMarkerWritesItsWord) {
   EXPECT_GE(us, 295.0);
   EXPECT_LT(us, 2000.0);
   EXPECT_EQ(w.host(2).load(), 1u);
+}
+
+TEST(HarnessGpu, MixOnTheDeviceIsTheHostsMixElementForElement) {
+  REQUIRE_GPU();
+  const std::size_t bytes = (std::size_t{1} << 22) + 24;  // not a multiple of a block's elements
+  std::vector<std::vector<unsigned char>> host(3, std::vector<unsigned char>(bytes));
+  for (std::size_t k = 0; k < host.size(); ++k)
+    for (std::size_t i = 0; i < bytes; ++i) host[k][i] = static_cast<unsigned char>((i * 131 + k * 97) >> 3);
+  std::vector<void*> device(4, nullptr);
+  for (void*& d : device) ASSERT_EQ(cudaMalloc(&d, bytes), cudaSuccess);
+  for (std::size_t k = 0; k < host.size(); ++k)
+    ASSERT_EQ(cudaMemcpy(device[k], host[k].data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  const void* device_sets[] = {device[0], device[1], device[2]};
+  const void* host_sets[] = {host[0].data(), host[1].data(), host[2].data()};
+  for (std::size_t width : {1u, 2u, 4u, 8u}) {
+    const std::size_t count = bytes / width;
+    ASSERT_EQ(hone_harness_mix(nullptr, device[3], device_sets, 3, width, count, 0xC0FFEEu + width), 0) << width;
+    std::vector<unsigned char> expected(bytes), got(bytes);
+    ASSERT_EQ(hone_harness_host_mix(expected.data(), host_sets, 3, width, count, 0xC0FFEEu + width), 0);
+    ASSERT_EQ(cudaMemcpy(got.data(), device[3], bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_TRUE(got == expected) << "hone_mix differs from the host's mix at element width " << width;
+  }
+  EXPECT_EQ(hone_harness_mix(nullptr, device[3], device_sets, 3, 3, 8, 1u), 1);  // cudaErrorInvalidValue
+  for (void* d : device) cudaFree(d);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // tests/runner/harness_test.cpp: libhone_harness's C ABI where there is no GPU: the version, the
-// host flush, and the CUDA functions failing with a code and a message instead of crashing.
+// host flush, the host mix of a timed call's fresh input, and the CUDA functions failing with a code and a message instead of crashing.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -12,7 +13,7 @@
 namespace {
 
 TEST(Harness, VersionAndBuild) {
-  EXPECT_EQ(hone_harness_version(), 1);
+  EXPECT_EQ(hone_harness_version(), 2);
   EXPECT_EQ(hone_harness_has_cuda(), HONE_TEST_HARNESS_HAS_CUDA);
 }
 
@@ -24,6 +25,58 @@ TEST(Harness, HostFlushReadsWithoutWriting) {
   hone_harness_host_flush(buffer.data(), 0);
   hone_harness_host_flush(buffer.data() + 1, 1);
   EXPECT_EQ(buffer, before);
+}
+
+TEST(Harness, HostMixTakesEachElementFromTheSetItsHashChooses) {
+  constexpr std::size_t kCount = 10000;
+  std::vector<std::uint32_t> a(kCount), b(kCount), c(kCount), out(kCount, 0);
+  for (std::size_t i = 0; i < kCount; ++i) {
+    a[i] = 0x10000000u + static_cast<std::uint32_t>(i);
+    b[i] = 0x20000000u + static_cast<std::uint32_t>(i);
+    c[i] = 0x30000000u + static_cast<std::uint32_t>(i);
+  }
+  const void* sets[] = {a.data(), b.data(), c.data()};
+  ASSERT_EQ(hone_harness_host_mix(out.data(), sets, 3, 4, kCount, 1234u), 0);
+  std::size_t from[3] = {0, 0, 0}, same_row = 0;
+  for (std::size_t i = 0; i < kCount; ++i) {
+    const unsigned k = hone_harness_mix_choice(1234u, i) % 3;
+    ASSERT_EQ(out[i], static_cast<const std::uint32_t*>(sets[k])[i]) << "element " << i;
+    ++from[k];
+    if (i % 100 != 0 && (out[i] >> 28) == (out[i - 1] >> 28)) ++same_row;
+  }
+  for (std::size_t n : from) EXPECT_NEAR(static_cast<double>(n) / kCount, 1.0 / 3, 0.03);  // every set, evenly
+  EXPECT_NEAR(static_cast<double>(same_row) / (kCount - kCount / 100), 1.0 / 3, 0.03);     // neighbours independent
+  // Another seed is another input, as whole and element by element.
+  std::vector<std::uint32_t> other(kCount, 0);
+  ASSERT_EQ(hone_harness_host_mix(other.data(), sets, 3, 4, kCount, 1235u), 0);
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < kCount; ++i) differ += other[i] != out[i];
+  EXPECT_NEAR(static_cast<double>(differ) / kCount, 2.0 / 3, 0.03);
+}
+
+TEST(Harness, HostMixCopiesEveryElementWidthAndRefusesBadArguments) {
+  std::vector<std::uint8_t> x(64), y(64);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<std::uint8_t>(i);
+    y[i] = static_cast<std::uint8_t>(200 + i % 50);
+  }
+  const void* sets[] = {x.data(), y.data()};
+  for (std::size_t width : {1u, 2u, 4u, 8u}) {
+    std::vector<std::uint8_t> out(64, 0xAB);
+    const std::size_t count = 64 / width;
+    ASSERT_EQ(hone_harness_host_mix(out.data(), sets, 2, width, count, 7u), 0) << width;
+    for (std::size_t e = 0; e < count; ++e) {
+      const auto* from = static_cast<const std::uint8_t*>(sets[hone_harness_mix_choice(7u, e) % 2]);
+      EXPECT_EQ(std::memcmp(out.data() + e * width, from + e * width, width), 0) << "width " << width << " element " << e;
+    }
+  }
+  std::uint8_t out[8];
+  EXPECT_NE(hone_harness_host_mix(out, sets, 0, 1, 8, 1u), 0);
+  EXPECT_NE(hone_harness_host_mix(out, sets, 9, 1, 8, 1u), 0);
+  EXPECT_NE(hone_harness_host_mix(out, sets, 2, 3, 2, 1u), 0);
+  EXPECT_NE(hone_harness_host_mix(nullptr, sets, 2, 1, 8, 1u), 0);
+  const void* missing[] = {x.data(), nullptr};
+  EXPECT_NE(hone_harness_host_mix(out, missing, 2, 1, 8, 1u), 0);
 }
 
 TEST(Harness, NoErrorYetOnAFreshThread) {

@@ -1,10 +1,11 @@
 // tests/runner/time_test.cpp: the time op on the CPU through the real hone-runner: settling,
 // warm-up, one host-clock time per scheduled call, each call's input set and mixed rows copied
-// into the targets (in several layouts), every output slot written with what that call saw, the
-// sets left alone, and the op's checks.
+// into the targets (in several layouts) or each call's mix of every set (contiguous targets), every
+// output slot written with what that call saw, the sets left alone, and the op's checks.
 #include <numeric>
 #include <vector>
 
+#include "harness.h"
 #include "runner_fixture.h"
 
 namespace hone::runner_test {
@@ -110,6 +111,35 @@ TEST_P(TimeTest, EachTimedCallSeesItsSetAndRowsAndWritesItsSlot) {
   EXPECT_EQ(std::vector<unsigned char>(sets, sets + sets_before.size()), sets_before);
 }
 
+// "mix": a contiguous target made from every set, element by element, by the hash of the call's
+// seed (hone_harness_mix_choice); a target of another layout is refused (the judge varies its rows).
+TEST_P(TimeTest, EachTimedCallSeesItsMixOfEverySetWhenTheTargetIsContiguous) {
+  ASSERT_EQ(kind_of(load("scale")), "ok");
+  const Layout& l = GetParam();
+  std::int64_t expected_stride = 1;
+  bool contiguous = true;
+  for (std::size_t d = l.shape.size(); d-- > 0;) {
+    if (l.shape[d] != 1 && l.strides[d] != expected_stride) contiguous = false;
+    expected_stride *= l.shape[d];
+  }
+  json req = request(0, 0);
+  for (int i = 0; i < kCalls; ++i) req["schedule"][i]["mix"] = {{"seed", 7000u + 13u * i}, {"args", json::array({0})}};
+  const json r = runner().request("time", req);
+  if (!contiguous) {
+    EXPECT_EQ(kind_of(r), "bad_request") << r.dump();
+    return;
+  }
+  ASSERT_EQ(kind_of(r), "ok") << r.dump();
+  std::size_t from_other_sets = 0;
+  for (int i = 0; i < kCalls; ++i)
+    for (std::int64_t e = 0; e < l.numel(); ++e) {
+      const int k = static_cast<int>(hone_harness_mix_choice(7000u + 13u * i, static_cast<unsigned long long>(e)) % kSets);
+      ASSERT_EQ(slot_data(i)[e], value(k, e)) << "slot " << i << " element " << e;
+      from_other_sets += k != i % kSets;
+    }
+  EXPECT_GT(from_other_sets, static_cast<std::size_t>(kCalls * l.numel() / 2));  // not the call's own set
+}
+
 INSTANTIATE_TEST_SUITE_P(Layouts, TimeTest,
                          ::testing::Values(Layout{{8, 16}, {16, 1}},           // row-major
                                            Layout{{8, 16}, {1, 8}},            // transposed
@@ -165,8 +195,14 @@ TEST_F(TimeChecks, BadSchedulesAreBadRequests) {
   EXPECT_EQ(kind_of(runner().request("time", counted)), "unsupported");  // hardware counters need CUDA
   counted["kernel_counters"] = -1;
   EXPECT_EQ(kind_of(runner().request("time", counted)), "bad_request");
+  json mix_scalar = base(json::array({json{{"set", 0}, {"slot", 0}, {"mix", {{"seed", 1}, {"args", json::array({1})}}}}}));
+  EXPECT_EQ(kind_of(runner().request("time", mix_scalar)), "bad_request");
+  json mix_seed = base(json::array({json{{"set", 0}, {"slot", 0}, {"mix", {{"seed", -1}, {"args", json::array({0})}}}}}));
+  EXPECT_EQ(kind_of(runner().request("time", mix_seed)), "bad_request");
   json ok = base(json::array({json{{"set", 0}, {"slot", 0}, {"rows", json::array({json::array({0, 3, 0})})}}}));
   EXPECT_EQ(kind_of(runner().request("time", ok)), "ok");
+  json mixed = base(json::array({json{{"set", 0}, {"slot", 0}, {"mix", {{"seed", 5}, {"args", json::array({0})}}}}}));
+  EXPECT_EQ(kind_of(runner().request("time", mixed)), "ok");
 }
 
 TEST_F(TimeChecks, AFailingCallEndsTheOpWithItsErrorAndIndex) {

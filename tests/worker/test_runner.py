@@ -124,7 +124,18 @@ class FormsTest(RunnerTestCase):
         (entry,) = self.runner.ok("call", args=[tensor_arg(xb)], outputs=[out.to_json()])["returned"]
         self.assertEqual(entry["aliases"], [0])
         self.assertEqual(entry["storage"], self.runner.addresses[1] + xb.offset)
-        self.assertTrue(torch.equal(views[1], x))
+        # The argument was overwritten before the result was copied, then put back.
+        self.assertTrue(entry["changed_with_arguments"])
+        self.assertTrue(bool(views[1].isnan().all()))
+        self.assertTrue(torch.equal(views[0], x))
+
+    def test_an_honest_result_does_not_change_with_its_arguments(self):
+        self.load(RUNNER_FIXTURES / "identity_torch.cpp")
+        x = torch.rand(4, 8)
+        (xb, out), views = share(self.runner, 1, x, (torch.float32, [4, 8]))
+        (entry,) = self.runner.ok("call", args=[tensor_arg(xb)], outputs=[out.to_json()])["returned"]
+        self.assertEqual((entry["aliases"], entry["changed_with_arguments"]), ([], False))
+        self.assertTrue(torch.equal(views[1], x) and torch.equal(views[0], x))
 
     def test_one_tensor_returned_twice_and_again_next_call_is_told(self):
         self.load(RUNNER_FIXTURES / "cached_pair_torch.cpp")

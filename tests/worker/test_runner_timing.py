@@ -42,14 +42,15 @@ class TimeCallModeTest(HarnessTestCase):
             t[row] = sets[donor][row]
         return t
 
-    def run_schedule(self, source, **extra) -> tuple:
+    def run_schedule(self, source, schedule=None, **extra) -> tuple:
+        schedule = schedule or self.SCHEDULE
         self.load(source)
         sets = input_sets()
-        specs = [(torch.float32, [4, 8])] + sets + [(torch.float32, [4, 8])] * len(self.SCHEDULE)
+        specs = [(torch.float32, [4, 8])] + sets + [(torch.float32, [4, 8])] * len(schedule)
         bufs, views = share(self.runner, 1, *specs)
         target, set_bufs, slot_bufs = bufs[0], bufs[1:4], bufs[4:]
         fields = dict(mode="call", args=[tensor_arg(target)], sets=[[tensor_arg(b)] for b in set_bufs],
-                      outputs=[[b.to_json()] for b in slot_bufs], schedule=self.SCHEDULE, warmup=3, settle_ms=30,
+                      outputs=[[b.to_json()] for b in slot_bufs], schedule=schedule, warmup=3, settle_ms=30,
                       flush_bytes=1 << 20)
         fields.update(extra)
         reply = self.runner.ok("time", **fields)
@@ -78,6 +79,41 @@ class TimeCallModeTest(HarnessTestCase):
             self.assertTrue(torch.equal(slot, self.expected(sets, entry)), entry)
         self.assertEqual((reply["settle_ms"], reply["settle_calls"]), (0.0, 0))
         self.assertTrue(all(t > 0 for t in reply["times_us"]))
+
+    def test_each_call_mixes_every_set_element_by_element_in_both_forms(self):
+        from hone_worker.runner.harness import Harness
+        harness = Harness(harness_library())
+        schedule = [{"set": i % 3, "slot": i, "mix": {"seed": 900 + i, "args": [0]}} for i in range(4)]
+        for kernel in ("identity.cpp", "identity_torch.cpp"):
+            with self.subTest(kernel=kernel):
+                self.setUp()
+                reply, sets, slots = self.run_schedule(RUNNER_FIXTURES / kernel, schedule=schedule, settle_ms=0)
+                self.assertEqual(len(reply["times_us"]), 4)
+                stacked = torch.stack(sets).view(3, -1)
+                for entry, slot in zip(schedule, slots):
+                    seed = entry["mix"]["seed"]
+                    chosen = torch.tensor([harness.mix_choice(seed, e) % 3 for e in range(32)])
+                    expected = stacked.gather(0, chosen.unsqueeze(0)).view(4, 8)
+                    self.assertTrue(torch.equal(slot, expected), entry)
+                    self.assertGreater(int((chosen != entry["set"]).sum()), 10)  # not the entry's own set
+                self.runner.close()
+
+    def test_an_overwritten_call_shows_a_result_that_is_its_argument(self):
+        schedule = [{"set": 0, "slot": 0}, {"set": 1, "slot": 1, "overwrite_arguments": True},
+                    {"set": 2, "slot": 2, "overwrite_arguments": True}, {"set": 0, "slot": 3}]
+        _, sets, slots = self.run_schedule(RUNNER_FIXTURES / "identity_torch.cpp", schedule=schedule, settle_ms=0)
+        for entry, slot in zip(schedule, slots):  # an honest result is its own memory
+            self.assertTrue(torch.equal(slot, sets[entry["set"]]), entry)
+        self.runner.close()
+        self.setUp()
+        self.load(ADVERSARIAL / "cpu" / "return_input_torch.cpp")
+        specs = [(torch.float32, [4, 8])] + input_sets() + [(torch.float32, [4, 8])] * len(schedule)
+        bufs, views = share(self.runner, 1, *specs)
+        self.runner.ok("time", mode="call", args=[tensor_arg(bufs[0])], sets=[[tensor_arg(b)] for b in bufs[1:4]],
+                       outputs=[[b.to_json()] for b in bufs[4:]], schedule=schedule)
+        overwritten = [bool(v.isnan().all()) for v in views[4:]]
+        self.assertEqual(overwritten, [False, True, True, False])
+        self.assertTrue(torch.equal(views[0], input_sets()[0]))  # the op ends with the last call's input
 
     def test_reference_form_is_timed_by_the_same_loop(self):
         self.runner.ok("load", form="reference", source=str(TASKS / "relu.py"), seed=1)

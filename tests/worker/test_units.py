@@ -13,7 +13,7 @@ from unittest import mock
 
 import torch
 
-from common import REPO, TASKS
+from common import FIXTURES, REPO, TASKS
 from worker_client import WORKER_DIR
 
 sys.path.insert(0, WORKER_DIR)
@@ -459,18 +459,22 @@ class BoundedPassRetryTest(unittest.TestCase):
         self.assertEqual(asked, [False, True])
 
 
-def held_trace(calls, stream=7, side=None, copies=True):
+def held_trace(calls, stream=7, side=None, copies=True, mixes=0, flush=True):
     """Activities shaped like a held `time` op's with kernel_records: hone_hold, then per call an
-    input copy, hone_flush, the call's kernels (`calls[i]`: (name, duration) on the caller's
-    stream, gaps of 1 us), hone_marker and a torch-form result copy. `side`: (call, name, start
-    offset, duration) on stream 99."""
+    input copy and `mixes` hone_mix kernels, hone_flush, the call's kernels (`calls[i]`: (name,
+    duration) on the caller's stream, gaps of 1 us), hone_marker and a torch-form result copy.
+    `side`: (call, name, start offset, duration) on stream 99."""
     acts, t = [records.Activity("hone_hold", stream, 0.0, 50.0)], 50.0
     for i, kernels in enumerate(calls):
         if copies:
             acts.append(records.Activity("Memcpy DtoD", stream, t, t + 3.0, "memcpy"))
             t += 3.0
-        acts.append(records.Activity("hone_flush", stream, t, t + 20.0))
-        t += 20.0
+        for _ in range(mixes):
+            acts.append(records.Activity("hone_mix", stream, t, t + 4.0))
+            t += 4.0
+        if flush:
+            acts.append(records.Activity("hone_flush", stream, t, t + 20.0))
+            t += 20.0
         begin = t
         for name, d in kernels:
             t += 1.0
@@ -518,6 +522,27 @@ class KernelRecordsTest(unittest.TestCase):
         times, _ = kernel_records.per_call_us(acts, 2, flushed=False)
         self.assertEqual(times, [2.0, 3.0])
 
+    def test_the_inputs_hone_mix_kernels_are_not_the_calls_work(self):
+        acts = held_trace([[("relu", 2.5)], [("relu", 3.0)]], mixes=2)
+        self.assertEqual(kernel_records.per_call_us(acts, 2, True, mixes=2), ([2.5, 3.0], ""))
+        self.assertEqual(kernel_records.kernels_per_call(acts, 2, True, mixes=2), 1)
+        unflushed = [a for a in held_trace([[("x", 2.0)], [("y", 3.0)]], mixes=1, flush=False) if not a.is_memory_op]
+        self.assertEqual(kernel_records.per_call_us(unflushed, 2, False, mixes=1), ([2.0, 3.0], ""))
+
+    def test_a_candidate_kernel_named_hone_mix_is_never_taken_for_hones(self):
+        for flush in (True, False):
+            acts = held_trace([[("relu", 2.5)], [("relu", 2.5), ("hone_mix", 40.0)]], mixes=1, flush=flush)
+            times, why = kernel_records.per_call_us(acts, 2, flush, mixes=1)
+            self.assertIsNone(times, flush)
+            self.assertIn("3 hone_mix kernels for 2 calls of 1 fresh inputs", why)
+        # The right count, but the candidate's one inside call 1 stands for call 2's missing one.
+        moved = held_trace([[("relu", 2.5), ("hone_mix", 40.0)], [("relu", 2.5)]], mixes=1)
+        genuine = [a for a in moved if a.name == "hone_mix" and a.end_us - a.start_us == 4.0]
+        moved = [a for a in moved if a is not genuine[1]]
+        times, why = kernel_records.per_call_us(moved, 2, True, mixes=1)
+        self.assertIsNone(times)
+        self.assertIn("hone_mix", why)
+
     def test_a_reply_without_records_says_why(self):
         self.assertEqual(kernel_records.parse({"kernel_records_error": "no CUPTI"}), (None, "no CUPTI"))
         activities, why = kernel_records.parse({"activities": [{"name": 3}]})
@@ -532,7 +557,8 @@ class KernelRecordsTest(unittest.TestCase):
         run.device = parse_device("cpu")
         run.slot_count, run.flush_bytes = 1000, 1 if flush else 0
         run._held_calls = lambda: 1000
-        run.sets = type("Sets", (), {"draw": lambda self: None})()
+        run.sets = type("Sets", (), {"draw": lambda self: None, "mixed": (),
+                                     "overwrite_one": lambda self, entries: entries})()
         run._copy_us = 0.0
         queue = list(replies)
         run._op = lambda mode, entries, warmup, settle, position, what: (queue.pop(0), 1000.0)
@@ -608,6 +634,16 @@ class KernelCountersTest(unittest.TestCase):
         ranges = [("0", 2.0), ("1", 0.5), ("2", 3.0), ("3", 0.5)]
         self.assertEqual(kernel_counters.per_call_us(ranges, 2, False, 1), ([2.0, 3.0], ""))
 
+    def test_the_inputs_hone_mix_ranges_come_first_and_are_not_counted(self):
+        ranges = [("0", 9.0), ("1", 20.0), ("2", 2.0), ("3", 0.5), ("4", 9.0), ("5", 20.0), ("6", 3.0), ("7", 0.5)]
+        self.assertEqual(kernel_counters.per_call_us(ranges, 2, True, 1, mixes=1), ([2.0, 3.0], ""))
+        named = [("hone_mix", 9.0), ("hone_flush", 20.0), ("relu", 2.0), ("hone_marker", 0.5)] * 2
+        self.assertEqual(kernel_counters.per_call_us(named, 2, True, 1, mixes=1), ([2.0, 2.0], ""))
+        misplaced = [("relu", 9.0), ("hone_flush", 20.0), ("hone_mix", 2.0), ("hone_marker", 0.5)] * 2
+        times, why = kernel_counters.per_call_us(misplaced, 2, True, 1, mixes=1)
+        self.assertIsNone(times)
+        self.assertIn("do not stand where", why)
+
     def test_the_records_say_how_many_kernels_each_call_launched(self):
         acts = held_trace([[("a", 1.0), ("b", 1.0)]] * 3)
         self.assertEqual(kernel_records.kernels_per_call(acts, 3, True), 2)
@@ -629,7 +665,8 @@ class KernelCountersTest(unittest.TestCase):
         notes = []
         run.session = type("S", (), {"note": lambda self, text: notes.append(text)})()
         run.slot_count, run.flush_bytes, run.extra = 1000, 1, {}
-        run.sets = type("Sets", (), {"draw": lambda self: None})()
+        run.sets = type("Sets", (), {"draw": lambda self: None, "mixed": (),
+                                     "overwrite_one": lambda self, entries: entries})()
         run.progress = lambda text: None
         asked = []
 
@@ -724,7 +761,7 @@ class ProfileChildModelNewTest(unittest.TestCase):
 
 
 class InputSetsTest(unittest.TestCase):
-    def test_every_timed_input_can_be_rebuilt(self):
+    def test_every_timed_input_is_new_in_every_row_and_can_be_rebuilt(self):
         task = load_task(str(TASKS / "relu.py"))
         target = torch.zeros(64, 4096)
         sets = InputSets(task, Device("cpu"), [target], pool_size=3, seed=5)
@@ -732,13 +769,58 @@ class InputSetsTest(unittest.TestCase):
         entries = [sets.draw() for _ in range(8)]
         for a, b in zip(entries, entries[1:]):
             self.assertNotEqual(a.set, b.set)  # never the same set twice in a row
+            self.assertNotEqual(a.seed, b.seed)
         entry = entries[-1]
-        self.assertEqual(len(entry.rows), 2)  # "mix": two rows from other sets
+        self.assertEqual((entry.mixed, entry.rows), ((0,), ()))  # "elements": the contiguous input mixed anew
+        self.assertEqual(entry.to_json(4), {"set": entry.set, "slot": 4, "rows": [],
+                                            "mix": {"seed": entry.seed, "args": [0]}})
+        rebuilt = sets.rebuild(entry)[0]
+        stacked = torch.stack([s[0] for s in sets.sets])
+        from_set = (stacked == rebuilt.unsqueeze(0)).float().argmax(0)
+        self.assertTrue(torch.equal(stacked.gather(0, from_set.unsqueeze(0))[0], rebuilt))  # each element from a set
+        for k in range(3):  # every set gives about a third of the elements ...
+            self.assertAlmostEqual(float((from_set == k).float().mean()), 1 / 3, delta=0.02)
+            # ... and no row of the input is a row of any set: no cache keyed by rows can hit
+            self.assertFalse(bool((rebuilt == sets.sets[k][0]).all(dim=1).any()))
+        self.assertTrue(torch.equal(sets.rebuild(entry)[0], rebuilt))  # rebuilt exactly, every time
+        self.assertFalse(torch.equal(sets.rebuild(entries[-2])[0], rebuilt))
+
+    def test_mix_mode_takes_two_rows_from_other_sets_and_non_contiguous_inputs_vary_so(self):
+        task = load_task(str(TASKS / "relu.py"))
+        task.timing_variation = "mix"
+        sets = InputSets(task, Device("cpu"), [torch.zeros(64, 4096)], pool_size=3, seed=5)
+        entry = sets.draw()
+        self.assertEqual((len(entry.rows), entry.mixed), (2, ()))
         rebuilt = sets.rebuild(entry)[0]
         arg, row, donor = entry.rows[0]
         self.assertTrue(torch.equal(rebuilt[row], sets.sets[donor][0][row]))
         self.assertFalse(any(torch.equal(rebuilt, s[0]) for s in sets.sets))
-        self.assertEqual(entry.to_json(4)["slot"], 4)
+        task.timing_variation = "elements"
+        transposed = InputSets(task, Device("cpu"), [torch.zeros(4096, 64).t()], pool_size=3, seed=5)
+        entry = transposed.draw()
+        self.assertEqual((len(entry.rows), entry.mixed), (2, ()))  # not contiguous: rows, not hone_mix
+
+    def test_inputs_whose_invariants_a_mix_would_break_vary_by_whole_sets_or_rows(self):
+        task = load_task(str(FIXTURES / "invariant_inputs.py"))
+        inputs = task.module.get_inputs()
+        sets = InputSets(task, Device("cpu"), inputs, pool_size=3, seed=5)
+        self.assertEqual((sets.whole_only, sets.keep_rows, sets.mixed), ((0,), (1,), (2,)))
+        for _ in range(6):
+            entry = sets.draw()
+            self.assertTrue(all(arg == 1 for arg, _, _ in entry.rows))  # the sorted rows swap whole rows
+            symmetric, boundaries, free = sets.rebuild(entry)
+            self.assertTrue(torch.equal(symmetric, symmetric.t()))
+            self.assertTrue(bool((boundaries[..., 1:] >= boundaries[..., :-1]).all()))
+            self.assertFalse(any(torch.equal(free, s[2]) for s in sets.sets))
+
+    def test_one_entry_of_an_op_overwrites_its_arguments(self):
+        task = load_task(str(TASKS / "relu.py"))
+        sets = InputSets(task, Device("cpu"), [torch.zeros(64, 4096)], pool_size=3, seed=5)
+        entries = sets.overwrite_one([sets.draw() for _ in range(6)])
+        self.assertEqual(sum(e.overwrite for e in entries), 1)
+        marked = next(e for e in entries if e.overwrite)
+        self.assertTrue(marked.to_json(1)["overwrite_arguments"])
+        self.assertNotIn("overwrite_arguments", next(e for e in entries if not e.overwrite).to_json(1))
 
     def test_pool_mode_uses_whole_sets(self):
         task = load_task(str(TASKS / "relu.py"))

@@ -331,6 +331,19 @@ class Layout:
         self.size = buf.offset + buf.span_bytes
         return buf
 
+    def guard_before(self, nbytes: int) -> Buffer:
+        """`nbytes` ending exactly where the next place() will start (no gap a write could hide in)."""
+        start = round_up(self.size + nbytes, self.alignment) - nbytes
+        buf = Buffer(self.arena_id, start, "uint8", (nbytes,), (1,))
+        self.size = start + nbytes
+        return buf
+
+    def guard_after(self, nbytes: int) -> Buffer:
+        """`nbytes` starting exactly where the last placed buffer ends."""
+        buf = Buffer(self.arena_id, self.size, "uint8", (nbytes,), (1,))
+        self.size += nbytes
+        return buf
+
 
 def tensor_arg(buf: Buffer) -> dict:
     """The ARG JSON of a tensor argument."""

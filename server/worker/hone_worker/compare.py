@@ -216,8 +216,8 @@ def stride_differences(returned: Sequence[dict], expected: Sequence[torch.Tensor
 def aliasing_problem(returned: Sequence[dict], expected: Sequence[torch.Tensor], argument_names: Sequence[str],
                      reference_arguments: Sequence) -> Optional[str]:
     """Outputs that share memory with an argument or with each other, or overlap themselves (the
-    `returned` metadata: `aliases`, `same_as`, `overlaps_self`), when the reference's outputs do
-    not do the same with its own arguments."""
+    `returned` metadata: `aliases`, `same_as`, `overlaps_self`, `changed_with_arguments`), when
+    the reference's outputs do not do the same with its own arguments."""
     for i, g in enumerate(returned):
         label = output_label(i, len(returned))
         e = expected[i]
@@ -227,6 +227,9 @@ def aliasing_problem(returned: Sequence[dict], expected: Sequence[torch.Tensor],
             if 0 <= a < len(argument_names) and not shares_memory(e, reference_arguments[a]):
                 return (f"{label} shares memory with the argument {argument_names[a]}: forward must compute its "
                         "output, not return an input")
+        if g.get("changed_with_arguments") and not any(shares_memory(e, a) for a in reference_arguments):
+            return (f"{label} changed when hone overwrote the arguments after forward returned: it is an argument's "
+                    "memory under another mapping (forward must compute its output, not return an input)")
         for j in g.get("same_as", []):
             if 0 <= j < i and not shares_memory(e, expected[j]):
                 return f"{label} shares memory with {output_label(j, len(returned))}"

@@ -3,7 +3,8 @@ in its own process, runs before the reference on the first trial; the judge pois
 buffers before every call and compares only its own copies of them taken right after the reply;
 inputs must equal the judge's private copies afterwards; structure (from the `returned`
 metadata), values, determinism and fresh inputs in the same buffers are checked; weak tasks and
-constant outputs are flagged."""
+constant outputs are flagged; a raw-form kernel writing past either end of an output buffer (the
+judge's guard bytes changed) is incorrect."""
 import time
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional
@@ -24,6 +25,8 @@ from .signature import Signature
 from .task import Task
 
 FRESH_INPUT_SEED_OFFSET = 7919  # the seed of the second input set used in the same buffers
+GUARD_BYTES = 4096  # raw form: guarded bytes right before and after each output buffer ...
+GUARD_BYTE = 0xA5  # ... holding this, which a kernel writing out of bounds changes
 
 
 @dataclass
@@ -68,7 +71,9 @@ class CandidateCaller:
         self.signature = signature
         self.raw = raw
         self.last_call_us = 0.0  # the judge's clock around the last call op
-        self.outputs: Region = memory.region([(getattr(torch, o.dtype), o.shape, None) for o in signature.outputs])
+        # Raw form: guard bytes around each output buffer catch a kernel writing past its ends.
+        self.outputs: Region = memory.region([(getattr(torch, o.dtype), o.shape, None) for o in signature.outputs],
+                                             guard_bytes=GUARD_BYTES if raw else 0)
         session.map([self.outputs])
         self._args: Optional[ArgBuffers] = None
         self.poison_problems: List[str] = []
@@ -83,11 +88,14 @@ class CandidateCaller:
 
     def call(self, args: ArgBuffers, label: str) -> CallResult:
         poison_outputs(self.outputs.views)
+        for guard in self.outputs.guards:
+            guard.view.fill_(GUARD_BYTE)
         started = time.perf_counter()
         reply = self.session.call(args.json(), self.outputs.bufs(), label, poison=not self.raw)
         self.last_call_us = (time.perf_counter() - started) * 1e6
         got = [v.clone() for v in self.outputs.views]
         self.memory.synchronize()
+        self._check_guards()
         for problem in reply.get("poison_problems") or []:
             if problem not in self.poison_problems:
                 self.poison_problems.append(problem)
@@ -96,6 +104,21 @@ class CandidateCaller:
             raise CandidateFailure("rejected", "the candidate process did not say what forward returned (no "
                                    "`returned` in its reply)", check="output_structure")
         return CallResult(got, None if self.raw else returned)
+
+    def _check_guards(self) -> None:
+        """A kernel that wrote past either end of an output buffer (an out-of-bounds write) is incorrect."""
+        for guard in self.outputs.guards:
+            changed = (guard.view != GUARD_BYTE).nonzero()
+            if changed.numel() == 0:
+                continue
+            name = self.signature.outputs[guard.buffer].name
+            n = guard.view.numel()
+            reach = int(changed.max()) + 1 if guard.after else n - int(changed.min())
+            where = f"past the end of {name}" if guard.after else f"before the start of {name}"
+            raise CandidateFailure("incorrect", f"forward wrote {where}: {changed.numel()} of the {n} bytes hone guards "
+                                   f"there changed, up to {reach} bytes {'past its end' if guard.after else 'before it'}"
+                                   " (an out-of-bounds write: a last block or tail not masked?)",
+                                   check="outputs_in_bounds")
 
     def compare(self, got: List[torch.Tensor], expected: List[torch.Tensor], tolerances) -> Comparison:
         return compare_outputs(got, expected, tolerances, raw_buffers=True, allocator_poison=not self.raw)

@@ -7,7 +7,7 @@ import fcntl
 import gc
 import mmap
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import torch
@@ -19,12 +19,23 @@ TensorSpec = Tuple[torch.dtype, Sequence[int], Optional[Sequence[int]]]  # dtype
 
 
 @dataclass
+class Guard:
+    """Bytes right before or after a buffer of a region, which nothing may write."""
+
+    buffer: int  # the index of the buffer it borders
+    after: bool
+    view: torch.Tensor
+
+
+@dataclass
 class Region:
-    """Buffers placed in one arena, with the judge's views of them."""
+    """Buffers placed in one arena, with the judge's views of them (and of the guards around
+    them, for a region made with guard bytes)."""
 
     arena_id: int
     buffers: List[Buffer]
     views: List[torch.Tensor]
+    guards: List[Guard] = field(default_factory=list)
 
     def bufs(self) -> List[dict]:
         return [b.to_json() for b in self.buffers]
@@ -41,17 +52,25 @@ class SharedMemory:
         self._regions: List[Region] = []
         self._mapped: Dict[int, Set[int]] = {}  # process pid -> arena ids it has mapped
 
-    def region(self, specs: Sequence[TensorSpec], host: bool = False) -> Region:
-        """A new arena holding one buffer per spec (on the device unless `host`)."""
+    def region(self, specs: Sequence[TensorSpec], host: bool = False, guard_bytes: int = 0) -> Region:
+        """A new arena holding one buffer per spec (on the device unless `host`); with
+        `guard_bytes`, that many bytes right before and right after each buffer are guards."""
         arena_id = len(self._arenas)
         layout = Layout(arena_id)
-        buffers = [layout.place(dtype, shape, strides) for dtype, shape, strides in specs]
+        buffers, guard_bufs = [], []
+        for k, (dtype, shape, strides) in enumerate(specs):
+            if guard_bytes:
+                guard_bufs.append((k, False, layout.guard_before(guard_bytes)))
+            buffers.append(layout.place(dtype, shape, strides))
+            if guard_bytes:
+                guard_bufs.append((k, True, layout.guard_after(guard_bytes)))
         if self.device.is_cuda and not host:
             arena = CudaArena.create(arena_id, layout.size, self.device.index)
         else:
             arena = _sealed_host_arena(arena_id, layout.size)
         self._arenas[arena_id] = arena
-        region = Region(arena_id, buffers, [arena.view(b) for b in buffers])
+        region = Region(arena_id, buffers, [arena.view(b) for b in buffers],
+                        [Guard(k, after, arena.view(b)) for k, after, b in guard_bufs])
         self._regions.append(region)
         return region
 

@@ -10,8 +10,8 @@ kernels, which is what ncu's gpu__time_duration.sum summed over the call's kerne
 The counts are the candidate process's claims: the judge holds them against the records."""
 from typing import List, Optional, Tuple
 
-FLUSH, MARKER = "hone_flush", "hone_marker"
-_HONE = (FLUSH, MARKER, "hone_hold", "hone_spin")  # hold and spin: never launched by a counted op
+FLUSH, MARKER, MIX = "hone_flush", "hone_marker", "hone_mix"
+_HONE = (FLUSH, MARKER, MIX, "hone_hold", "hone_spin")  # hold and spin: never launched by a counted op
 
 
 def parse(reply: dict) -> Tuple[Optional[List[Tuple[str, float]]], str]:
@@ -33,21 +33,24 @@ def parse(reply: dict) -> Tuple[Optional[List[Tuple[str, float]]], str]:
     return out, ""
 
 
-def per_call_us(ranges: List[Tuple[str, float]], calls: int, flushed: bool,
-                kernels_per_call: int) -> Tuple[Optional[List[float]], str]:
+def per_call_us(ranges: List[Tuple[str, float]], calls: int, flushed: bool, kernels_per_call: int,
+                mixes: int = 0) -> Tuple[Optional[List[float]], str]:
     """Each call's summed kernel duration, or (None, why the ranges cannot be attributed): per
-    call, in launch order, hone's flush (when `flushed`), the call's `kernels_per_call` kernels,
-    hone's marker. Named ranges must carry hone's names where hone's kernels stand."""
-    per = kernels_per_call + 1 + (1 if flushed else 0)
+    call, in launch order, `mixes` hone_mix kernels (the call's fresh inputs), hone's flush (when
+    `flushed`), the call's `kernels_per_call` kernels, hone's marker. Named ranges must carry
+    hone's names where hone's kernels stand."""
+    lead = mixes + (1 if flushed else 0)
+    per = kernels_per_call + 1 + lead
     if kernels_per_call < 1 or len(ranges) != calls * per:
         return None, (f"the counters hold {len(ranges)} kernel ranges; {calls} calls of {kernels_per_call} kernels "
-                      f"(the activity records') with hone's {'flush and ' if flushed else ''}marker make {calls * per}")
+                      f"(the activity records') with hone's {mixes} input mixes, {'flush and ' if flushed else ''}"
+                      f"marker make {calls * per}")
     out: List[float] = []
     for i in range(calls):
         own = ranges[i * per:(i + 1) * per]
-        hone = ([own[0][0]] if flushed else []) + [own[-1][0]]
-        work = own[1:-1] if flushed else own[:-1]
-        if any(_named(n) and n not in (FLUSH, MARKER) for n in hone) or any(n in _HONE for n, _ in work):
+        hone = [n for n, _ in own[:lead]] + [own[-1][0]]
+        work = own[lead:-1]
+        if any(_named(n) and n not in (FLUSH, MARKER, MIX) for n in hone) or any(n in _HONE for n, _ in work):
             return None, f"call {i + 1}'s ranges do not stand where hone's flush and marker were launched"
         out.append(sum(us for _, us in work))
     return out, ""

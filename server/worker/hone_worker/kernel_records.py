@@ -1,9 +1,10 @@
 """Device time from activity records (issue 14): the GPU time of each timed call's own work, read
 from the kernel, memcpy and memset records (CUPTI; the python runner's torch.profiler) that the
 candidate process collected over a held `time` op of mode `device` with `kernel_records`. On the
-caller's stream the op enqueued hone's hold kernel, then per call: its input copies, hone's flush,
-the call's work, hone's marker. A call's work is every activity that starts after its flush ends
-and before its marker starts (on any stream); its device time is the busy time of that work (the
+caller's stream the op enqueued hone's hold kernel, then per call: its input copies and hone_mix
+kernels (one per input made fresh, the same number every call), hone's flush, the call's work,
+hone's marker. A call's work is every activity that starts after its flush (without a flush: its
+last hone_mix) ends and before its marker starts (on any stream); its device time is the busy time of that work (the
 union of its intervals: the sum of its kernels' durations on one stream, as ncu's
 gpu__time_duration.sum over the call's kernels). Gaps between the call's kernels are not device
 time: the call time has them. The attribution is the judge's; the records are the candidate
@@ -12,14 +13,15 @@ from typing import List, Optional, Sequence, Tuple
 
 from .records import Activity
 
-HOLD, FLUSH, MARKER = "hone_hold", "hone_flush", "hone_marker"
-_HONE = (HOLD, FLUSH, MARKER, "hone_spin")
+HOLD, FLUSH, MARKER, MIX = "hone_hold", "hone_flush", "hone_marker", "hone_mix"
+_HONE = (HOLD, FLUSH, MARKER, MIX, "hone_spin")
 SLACK_US = 0.05  # timestamps of back-to-back activities on one stream may touch or overlap this much
 
 
-def per_call_us(activities: Sequence[Activity], calls: int, flushed: bool) -> Tuple[Optional[List[float]], str]:
+def per_call_us(activities: Sequence[Activity], calls: int, flushed: bool,
+                mixes: int = 0) -> Tuple[Optional[List[float]], str]:
     """Each call's device time, or (None, why the records cannot be attributed)."""
-    work, why = per_call_work(activities, calls, flushed)
+    work, why = per_call_work(activities, calls, flushed, mixes)
     return (busy_times(work), "") if work is not None else (None, why)
 
 
@@ -28,10 +30,10 @@ def busy_times(work: Sequence[Sequence[Activity]]) -> List[float]:
     return [_busy_us(mine) for mine in work]
 
 
-def kernels_per_call(activities: Sequence[Activity], calls: int, flushed: bool) -> Optional[int]:
+def kernels_per_call(activities: Sequence[Activity], calls: int, flushed: bool, mixes: int = 0) -> Optional[int]:
     """How many kernels each call launched (see uniform_kernel_count); None when the records
     cannot be attributed."""
-    work, _ = per_call_work(activities, calls, flushed)
+    work, _ = per_call_work(activities, calls, flushed, mixes)
     return uniform_kernel_count(activities, work) if work is not None else None
 
 
@@ -43,8 +45,12 @@ def uniform_kernel_count(activities: Sequence[Activity], work: Sequence[Sequence
     return counts[0] if counts and len(set(counts)) == 1 and outside == 0 else None
 
 
-def per_call_work(activities: Sequence[Activity], calls: int, flushed: bool) -> Tuple[Optional[List[List[Activity]]], str]:
-    """Each call's work (its activities), or (None, why the records cannot be attributed)."""
+def per_call_work(activities: Sequence[Activity], calls: int, flushed: bool,
+                  mixes: int = 0) -> Tuple[Optional[List[List[Activity]]], str]:
+    """Each call's work (its activities), or (None, why the records cannot be attributed).
+    `mixes`: the hone_mix kernels each call's inputs launch before its flush; exactly that many
+    must stand between a call's previous marker and its flush (or its work), and none in its work,
+    so a kernel of the candidate's named like hone's is never taken for hone's."""
     ordered = sorted(activities, key=lambda a: (a.start_us, a.end_us))
     holds = [a for a in ordered if a.name == HOLD]
     if len(holds) != 1:
@@ -57,12 +63,21 @@ def per_call_work(activities: Sequence[Activity], calls: int, flushed: bool) -> 
     if flushed and len(flushes) != calls:
         return None, f"the records hold {len(flushes)} flush kernels for {calls} calls"
     work = [a for a in ordered if a.name not in _HONE]
+    mixed = [a for a in ordered if a.name == MIX]
+    if len(mixed) != calls * mixes:
+        return None, f"the records hold {len(mixed)} hone_mix kernels for {calls} calls of {mixes} fresh inputs"
     out: List[List[Activity]] = []
     previous_end = holds[0].end_us
     for i, marker in enumerate(markers):
-        begin = flushes[i].end_us if flushed else previous_end
         if flushed and not previous_end - SLACK_US <= flushes[i].start_us <= marker.start_us:
             return None, f"call {i + 1}'s flush kernel is not between its neighbours' markers"
+        inputs_end = flushes[i].start_us if flushed else marker.start_us
+        mine_mixed = [a for a in mixed if previous_end - SLACK_US <= a.start_us < inputs_end]
+        if len(mine_mixed) != mixes:
+            return None, f"call {i + 1} has {len(mine_mixed)} hone_mix kernels before its work, not {mixes}"
+        begin = flushes[i].end_us if flushed else max([previous_end] + [a.end_us for a in mine_mixed])
+        if any(begin - SLACK_US <= a.start_us < marker.start_us for a in mixed if a not in mine_mixed):
+            return None, f"a kernel named hone_mix ran inside call {i + 1}"
         mine = [a for a in work if begin - SLACK_US <= a.start_us < marker.start_us]
         out.append(mine)
         previous_end = marker.end_us

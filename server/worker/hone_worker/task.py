@@ -13,7 +13,7 @@ import torch
 from .errors import TaskError, task_error_from
 
 _REQUIRED = ("Model", "get_inputs", "get_init_inputs")
-_VARIATIONS = ("mix", "pool")
+_VARIATIONS = ("elements", "mix", "pool")
 
 
 @dataclass
@@ -102,7 +102,7 @@ def _tolerance(module: ModuleType, attr: str, path: str) -> Optional[float]:
 
 
 def _variation(module: ModuleType, path: str) -> str:
-    value = getattr(module, "HONE_TIMING_VARIATION", "mix")
+    value = getattr(module, "HONE_TIMING_VARIATION", "elements")
     if value not in _VARIATIONS:
         raise TaskError(f"{path}: HONE_TIMING_VARIATION must be one of {', '.join(_VARIATIONS)}, not {value!r}")
     return value

@@ -288,7 +288,8 @@ class TimedRun:
 
     def _held_calls(self) -> int:
         """How many calls one held op may queue: the launch queue divided by a call's launches."""
-        copies = len(self.sets.tensor_indices) * (1 + (MIXED_ROWS if self.sets.mode == "mix" else 0))
+        row_mixed = 0 if self.sets.mode == "pool" else len(self.sets.tensor_indices) - len(self.sets.mixed)
+        copies = len(self.sets.tensor_indices) + MIXED_ROWS * row_mixed  # a copy or hone_mix each, and mixed rows
         per_call = copies + 4 + KERNELS_PER_CALL  # + flush, two events, marker
         return max(MIN_CALLS_PER_OP, min(MAX_HELD_CALLS, HELD_LAUNCHES // per_call))
 
@@ -352,7 +353,8 @@ class TimedRun:
         ranges, why = kernel_counters.parse(reply)
         times = None
         if ranges is not None:
-            times, why = kernel_counters.per_call_us(ranges, calls, self.flush_bytes > 0, device.kernels_per_call)
+            times, why = kernel_counters.per_call_us(ranges, calls, self.flush_bytes > 0, device.kernels_per_call,
+                                                     len(self.sets.mixed))
         if times is not None:
             why = self._counters_disagree(times, device)
         if times is None or why:
@@ -391,7 +393,8 @@ class TimedRun:
         activities, why = kernel_records.parse(reply)
         work = None
         if activities is not None:
-            work, why = kernel_records.per_call_work(activities, len(events_us), self.flush_bytes > 0)
+            work, why = kernel_records.per_call_work(activities, len(events_us), self.flush_bytes > 0,
+                                                     len(self.sets.mixed))
         if work is None:
             result.records_note = why
             self.session.note(f"device time from the caller's events, not activity records: {why}")
@@ -405,6 +408,7 @@ class TimedRun:
             counters: int = 0):
         """Sends one `time` op and checks what came back; returns (reply, judge's microseconds:
         mode call from sending to the reply, mode device from the release to `finished`)."""
+        entries = self.sets.overwrite_one(entries)
         for j in range(len(entries) + 1):
             poison_outputs(self._slot_views(j))
         window = _DeviceWindow(self.release)

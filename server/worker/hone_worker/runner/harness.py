@@ -4,7 +4,7 @@ time candidates with the same code. Found through $HONE_HARNESS_LIBRARY, else in
 beside this package (<share>/lib). Loaded on first use; called from the runner's main thread."""
 import ctypes
 import os
-from typing import Optional
+from typing import Optional, Sequence
 
 LIBRARY_NAME = "libhone_harness.so"
 _ERROR_BYTES = 1024
@@ -51,6 +51,9 @@ class Harness:
             "hone_harness_spin": ([vp, u64], i), "hone_harness_marker": ([vp, vp], i),
             "hone_harness_register": ([vp, size, ctypes.POINTER(vp)], i), "hone_harness_unregister": ([vp], i),
             "hone_harness_last_error": ([ctypes.c_char_p, i], i), "hone_harness_host_flush": ([vp, size], None),
+            "hone_harness_mix": ([vp, vp, ctypes.POINTER(vp), i, size, size, ctypes.c_uint], i),
+            "hone_harness_host_mix": ([vp, ctypes.POINTER(vp), i, size, size, ctypes.c_uint], i),
+            "hone_harness_mix_choice": ([ctypes.c_uint, u64], ctypes.c_uint),
         }
         for name, (argtypes, restype) in signatures.items():
             try:
@@ -99,6 +102,23 @@ class Harness:
     def host_flush(self, buffer: int, size: int) -> None:
         """Reads `size` bytes of host memory at `buffer` (the CPU's cache flush)."""
         self._lib.hone_harness_host_flush(buffer, size)
+
+    def mix(self, stream: int, dst: int, sets: Sequence[int], elem_bytes: int, count: int, seed: int) -> None:
+        """Enqueues hone_mix, a timed call's fresh input in device memory: each of `count` elements
+        of `elem_bytes` bytes at `dst` from the set (addresses `sets`) its hash of `seed` chooses."""
+        addresses = (ctypes.c_void_p * len(sets))(*sets)
+        self._check(self._lib.hone_harness_mix(stream or None, dst, addresses, len(sets), elem_bytes, count, seed),
+                    "hone_harness_mix")
+
+    def mix_choice(self, seed: int, element: int) -> int:
+        """hone_mix's hash: element `element` of a mix with `seed` comes from set (this % sets)."""
+        return int(self._lib.hone_harness_mix_choice(seed, element))
+
+    def host_mix(self, dst: int, sets: Sequence[int], elem_bytes: int, count: int, seed: int) -> None:
+        """The same mix in host memory, now."""
+        addresses = (ctypes.c_void_p * len(sets))(*sets)
+        if self._lib.hone_harness_host_mix(dst, addresses, len(sets), elem_bytes, count, seed) != 0:
+            raise HarnessError(f"hone_harness_host_mix refused {len(sets)} sets of {elem_bytes}-byte elements")
 
 
 _loaded: Optional[Harness] = None

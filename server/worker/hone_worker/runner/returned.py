@@ -1,7 +1,9 @@
 """What a torch-form, modelnew or reference forward returned: its tensors copied into the judge's
 output buffers (only where shape and dtype match), and the `returned` metadata of a `call` reply,
 with which the judge tells a fresh result from memory it already knows (an argument, an earlier
-output, a tensor whose elements overlap, the same storage returned again)."""
+output, a tensor whose elements overlap, the same storage returned again) and, since a second
+mapping of an argument's pages hides from any address comparison, whether the result changed when
+the arguments were overwritten after forward returned (overwrite_arguments)."""
 from typing import List, Optional, Sequence, Tuple
 
 import torch
@@ -29,9 +31,10 @@ def copy_into(returned: Sequence[torch.Tensor], outputs: Sequence[torch.Tensor])
             out.copy_(got)
 
 
-def describe(returned: Sequence[torch.Tensor], args: Sequence) -> List[dict]:
+def describe(returned: Sequence[torch.Tensor], args: Sequence, changed: Sequence[bool] = ()) -> List[dict]:
     """The `returned` entries: shape, dtype, strides, device, the tensor arguments and earlier
-    outputs whose memory it overlaps, whether its own elements overlap, its storage pointer."""
+    outputs whose memory it overlaps, whether its own elements overlap, its storage pointer, and
+    (`changed`) whether it changed when the arguments were overwritten after forward returned."""
     spans = [_span(t) for t in returned]
     arg_spans = [(i, _span(a)) for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
     out = []
@@ -42,8 +45,39 @@ def describe(returned: Sequence[torch.Tensor], args: Sequence) -> List[dict]:
             "same_as": [j for j in range(k) if _overlap(spans[k], spans[j])],
             "overlaps_self": overlaps_self(t),
             "storage": _storage_pointer(t),
+            "changed_with_arguments": bool(changed[k]) if k < len(changed) else False,
         })
     return out
+
+
+@torch.no_grad()
+def overwrite_arguments(args: Sequence) -> None:
+    """Fills every tensor argument with a value no honest result keeps (NaN; integers their
+    smallest value; booleans flipped), in place on the current stream: a result that still reads an
+    argument's memory, through any mapping of its pages, changes with it."""
+    for a in args:
+        if not isinstance(a, torch.Tensor) or a.numel() == 0:
+            continue
+        if a.dtype == torch.bool:
+            a.logical_not_()
+        elif a.is_floating_point() or a.is_complex():
+            a.fill_(float("nan"))
+        else:
+            a.fill_(torch.iinfo(a.dtype).min)
+
+
+@torch.no_grad()
+def changed_since(returned: Sequence[torch.Tensor], before: Sequence[torch.Tensor]) -> List[bool]:
+    """Per returned tensor: whether its bytes differ from `before` (its clone)."""
+    return [not torch.equal(_bits(t), _bits(b)) for t, b in zip(returned, before)]
+
+
+def _bits(t: torch.Tensor) -> torch.Tensor:
+    """The tensor's elements as integers of the same width (NaN compares equal to itself so)."""
+    by_width = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+    if t.dtype == torch.bool or t.element_size() not in by_width or t.is_complex():
+        return t.contiguous().view(torch.uint8) if t.dtype == torch.bool else t
+    return t.contiguous().view(by_width[t.element_size()])
 
 
 Span = Optional[Tuple[str, int, int]]  # (device, first byte, one past the last byte); None when empty

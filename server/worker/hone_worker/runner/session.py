@@ -169,7 +169,9 @@ class Session:
 
     def _call(self, request: dict, fds: List[int]) -> dict:
         from .. import poison  # noqa: PLC0415
-        from .returned import copy_into, describe, returned_tensors  # noqa: PLC0415
+        import torch  # noqa: PLC0415
+
+        from .returned import changed_since, copy_into, describe, overwrite_arguments, returned_tensors  # noqa: PLC0415
 
         candidate = self._loaded()
         args = [self.arenas.value(a) for a in _list(request, "args")]
@@ -187,13 +189,25 @@ class Session:
                 result = bound()
             returned = None if candidate.writes_outputs else returned_tensors(result)
             self.device.synchronize()
+            changed: List[bool] = []
             if returned is not None:
+                # The arguments overwritten before the result is copied: a result that is an
+                # argument's memory under another mapping (mremap, a second VMM map) copies the
+                # overwritten values, and says so; the arguments are put back after.
+                before = [t.clone() for t in returned]
+                kept = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
+                overwrite_arguments(args)
+                self.device.synchronize()
+                changed = changed_since(returned, before)
                 copy_into(returned, outputs)
+                for a, k in zip(args, kept):
+                    if isinstance(a, torch.Tensor):
+                        a.copy_(k)
                 self.device.synchronize()
         # The previous call's result stays alive until this one returns, so memory forward hands out
         # again while the caller still holds it (a cached output) shows as the same storage.
         self._previous_returned = returned
-        reply = {} if returned is None else {"returned": describe(returned, args)}
+        reply = {} if returned is None else {"returned": describe(returned, args, changed)}
         if problems:
             reply["poison_problems"] = problems
         return reply
@@ -203,7 +217,8 @@ class Session:
 
         candidate = self._loaded()
         plan = timed_calls.parse_plan(request, self.arenas, self.device.is_cuda)
-        harness = self._harness() if plan.flush_bytes or plan.mode == "device" else None
+        mixes = any(entry.mixed for entry in plan.schedule)
+        harness = self._harness() if plan.flush_bytes or plan.mode == "device" or mixes else None
         self._flush = timed_calls.flush_buffers(self.device, plan.flush_bytes, self._flush)
         loop = timed_calls.TimedLoop(plan, candidate, harness, self.device, *self._flush)
         log(f"time: {len(plan.schedule)} calls, mode {plan.mode}")

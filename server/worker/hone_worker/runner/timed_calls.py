@@ -6,7 +6,7 @@ behind hone's hold kernel, released by the judge, so events bracket only GPU wor
 CPU: the steady host clock. Flush, hold and registration are libhone_harness.so's."""
 import ctypes
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, List, Optional, Sequence
 
 import torch
@@ -15,7 +15,7 @@ from ..arena import ArenaTable, BadBuffer, Buffer
 from .errors import bad_request, unsupported
 from .forms import Candidate
 from .harness import Harness
-from .returned import copy_into, returned_tensors
+from .returned import copy_into, overwrite_arguments, returned_tensors
 
 SETTLE_WINDOW_S = 0.005
 SETTLE_AGREEMENT = 0.02  # successive windows' mean call times agree within this share ...
@@ -23,11 +23,17 @@ SETTLE_AGREEMENTS = 3  # ... this many times in a row (clocks ramping from idle 
 IN_FLIGHT = 8  # settle calls queued ahead of the device at most
 
 
+MAX_MIX_SETS = 8  # libhone_harness's hone_mix takes at most this many sets
+
+
 @dataclass
 class _Entry:
     set: int
     slot: int
     rows: List[tuple]  # (arg index, row, donor set)
+    mixed: List[int] = field(default_factory=list)  # args made from every set, element by element (hone_mix)
+    mix_seed: int = 0
+    overwrite: bool = False  # the arguments overwritten between forward's return and its result's copy
 
 
 @dataclass
@@ -140,7 +146,34 @@ def _entry(obj, i: int, n_sets: int, n_slots: int, targets: list) -> _Entry:
         if not _is_index(donor, n_sets):
             raise bad_request(f"{where}.rows: there is no donor set {donor} ({n_sets} sets)")
         rows.append((a, r, donor))
-    return _Entry(k, j, rows)
+    mixed, seed = _mix(obj.get("mix"), where, n_sets, targets)
+    overwrite = obj.get("overwrite_arguments", False)
+    if not isinstance(overwrite, bool):
+        raise bad_request(f"{where}.overwrite_arguments must be true or false, not {overwrite!r}")
+    return _Entry(k, j, rows, mixed, seed, overwrite)
+
+
+def _mix(obj, where: str, n_sets: int, targets: list) -> tuple:
+    """An entry's "mix": {"seed", "args"}: (the args, the seed); those contiguous tensor targets
+    are made from every set (time_plan.cpp's parse_mix)."""
+    if obj is None:
+        return [], 0
+    if not isinstance(obj, dict):
+        raise bad_request(f"{where}.mix must be an object {{\"seed\", \"args\"}}, not {obj!r}")
+    seed = obj.get("seed")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= 0xFFFFFFFF:
+        raise bad_request(f"{where}.mix.seed must be a 32-bit unsigned integer, not {seed!r}")
+    if not 1 <= n_sets <= MAX_MIX_SETS:
+        raise bad_request(f"{where}.mix: a mix needs 1 to {MAX_MIX_SETS} input sets, not {n_sets}")
+    mixed: List[int] = []
+    for a in _as_list(obj.get("args"), f"{where}.mix.args"):
+        target = targets[a] if _is_index(a, len(targets)) else None
+        if not isinstance(target, torch.Tensor) or not target.is_contiguous():
+            raise bad_request(f"{where}.mix: args[{a}] is not a contiguous tensor (only those are mixed)")
+        if a in mixed:
+            raise bad_request(f"{where}.mix: args[{a}] is named twice")
+        mixed.append(a)
+    return mixed, seed
 
 
 def _is_index(v, count: int) -> bool:
@@ -224,14 +257,21 @@ class TimedLoop:
         return self._bound[key]
 
     def _apply_inputs(self, entry: _Entry) -> None:
-        """Set `entry.set` into the targets, then the entry's rows from their donor sets."""
+        """Set `entry.set` into the targets, then the entry's rows from their donor sets; the mixed
+        targets are made from every set instead (hone_mix, the native runner's code)."""
         if not self.plan.sets:
             return
-        for t, v in zip(self.plan.targets, self.plan.sets[entry.set]):
-            if isinstance(t, torch.Tensor) and v.data_ptr() != t.data_ptr():
+        for a, (t, v) in enumerate(zip(self.plan.targets, self.plan.sets[entry.set])):
+            if isinstance(t, torch.Tensor) and v.data_ptr() != t.data_ptr() and a not in entry.mixed:
                 t.copy_(v)
         for a, r, donor in entry.rows:
             self.plan.targets[a][r].copy_(self.plan.sets[donor][a][r])
+        for a in entry.mixed:
+            t, sources = self.plan.targets[a], [s[a].data_ptr() for s in self.plan.sets]
+            if self.device.is_cuda:
+                self.harness.mix(self._stream, t.data_ptr(), sources, t.element_size(), t.numel(), entry.mix_seed)
+            else:
+                self.harness.host_mix(t.data_ptr(), sources, t.element_size(), t.numel(), entry.mix_seed)
 
     def _flush(self) -> None:
         if not self.plan.flush_bytes:
@@ -292,8 +332,12 @@ class TimedLoop:
             if marked:  # before the result's copy: that is not the call's work
                 self.harness.marker(self._stream, self._marker_word.data_ptr())
             if keep:
+                if entry.overwrite and self.plan.sets:  # the next call's inputs put them back
+                    overwrite_arguments(self.plan.targets)
                 keep(result)
             marks.append((start, end))
+        if entries and entries[-1].overwrite and self.plan.sets:
+            self._apply_inputs(entries[-1])  # the op ends with the last call's input in the targets
         return marks
 
     def _release_hold(self) -> None:
