@@ -62,8 +62,8 @@ std::vector<ElfSymbol> symbols_of(const std::string& bytes) {
 // Imports no kernel needs; the versioned name (dlsym@GLIBC_2.34) never appears in .symtab, and
 // .dynsym keeps versions apart from names.
 const std::set<std::string>& suspicious_imports() {
-  static const std::set<std::string> names{"dlsym",  "dlvsym",  "dlopen",  "dlmopen",           "mprotect",
-                                           "pkey_mprotect", "ptrace", "process_vm_writev", "process_vm_readv"};
+  static const std::set<std::string> names{"dlsym",    "dlvsym",   "dlopen", "dlmopen",           "mprotect",
+                                           "pkey_mprotect", "mremap", "ptrace", "process_vm_writev", "process_vm_readv"};
   return names;
 }
 

@@ -173,6 +173,7 @@ TEST_P(HostileRun, UnboundedAllocationIsStopped) {
   std::smatch m;
   ASSERT_TRUE(std::regex_search(r.out, m, std::regex("ALLOC-FAILED after (\\d+) MiB"))) << r.out;
   EXPECT_LT(std::stoll(m[1]), static_cast<long long>(policy.limits.address_space_bytes >> 20));
+  EXPECT_TRUE(contains(r.out, "OOM-SCORE-ADJ 1000")) << "the OOM killer's first choice: " << r.out;
 }
 
 TEST_P(HostileRun, StdoutFloodIsCutAtTheDeadline) {

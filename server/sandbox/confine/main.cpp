@@ -188,6 +188,10 @@ int main(int argc, char** argv) {
   using namespace hone::sandbox::confine;
   try {
     ConfineOptions o = parse_options(std::vector<std::string>(argv + 1, argv + argc));
+    // The kernel's OOM killer takes the confined command first (CPU candidates may use the
+    // machine's memory, and hone's allocation poisoning touches every page), never the user's
+    // editor or hone itself. Set before any namespace and inherited by everything started here.
+    std::ofstream("/proc/self/oom_score_adj") << "1000";
     if (o.supervise) return run_supervised(o);
     return o.unshare ? run_unshared(o) : exec_confined(o);
   } catch (const ConfineError& e) {
