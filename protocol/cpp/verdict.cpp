@@ -92,6 +92,7 @@ void to_json(json& j, const Mismatch& v) {
   j["got"] = v.got;
   j["expected"] = v.expected;
   put(j, "count", v.count);
+  put(j, "kind", v.kind);
 }
 void from_json(const json& j, Mismatch& v) {
   get(j, "output", v.output);
@@ -99,6 +100,7 @@ void from_json(const json& j, Mismatch& v) {
   if (auto it = j.find("got"); it != j.end()) v.got = *it;
   if (auto it = j.find("expected"); it != j.end()) v.expected = *it;
   get(j, "count", v.count);
+  get(j, "kind", v.kind);
 }
 
 void to_json(json& j, const Trial& v) {

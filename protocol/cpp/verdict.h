@@ -43,7 +43,8 @@ struct Mismatch {
   std::vector<std::int64_t> index;
   nlohmann::json got;       // number, string ("nan") or null
   nlohmann::json expected;
-  std::optional<std::int64_t> count;  // elements out of tolerance
+  std::optional<std::int64_t> count;  // elements that fail as `kind` says
+  std::optional<std::string> kind;    // "unwritten", "nonfinite" or "tolerance"
 };
 
 struct Trial {

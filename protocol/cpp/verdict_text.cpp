@@ -188,10 +188,18 @@ std::string mismatch_text(const Verdict& v) {
       for (std::size_t k = 0; k < m.index.size(); ++k) where += (k ? "," : "") + std::to_string(m.index[k]);
       where += "]";
     }
-    std::string text = where + " got " + value_text(m.got) + ", expected " + value_text(m.expected) + " (trial " +
-                       std::to_string(i + 1) + ", seed " + std::to_string(t.seed) + ")";
-    if (m.count && *m.count > 1) text += "; " + std::to_string(*m.count) + " elements out of tolerance";
-    if (t.max_abs_error) text += "; max abs error " + format_number(*t.max_abs_error);
+    const std::string kind = m.kind.value_or("tolerance");
+    const std::string trial = " (trial " + std::to_string(i + 1) + ", seed " + std::to_string(t.seed) + ")";
+    if (kind == "unwritten") {  // its value is hone's poison: no got/expected worth showing
+      std::string text = where + " was never written" + trial;
+      if (m.count && *m.count > 1) text += "; " + std::to_string(*m.count) + " elements never written";
+      return text;
+    }
+    std::string text = where + " got " + value_text(m.got) + ", expected " + value_text(m.expected) + trial;
+    if (m.count && *m.count > 1)
+      text += "; " + std::to_string(*m.count) +
+              (kind == "nonfinite" ? " elements NaN or Inf where the reference is finite" : " elements out of tolerance");
+    if (kind == "tolerance" && t.max_abs_error) text += "; max abs error " + format_number(*t.max_abs_error);
     return text;
   }
   return {};

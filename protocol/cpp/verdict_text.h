@@ -31,7 +31,8 @@ std::string short_reason(const std::string& reason, std::size_t max_chars = 160)
 std::string status_words(Status status);
 
 // The first failing trial's mismatch: "out0[3,17] got 0.51, expected 0.5 (trial 2, seed 7); 12
-// elements out of tolerance; max abs error 0.01"; "" when the verdict has none.
+// elements out of tolerance; max abs error 0.01", or "... was never written ..." / "... NaN or
+// Inf where the reference is finite" by the mismatch's kind; "" when the verdict has none.
 std::string mismatch_text(const Verdict& verdict);
 
 // One line, no newline: "✓ correct · 41.2 µs · 1.8× eager · 0.91× compile · ⚠ 1 flag" (the time

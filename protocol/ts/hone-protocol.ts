@@ -708,9 +708,13 @@ export interface Trial {
     got?: number | string | null;
     expected?: number | string | null;
     /**
-     * elements out of tolerance
+     * elements that fail as `kind` says
      */
     count?: number;
+    /**
+     * never written (still the poison), NaN or Inf where the reference is finite, or out of tolerance
+     */
+    kind?: 'unwritten' | 'nonfinite' | 'tolerance';
     [k: string]: unknown;
   };
   [k: string]: unknown;

@@ -137,8 +137,15 @@ static void read_answer_and_task(Engine& engine, Engine::Impl& impl, const Check
     c.task = impl.absolute(*request.task);
   } else {
     c.task = engine.find_task(c.kernel);
-    if (fs::weakly_canonical(c.task) == fs::weakly_canonical(c.kernel.path))
-      throw EngineError(EngineError::Kind::Usage, c.kernel.path.string() + " is a KernelBench answer: give its task with --task TASK");
+    if (fs::weakly_canonical(c.task) == fs::weakly_canonical(c.kernel.path)) {
+      const std::string name = c.kernel.path.string();
+      if (c.kernel.contents->find("ModelNew") == std::string::npos)  // a task (Model, get_inputs), not an answer
+        throw EngineError(EngineError::Kind::Usage,
+                          name + " defines no ModelNew: it is a task, not a kernel. Check a kernel against it with "
+                                 "`hone check KERNEL --task " + name + "` (`hone task " + name +
+                                 "` prints the forward a kernel must have)");
+      throw EngineError(EngineError::Kind::Usage, name + " is a KernelBench answer: give its task with --task TASK");
+    }
   }
   std::string task_text;
   try {

@@ -95,6 +95,14 @@ TEST_F(KernelBenchCli, NeverWrittenOutputOfKernelBenchsEmptyExploitIsIncorrect) 
 TEST_F(KernelBenchCli, AnswerNeedsItsTask) {
   auto r = hone_cli({"check", (kFiles / "answers" / "relu_inline.py").string()});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("is a KernelBench answer: give its task with --task"), std::string::npos) << r.err;
+}
+
+TEST_F(KernelBenchCli, ATaskCheckedAsAKernelSaysItIsATask) {
+  auto r = hone_cli({"check", (kFiles / "relu.py").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("defines no ModelNew: it is a task, not a kernel"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--task " + (kFiles / "relu.py").string()), std::string::npos) << r.err;
 }
 
 TEST_F(KernelBenchCli, TaskListsItsInitArguments) {

@@ -97,6 +97,19 @@ TEST(EngineCheck, SegfaultIsARuntimeErrorWithTheSignal) {
   expect_next_check_passes(engine);
 }
 
+TEST(EngineCheck, ExitingFromForwardIsARuntimeErrorThatSaysSoOnce) {
+  Engine engine(cpu_options());
+  protocol::Verdict v = engine.check(request("exits.cpp"));
+  ASSERT_EQ(v.status, protocol::Status::RuntimeError) << describe(v);
+  EXPECT_NE(v.reason->find("ended itself during forward (exit code 0): forward must return"), std::string::npos)
+      << *v.reason;
+  EXPECT_EQ(v.reason->find("crashed"), std::string::npos) << *v.reason;
+  const std::size_t trial = v.reason->find("(trial 1, seed");
+  ASSERT_NE(trial, std::string::npos) << *v.reason;
+  EXPECT_EQ(v.reason->find("(trial 1, seed", trial + 1), std::string::npos) << "named twice: " << *v.reason;
+  expect_next_check_passes(engine);
+}
+
 TEST(EngineCheck, AbortIsARuntimeErrorWithItsLastWords) {
   Engine engine(cpu_options());
   protocol::Verdict v = engine.check(request("abort.cpp"));

@@ -202,6 +202,17 @@ TEST(Mismatch, NamesTheOutputAndSaysHowFarOff) {
   EXPECT_EQ(mismatch_text(incorrect_with({})), "");
 }
 
+TEST(Mismatch, NeverWrittenAndNonFiniteElementsAreNamedSo) {
+  Mismatch unwritten{0, {0, 0}, "nan", "nan", 131090, "unwritten"};
+  Trial t = failed(9, unwritten);
+  t.max_abs_error = 4.77e-07;
+  EXPECT_EQ(mismatch_text(incorrect_with({t})), "out[0,0] was never written (trial 1, seed 9); 131090 elements never written");
+  Trial nan = failed(9, Mismatch{0, {0, 1}, "nan", -0.0589, 131062, "nonfinite"});
+  nan.max_abs_error = 0.0;
+  EXPECT_EQ(mismatch_text(incorrect_with({nan})),
+            "out[0,1] got nan, expected -0.0589 (trial 1, seed 9); 131062 elements NaN or Inf where the reference is finite");
+}
+
 TEST(Profile, HeadlineCountsSuggestionsAndSaysWhyNotProfiled) {
   Verdict v;
   v.status = Status::Correct;

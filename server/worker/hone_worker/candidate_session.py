@@ -137,9 +137,11 @@ class CandidateSession:
             return CandidateFailure("timeout", f"no result within the {_seconds(self.deadline.seconds)} deadline: the "
                                     f"candidate process was killed during {what} (the candidate may loop forever or "
                                     f"deadlock){last}", gone.evidence)
-        how = (f"killed by {gone.evidence['signal']}" if "signal" in gone.evidence
-               else f"exited with code {gone.evidence.get('exit_code')}")
-        reason = f"the candidate process crashed during {what} ({how})"
+        if "signal" not in gone.evidence:  # it ended itself: exit() or _exit() from the candidate's code
+            reason = (f"the candidate process ended itself during {what} (exit code {gone.evidence.get('exit_code')}): "
+                      "forward must return, not end its process")
+            return CandidateFailure("runtime_error", reason + last, gone.evidence, check="no_runtime_error")
+        reason = f"the candidate process crashed during {what} (killed by {gone.evidence['signal']})"
         if gone.evidence.get("signal") == "SIGKILL":
             reason += "; the system may have run out of memory"
         return CandidateFailure("runtime_error", reason + last, gone.evidence, check="no_runtime_error")

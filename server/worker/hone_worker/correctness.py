@@ -142,7 +142,8 @@ def run_correctness(task: Task, device: Device, caller: CandidateCaller, signatu
         except CandidateFailure as failure:
             if failure.check:
                 result.checks.failed(failure.check)
-            failure.reason = f"{failure.reason} (trial {k + 1}, seed {seed})"
+            if f"trial {k + 1}, seed {seed}" not in failure.reason:  # a runner's last words may name it already
+                failure.reason = f"{failure.reason} (trial {k + 1}, seed {seed})"
             result.failure = failure
             return result
         result.trials.append(trial)
