@@ -77,6 +77,7 @@ class CandidateCaller:
         session.map([self.outputs])
         self._args: Optional[ArgBuffers] = None
         self.poison_problems: List[str] = []
+        self.out_of_bounds = ""  # the first call's write outside its output buffers (raw form's guard bytes)
 
     def bind(self, values: list) -> ArgBuffers:
         """Forward's arguments (the judge's private tensors) written into shared buffers."""
@@ -95,7 +96,7 @@ class CandidateCaller:
         self.last_call_us = (time.perf_counter() - started) * 1e6
         got = [v.clone() for v in self.outputs.views]
         self.memory.synchronize()
-        self._check_guards()
+        self.out_of_bounds = self.out_of_bounds or self._guard_problem()
         for problem in reply.get("poison_problems") or []:
             if problem not in self.poison_problems:
                 self.poison_problems.append(problem)
@@ -105,8 +106,8 @@ class CandidateCaller:
                                    "`returned` in its reply)", check="output_structure")
         return CallResult(got, None if self.raw else returned)
 
-    def _check_guards(self) -> None:
-        """A kernel that wrote past either end of an output buffer (an out-of-bounds write) is incorrect."""
+    def _guard_problem(self) -> str:
+        """Why the last call wrote past either end of an output buffer (an out-of-bounds write), or ""."""
         for guard in self.outputs.guards:
             changed = (guard.view != GUARD_BYTE).nonzero()
             if changed.numel() == 0:
@@ -115,10 +116,18 @@ class CandidateCaller:
             n = guard.view.numel()
             reach = int(changed.max()) + 1 if guard.after else n - int(changed.min())
             where = f"past the end of {name}" if guard.after else f"before the start of {name}"
-            raise CandidateFailure("incorrect", f"forward wrote {where}: {changed.numel()} of the {n} bytes hone guards "
-                                   f"there changed, up to {reach} bytes {'past its end' if guard.after else 'before it'}"
-                                   " (an out-of-bounds write: a last block or tail not masked?)",
-                                   check="outputs_in_bounds")
+            return (f"forward wrote {where}: {changed.numel()} of the {n} bytes hone guards there changed, up to "
+                    f"{reach} bytes {'past its end' if guard.after else 'before it'} (an out-of-bounds write: a last "
+                    "block or tail not masked?)")
+        return ""
+
+    def check_bounds(self, checks: Checks) -> None:
+        """After a trial's other checks of the same calls (a changed input says more): incorrect when
+        any call so far wrote outside its output buffers."""
+        if self.out_of_bounds:
+            raise CandidateFailure("incorrect", self.out_of_bounds, check="outputs_in_bounds")
+        if self.outputs.guards:
+            checks.passed("outputs_in_bounds")
 
     def compare(self, got: List[torch.Tensor], expected: List[torch.Tensor], tolerances) -> Comparison:
         return compare_outputs(got, expected, tolerances, raw_buffers=True, allocator_poison=not self.raw)
@@ -180,6 +189,7 @@ def _run_trial(task: Task, device: Device, caller: CandidateCaller, seed: int, f
         reference_args, expected = _reference(instance)
         call = caller.call(args, f"seed {seed}")
     _check_unchanged(args, values, instance, checks)
+    caller.check_bounds(checks)
     _check_structure(caller, call, expected, reference_args, instance, result)
     comparison = caller.compare(call.got, expected, result.tolerances)
     trial = Trial(seed, comparison.passed, comparison.max_abs_error, comparison.max_rel_error, comparison.mismatch)
@@ -193,6 +203,7 @@ def _run_trial(task: Task, device: Device, caller: CandidateCaller, seed: int, f
     _check_determinism(caller, args, call, result, seed)
     _check_unchanged(args, values, instance, checks)
     _check_fresh_inputs(task, device, caller, args, values, instance, call.got, result, seed)
+    caller.check_bounds(checks)
     spread.add(expected, call.got)
     return trial
 
