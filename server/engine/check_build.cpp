@@ -1,6 +1,8 @@
 // engine/check_build.cpp: Engine::build, the toolchain's KernelBuilder behind the sandbox: the
 // include check first, then a compile that sees only the kernel's own files, with the outcome
 // mapped to the typed build report (or an EngineError for what is not a kernel's problem).
+#include <algorithm>
+
 #include "engine/engine_impl.h"
 #include "sandbox/include_guard.h"
 #include "sandbox/kernel_stage.h"
@@ -97,19 +99,33 @@ std::optional<toolchain::ProjectFlags> project_flags_for(toolchain::BuildRequest
   return project;
 }
 
+bool is_within(const fs::path& p, const fs::path& folder) {
+  const fs::path rel = p.lexically_relative(folder);
+  return !rel.empty() && *rel.begin() != "..";
+}
+
 // A plain build is the user's own project file, compiled and never run: the compiler reads the
-// project (the workspace holding it, else the file's folder) and its include folders.
+// project (the workspace holding it, else the file's folder), its include folders, and the folders
+// of the headers its quoted includes reach outside it ("../include/h.cuh"), all read-only.
 void confine_plain_build(toolchain::BuildRequest& br, const sandbox::Sandbox& box, const fs::path& kernel,
-                         const fs::path& workspace, const std::optional<toolchain::TorchEnv>& torch,
+                         const std::string& text, const fs::path& workspace,
+                         const std::optional<toolchain::TorchEnv>& torch,
                          const std::optional<toolchain::ProjectFlags>& project) {
   fs::path root = kernel.parent_path();
   const fs::path ws = workspace.empty() ? fs::path() : fs::absolute(workspace).lexically_normal();
-  if (!ws.empty() && !kernel.lexically_relative(ws).empty() && *kernel.lexically_relative(ws).begin() != "..") root = ws;
+  if (!ws.empty() && is_within(kernel, ws)) root = ws;
   auto readable = toolchain_read_paths(kernel, torch);
   if (project) {
     for (const auto& d : project->include_dirs) readable.push_back(d);
     readable.push_back(project->directory);
     if (project->includer) readable.push_back(project->includer->source.parent_path());
+  }
+  // Every local header the file reaches (the scan's root is the whole file system: nothing is a
+  // violation here, this is no candidate), by the folder, as the compiler looks for siblings there.
+  for (const sandbox::LocalFile& header : sandbox::scan_includes(kernel, text, kernel.root_path()).files) {
+    const fs::path folder = header.path.parent_path();
+    if (!is_within(folder, root) && std::find(readable.begin(), readable.end(), folder) == readable.end())
+      readable.push_back(folder);
   }
   std::error_code ec;
   std::erase_if(readable, [&](const fs::path& p) { return !fs::exists(p, ec); });
@@ -232,7 +248,7 @@ protocol::BuildReport Engine::build(const BuildRequest& request, const CallConte
 
   const sandbox::Sandbox& box = impl.sandbox();
   if (box.mode() != sandbox::SandboxMode::none && text && language && plain) {
-    confine_plain_build(br, box, kernel, impl.options.workspace, torch, project);
+    confine_plain_build(br, box, kernel, *text, impl.options.workspace, torch, project);
   } else if (box.mode() != sandbox::SandboxMode::none && text && language) {
     if (auto refused = confine_staged_build(br, box, kernel, *text, form, *language, torch)) {
       refused->kernel = request.kernel.path.string();

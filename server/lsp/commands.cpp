@@ -23,8 +23,9 @@ std::optional<std::string> uri_argument(const json& args) {
   const json& a = args[0];
   if (a.is_string()) return a.get<std::string>();
   if (a.is_object() && a.contains("uri") && a["uri"].is_string()) return a["uri"].get<std::string>();
-  if (a.is_object() && a.contains("textDocument") && a["textDocument"].is_object() && a["textDocument"].contains("uri"))
-    return a["textDocument"].value("uri", "");
+  if (a.is_object() && a.contains("textDocument") && a["textDocument"].is_object() && a["textDocument"].contains("uri") &&
+      a["textDocument"]["uri"].is_string())
+    return a["textDocument"]["uri"].get<std::string>();
   return std::nullopt;
 }
 
@@ -106,7 +107,7 @@ void HoneLspServer::on_execute_command(const json& params, Reply reply, std::sto
     return;
   }
   auto uri = uri_argument(args);
-  if (!uri) {
+  if (!uri && (!args.is_array() || args.empty())) {
     // A prompt without arguments (Helix's :lsp-workspace-command): the one open kernel, if only one is.
     std::vector<std::string> kernels;
     for (const Document& d : documents_.all())
@@ -114,7 +115,8 @@ void HoneLspServer::on_execute_command(const json& params, Reply reply, std::sto
     if (kernels.size() == 1) uri = kernels[0];
   }
   if (!uri) {
-    reply.error({rpc::kInvalidParams, command + " needs the document's URI as its first argument"});
+    reply.error({rpc::kInvalidParams, command + " needs the document's URI as its first argument: a string, {\"uri\": ...} or "
+                                                "{\"textDocument\": {\"uri\": ...}}"});
     return;
   }
   auto doc = documents_.get(*uri);
@@ -229,18 +231,25 @@ void HoneLspServer::show_machine_code(const std::string& kind, const std::string
     workspace = options_.engine.workspace;
   }
   JobSpec spec;
-  spec.name = "machine:" + doc->uri;
+  spec.name = "machine:" + kind + ":" + doc->uri;  // a newer PTX request replaces a waiting one, not a SASS one
   spec.queue = JobQueue::cpu;
+  spec.done = [reply](JobOutcome outcome) {
+    if (outcome == JobOutcome::superseded) reply.error({rpc::kRequestCancelled, "superseded by a newer request for the same listing"});
+    if (outcome == JobOutcome::cancelled) reply.error({rpc::kRequestCancelled, "cancelled"});
+  };
   spec.run = [this, eng, request, reply, show, workspace, uri](std::stop_token stop) {
     MachineCode code;
     try {
       code = eng->machine_code(request, CallContext{stop, {}});
     } catch (const EngineError& e) {
+      if (e.kind() == EngineError::Kind::Cancelled) return reply.error({rpc::kRequestCancelled, e.what()});
       show_message(1, std::string("hone: ") + e.what());
       return reply.error({rpc::kRequestFailed, e.what()});
     }
-    // A file for clients without a virtual-document view (Neovim, eglot, Helix): .hone/asm/ in the workspace.
-    std::filesystem::path root = workspace.empty() ? request.kernel.path.parent_path() : workspace;
+    // A file for clients without a virtual-document view (Neovim, eglot, Helix): .hone/asm/ in the
+    // workspace, else (none, or one that is not there to write in) beside the kernel.
+    std::error_code ec;
+    std::filesystem::path root = std::filesystem::is_directory(workspace, ec) ? workspace : request.kernel.path.parent_path();
     std::filesystem::path file = root / ".hone" / "asm" / (request.kernel.path.stem().string() + "." + code.name + "." + code.kind);
     try {
       write_file_atomic(file, annotated_listing(code));

@@ -150,7 +150,12 @@ void Dispatcher::dispatch(const json& message) {
     std::lock_guard lock(mutex_);
     in_flight_.erase(key);
   });
-  handler->second(params, std::move(reply), stop.get_token());
+  try {
+    handler->second(params, reply, stop.get_token());
+  } catch (const json::exception& e) {
+    // A handler reading a nested field of the wrong type (an untyped handler's params).
+    invalid_params(name, e.what(), &reply);
+  }
 }
 
 void Dispatcher::cancel_request(const json& params) {

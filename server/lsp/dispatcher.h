@@ -58,7 +58,8 @@ class Dispatcher {
   Dispatcher(SendFn send, std::function<void(const std::string&)> log);
 
   // Registration, before messages flow. Typed forms parse params with nlohmann's from_json;
-  // a failure answers InvalidParams naming what was wrong.
+  // a failure answers InvalidParams naming what was wrong, as does a JSON type error thrown by
+  // a request handler that reads its params itself (one that has not replied yet).
   void request(const std::string& method, RequestHandler handler);
   void notification(const std::string& method, NotificationHandler handler);
   template <typename Params>

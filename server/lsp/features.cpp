@@ -11,19 +11,31 @@ using nlohmann::json;
 
 namespace {
 
-// The static facts in a compile report of a kernel by its unqualified name.
+// The static facts in a compile report of a kernel by its unqualified name (a template kernel's
+// first instantiation: "void relu<float>(float*, int)" is relu's).
 const protocol::KernelStatic* find_kernel_static(const std::optional<protocol::CompileReport>& compile, const std::string& name) {
   if (!compile) return nullptr;
-  for (const protocol::KernelStatic& k : compile->kernels) {
-    const std::string& full = k.name;
-    std::string base = full.substr(0, full.find('('));
-    std::size_t colon = base.rfind("::");
-    if (colon != std::string::npos) base = base.substr(colon + 2);
-    std::size_t space = base.rfind(' ');
-    if (space != std::string::npos) base = base.substr(space + 1);
-    if (base == name) return &k;
-  }
+  for (const protocol::KernelStatic& k : compile->kernels)
+    if (unqualified_name(k.name) == name) return &k;
   return nullptr;
+}
+
+// The actions of the kinds in context.only, when the client names some ("refactor" takes
+// "refactor.rewrite" too).
+json only_kinds(const json& actions, const json& params) {
+  const json* only = params.contains("context") && params["context"].is_object() && params["context"].contains("only")
+                         ? &params["context"]["only"] : nullptr;
+  if (!only || !only->is_array()) return actions;
+  json kept = json::array();
+  for (const json& action : actions) {
+    const std::string kind = action.value("kind", "");
+    for (const json& wanted : *only)
+      if (wanted.is_string() && (kind == wanted.get<std::string>() || kind.rfind(wanted.get<std::string>() + ".", 0) == 0)) {
+        kept.push_back(action);
+        break;
+      }
+  }
+  return kept;
 }
 
 json command(const std::string& title, const std::string& name, json arguments) {
@@ -208,7 +220,7 @@ void HoneLspServer::on_code_action(const json& params, Reply reply) {
     json edit = {{"changes", {{doc->uri, json::array({{{"range", whole_document(*doc, encoding_)}, {"newText", best->text}}})}}}};
     actions.push_back({{"title", title}, {"kind", "refactor.rewrite"}, {"edit", edit}});
   }
-  reply(actions);
+  reply(only_kinds(actions, params));
 }
 
 void HoneLspServer::on_result(const DocumentParams& params, Reply reply) {

@@ -1,4 +1,5 @@
-// lsp/framing.cpp: Content-Length header parsing, body assembly, oversized-body skipping, resync.
+// lsp/framing.cpp: Content-Length header parsing, body assembly, oversized-body skipping, the
+// nesting bound, resync.
 #include "lsp/framing.h"
 
 #include <algorithm>
@@ -39,15 +40,50 @@ bool is_header_lines(std::string_view text) {
 
 Frame bad(std::string error) { return Frame{Frame::Kind::bad_frame, {}, std::move(error)}; }
 
+// Of the bytes an oversized body drops, this many are kept to find a header split across reads.
+constexpr std::size_t kSkippedTailBytes = 64;
+
+bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+// Where a message header starts in `bytes`: "Content-Length:", a number and the line's end. A
+// JSON body cannot hold this (a raw line break may not sit in a string, and the name is no JSON
+// outside one), so finding it inside a body means its Content-Length claimed too much.
+std::size_t find_message_header(std::string_view bytes) {
+  for (std::size_t at = find_ci(bytes, kLengthName); at != std::string_view::npos;
+       at = find_ci(bytes, kLengthName, at + 1)) {
+    std::size_t i = at + kLengthName.size();
+    while (i < bytes.size() && is_blank(bytes[i])) ++i;
+    const std::size_t digits = i;
+    while (i < bytes.size() && std::isdigit(static_cast<unsigned char>(bytes[i]))) ++i;
+    if (i == digits) continue;
+    while (i < bytes.size() && is_blank(bytes[i])) ++i;
+    if (bytes.substr(i, 2) == "\r\n") return at;
+  }
+  return std::string_view::npos;
+}
+
+std::string last_bytes(std::string_view bytes, std::size_t n) {
+  return std::string(bytes.substr(bytes.size() - std::min(n, bytes.size())));
+}
+
 }  // namespace
 
 MessageReader::MessageReader(std::size_t max_body_bytes) : max_body_bytes_(max_body_bytes) {}
 
 void MessageReader::feed(std::string_view bytes) {
   if (skip_remaining_ > 0) {
-    std::size_t dropped = std::min(skip_remaining_, bytes.size());
-    skip_remaining_ -= dropped;
+    const std::size_t dropped = std::min(skip_remaining_, bytes.size());
+    const std::string window = skipped_tail_ + std::string(bytes.substr(0, dropped));
     bytes.remove_prefix(dropped);
+    const std::size_t header = find_message_header(window);
+    if (header != std::string::npos) {
+      // The oversized body was shorter than its Content-Length: read on from the next header.
+      skip_remaining_ = 0;
+      buffer_.append(window, header);
+    } else {
+      skip_remaining_ -= dropped;
+    }
+    skipped_tail_ = skip_remaining_ > 0 ? last_bytes(window, kSkippedTailBytes) : std::string();
   }
   buffer_.append(bytes);
 }
@@ -55,21 +91,37 @@ void MessageReader::feed(std::string_view bytes) {
 std::optional<Frame> MessageReader::next() {
   if (skip_remaining_ > 0) return std::nullopt;
   if (!in_body_) return parse_header();
-  if (body_length_ > max_body_bytes_) {
-    std::size_t keep = std::min(body_length_, kKeptPrefixBytes);
-    if (buffer_.size() < keep) return std::nullopt;
-    Frame frame{Frame::Kind::too_large, buffer_.substr(0, keep),
-                "message of " + std::to_string(body_length_) + " bytes exceeds the limit of " +
-                    std::to_string(max_body_bytes_) + " bytes; skipped"};
-    std::size_t available = std::min(buffer_.size(), body_length_);
-    buffer_.erase(0, available);
-    skip_remaining_ = body_length_ - available;
-    in_body_ = false;
-    return frame;
-  }
+  if (body_length_ > max_body_bytes_) return skip_oversized_body();
   if (buffer_.size() < body_length_) return std::nullopt;
   Frame frame{Frame::Kind::message, buffer_.substr(0, body_length_), {}};
   buffer_.erase(0, body_length_);
+  in_body_ = false;
+  if (nests_deeper_than(frame.body, kMaxNesting)) {
+    frame.kind = Frame::Kind::too_deep;
+    frame.body.resize(std::min(frame.body.size(), kKeptPrefixBytes));
+    frame.error = "message nests arrays and objects deeper than " + std::to_string(kMaxNesting) +
+                  " levels; skipped (send flatter params)";
+  }
+  return frame;
+}
+
+std::optional<Frame> MessageReader::skip_oversized_body() {
+  std::string error = "message of " + std::to_string(body_length_) + " bytes exceeds the limit of " +
+                      std::to_string(max_body_bytes_) + " bytes (hone-server --max-message-mb); skipped";
+  const std::string_view arrived = std::string_view(buffer_).substr(0, std::min(buffer_.size(), body_length_));
+  const std::size_t header = find_message_header(arrived);
+  if (header != std::string_view::npos) {
+    Frame frame{Frame::Kind::too_large, buffer_.substr(0, std::min(header, kKeptPrefixBytes)),
+                error + "; its body ended after " + std::to_string(header) + " bytes, at the next message's header"};
+    buffer_.erase(0, header);
+    in_body_ = false;
+    return frame;
+  }
+  if (buffer_.size() < std::min(body_length_, kKeptPrefixBytes)) return std::nullopt;
+  Frame frame{Frame::Kind::too_large, buffer_.substr(0, std::min(body_length_, kKeptPrefixBytes)), std::move(error)};
+  skip_remaining_ = body_length_ - arrived.size();
+  skipped_tail_ = skip_remaining_ > 0 ? last_bytes(arrived, kSkippedTailBytes) : std::string();
+  buffer_.erase(0, arrived.size());
   in_body_ = false;
   return frame;
 }
@@ -121,6 +173,30 @@ void MessageReader::resync_within(std::string_view malformed_body) {
   std::size_t at = find_ci(malformed_body, kLengthName, 1);
   if (at == std::string_view::npos || in_body_ || skip_remaining_ > 0) return;
   buffer_.insert(0, malformed_body.substr(at));
+}
+
+bool nests_deeper_than(std::string_view json_text, std::size_t limit) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  bool escaped = false;
+  for (char c : json_text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return true;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
 }
 
 std::string frame_message(std::string_view body) {

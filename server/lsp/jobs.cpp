@@ -178,6 +178,11 @@ void HoneLspServer::finish_job(const std::shared_ptr<Job>& job, JobOutcome outco
 }
 
 void HoneLspServer::on_progress_cancel(const WorkDoneProgressCancelParams& params) {
+  // Only a real token names a job: a null one would match every job that reports no progress.
+  if (!params.token.is_string() && !params.token.is_number_integer()) {
+    log("window/workDoneProgress/cancel without a string or integer token " + params.token.dump() + ": nothing cancelled");
+    return;
+  }
   std::vector<JobId> matches;
   {
     std::lock_guard lock(mutex_);

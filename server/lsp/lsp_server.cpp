@@ -25,6 +25,38 @@ bool capability(const json& capabilities, const char* pointer) {
   return capabilities.contains(ptr) && capabilities.at(ptr).is_boolean() && capabilities.at(ptr).get<bool>();
 }
 
+std::string string_field(const json& object, const char* key) {
+  if (!object.is_object() || !object.contains(key) || !object[key].is_string()) return {};
+  return object[key].get<std::string>();
+}
+
+// What is wrong with the shape of initialize's workspace fields (each may be absent or null).
+std::string workspace_shape_error(const json& params) {
+  for (const char* key : {"rootUri", "rootPath"})
+    if (params.contains(key) && !params[key].is_null() && !params[key].is_string())
+      return std::string(key) + " must be a string or null";
+  if (!params.contains("workspaceFolders") || params["workspaceFolders"].is_null()) return {};
+  const json& folders = params["workspaceFolders"];
+  if (!folders.is_array()) return "workspaceFolders must be an array of {uri, name} or null";
+  for (std::size_t i = 0; i < folders.size(); ++i)
+    if (!folders[i].is_object() || !folders[i].contains("uri") || !folders[i]["uri"].is_string())
+      return "workspaceFolders[" + std::to_string(i) + "].uri must be a string (a file URI)";
+  return {};
+}
+
+// The workspace initialize names: rootUri, else the first workspace folder, else the older rootPath.
+std::optional<std::filesystem::path> workspace_root(const json& params) {
+  std::optional<std::filesystem::path> root;
+  std::string uri = string_field(params, "rootUri");
+  if (uri.empty() && params.contains("workspaceFolders") && params["workspaceFolders"].is_array() &&
+      !params["workspaceFolders"].empty())
+    uri = string_field(params["workspaceFolders"][0], "uri");
+  if (!uri.empty()) root = path_from_uri(uri);
+  const std::string path = string_field(params, "rootPath");
+  if (!root && !path.empty() && std::filesystem::path(path).is_absolute()) root = std::filesystem::path(path);
+  return root;
+}
+
 }  // namespace
 
 HoneLspServer::HoneLspServer(FdTransport& transport, ServerOptions options)
@@ -119,6 +151,10 @@ void HoneLspServer::on_initialize(const json& params, Reply reply) {
     reply.error({rpc::kInvalidParams, "initialize params must be an object"});
     return;
   }
+  if (std::string problem = workspace_shape_error(params); !problem.empty()) {
+    reply.error({rpc::kInvalidParams, "invalid params for initialize: " + problem});
+    return;
+  }
   std::lock_guard lock(mutex_);
   if (lifecycle_ != Lifecycle::uninitialized) {
     reply.error({rpc::kInvalidRequest, "initialize may be sent only once"});
@@ -137,13 +173,14 @@ void HoneLspServer::on_initialize(const json& params, Reply reply) {
       if (e == "utf-8") encoding_ = PositionEncoding::utf8;
     }
   }
-  std::optional<std::filesystem::path> root;
-  if (params.contains("rootUri") && params["rootUri"].is_string()) root = path_from_uri(params["rootUri"].get<std::string>());
-  if (!root && params.contains("workspaceFolders") && params["workspaceFolders"].is_array() &&
-      !params["workspaceFolders"].empty() && params["workspaceFolders"][0].contains("uri")) {
-    root = path_from_uri(params["workspaceFolders"][0].value("uri", ""));
+  // A root that is not a folder is no workspace: hone writes .hone/ there and must not create it.
+  std::error_code ec;
+  if (auto root = workspace_root(params); root && options_.engine.workspace.empty()) {
+    if (std::filesystem::is_directory(*root, ec))
+      options_.engine.workspace = *root;
+    else
+      log("the workspace root " + root->string() + " is not a folder; working without a workspace (each kernel's folder holds .hone/)");
   }
-  if (root && options_.engine.workspace.empty()) options_.engine.workspace = *root;
   lifecycle_ = Lifecycle::running;
   json options = params.value("initializationOptions", json::object());
   if (options.is_object()) settings_ = options;
@@ -186,13 +223,15 @@ void HoneLspServer::on_configuration(const ConfigurationParams& params) {
   apply_settings(settings);
 }
 
+// A change names only what it changes (eglot sends {"settings": {}} on connect): the settings
+// merge into those in force (initializationOptions, earlier changes), a null removes one.
 void HoneLspServer::apply_settings(const json& settings) {
   std::lock_guard lock(mutex_);
   json previous = settings_;
-  settings_ = settings;
+  settings_.merge_patch(settings);
   // Settings the engine is made with: a change gives later jobs a new engine.
   for (const char* key : {"python", "device", "arch", "sandbox", "seeds", "compileCommands", "gpus"}) {
-    if (previous.value(key, json()) != settings.value(key, json())) {
+    if (previous.value(key, json()) != settings_.value(key, json())) {
       engine_.reset();
       break;
     }

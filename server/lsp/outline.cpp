@@ -1,6 +1,7 @@
 // lsp/outline.cpp: anchors from the engine's kernel outline, located in the buffer's lines.
 #include "lsp/outline.h"
 
+#include <cctype>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -21,7 +22,44 @@ struct Pairing {
 std::mutex pairing_mutex;
 std::map<std::string, Pairing> pairings;
 
+bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The part of `s` before its last top-level bracketed group opened by `open` and closed at its end
+// (trailing blanks and qualifiers after the group go too); `s` itself when it has none.
+std::string_view before_trailing_group(std::string_view s, char open, char close) {
+  const std::size_t end = s.find_last_of(close);
+  if (end == std::string_view::npos || s.find_first_not_of(" \tconstvolatile&", end + 1) != std::string_view::npos) return s;
+  int depth = 0;
+  for (std::size_t i = end + 1; i-- > 0;) {
+    if (s[i] == close) ++depth;
+    if (s[i] == open && --depth == 0) return s.substr(0, i);
+  }
+  return s;
+}
+
 }  // namespace
+
+std::size_t declarator_column(std::string_view line, std::string_view name) {
+  if (name.empty()) return std::string_view::npos;
+  std::size_t first_word = std::string_view::npos;
+  for (std::size_t at = line.find(name); at != std::string_view::npos; at = line.find(name, at + 1)) {
+    const std::size_t end = at + name.size();
+    if ((at > 0 && is_word_char(line[at - 1])) || (end < line.size() && is_word_char(line[end]))) continue;
+    if (first_word == std::string_view::npos) first_word = at;
+    std::size_t next = line.find_first_not_of(" \t", end);
+    if (next != std::string_view::npos && (line[next] == '(' || line[next] == '<')) return at;
+  }
+  return first_word;
+}
+
+std::string unqualified_name(std::string_view demangled) {
+  std::string_view s = before_trailing_group(demangled, '(', ')');
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  s = before_trailing_group(s, '<', '>');
+  std::size_t begin = s.size();
+  while (begin > 0 && is_word_char(s[begin - 1])) --begin;
+  return std::string(s.substr(begin));
+}
 
 bool cached_pairing(const Document& document, const std::function<bool()>& find) {
   const auto now = std::chrono::steady_clock::now();
@@ -48,8 +86,7 @@ Outline outline_of(const Document& document) {
   if (k.forward_line) outline.forward_line = *k.forward_line - 1;
   for (const auto& global : k.globals) {
     KernelAnchor anchor{global.name, global.line - 1, 0};
-    std::string_view line = line_text(document.text, anchor.line);
-    std::size_t at = line.find(global.name);
+    std::size_t at = declarator_column(line_text(document.text, anchor.line), global.name);
     anchor.column = at == std::string_view::npos ? 0 : at;
     outline.kernels.push_back(anchor);
   }

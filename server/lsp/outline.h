@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lsp/documents.h"
@@ -34,7 +35,16 @@ bool is_kernel_document(const Document& document);
 bool cached_pairing(const Document& document, const std::function<bool()>& find);
 void forget_pairing(const std::string& uri);
 
-// The outline of an open document; empty when the source cannot be analysed.
+// The outline of an open document; empty when the source cannot be analysed. Each kernel's
+// column is its declarator's name (`__launch_bounds__(256) bounds(` anchors at `bounds(`).
 Outline outline_of(const Document& document);
+
+// The byte column in `line` of the function name `name` as declared: the first whole word followed
+// by `(` or `<`, else the first whole word; npos when the line does not hold it.
+std::size_t declarator_column(std::string_view line, std::string_view name);
+
+// The unqualified name in a demangled kernel signature, the form the outline's names take:
+// "void ns::relu<float>(float*, int)" -> "relu". The build report's kernels are matched by it.
+std::string unqualified_name(std::string_view demangled);
 
 }  // namespace hone::lsp

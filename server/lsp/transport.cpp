@@ -49,6 +49,9 @@ void FdTransport::run(MessageSink& sink) {
         case Frame::Kind::too_large:
           sink.on_bad_input(-32600, frame->error, sniff_request_id(frame->body));
           break;
+        case Frame::Kind::too_deep:
+          sink.on_bad_input(-32700, frame->error, sniff_request_id(frame->body));
+          break;
         case Frame::Kind::message: {
           nlohmann::json message;
           try {

@@ -33,6 +33,17 @@ std::vector<std::string> lines_of(std::string_view text) {
   return lines;
 }
 
+// EDG's caret line counts characters (code points) while its echo of the source line holds UTF-8
+// bytes: the byte offset in `text` of its `chars`-th character (past its end: size() + the rest).
+std::size_t byte_offset_of_char(std::string_view text, std::size_t chars) {
+  std::size_t i = 0;
+  for (; chars > 0 && i < text.size(); --chars) {
+    ++i;
+    while (i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) ++i;
+  }
+  return i + chars;
+}
+
 class Parser {
  public:
   explicit Parser(const DiagnosticContext& c) : c_(c) {}
@@ -80,7 +91,7 @@ class Parser {
         if (is_user_file(f))
           required_from = Diagnostic{f.string(), std::stoi(m[2].str()), m[3].matched ? std::stoi(m[3].str()) : 0,
                                      Severity::Note, "", DiagnosticSource::Host};
-      } else if (std::regex_match(line, m, gcc_re) && m[1].str().find(' ') == std::string::npos) {
+      } else if (std::regex_match(line, m, gcc_re) && names_a_file(m[1].str())) {
         Diagnostic d = located(m[1].str(), std::stoi(m[2].str()), m[3].matched ? std::stoi(m[3].str()) : 0,
                                severity_of(m[4].str()), m[5].str(), DiagnosticSource::Host);
         if (required_from && !is_user_file(resolve(m[1].str())) && d.severity == Severity::Error) {
@@ -123,6 +134,16 @@ class Parser {
     return p.lexically_normal();
   }
 
+  // Whether gcc's "NAME:12:5: error:" names a file: any name without a space (a path the compiler
+  // made up, such as <command-line>, too), one with spaces only when it is there ("/w/my
+  // project/k.cu"), so that prose ending in "x:1: error:" is not taken for a location.
+  bool names_a_file(const std::string& name) const {
+    if (name.find(' ') == std::string::npos) return true;
+    std::error_code ec;
+    const fs::path p = resolve(name);
+    return is_user_file(p) || fs::is_regular_file(p, ec);
+  }
+
   bool is_user_file(const fs::path& p) const {
     return std::find(c_.user_files.begin(), c_.user_files.end(), p) != c_.user_files.end();
   }
@@ -148,9 +169,11 @@ class Parser {
     return d;
   }
 
-  // The 1-based column in the line as written of EDG's caret at `at` in its echo of the line.
-  int edg_column(const Diagnostic& d, const std::string& echo_line, std::size_t at) const {
+  // The 1-based byte column in the line as written of EDG's caret under the `caret`-th character
+  // of its echo of the line.
+  int edg_column(const Diagnostic& d, const std::string& echo_line, std::size_t caret) const {
     const std::string echo = echo_line.size() >= 2 ? echo_line.substr(2) : std::string();
+    const std::size_t at = byte_offset_of_char(echo, caret);
     auto text = c_.user_texts.find(fs::path(d.file));
     if (text == c_.user_texts.end() || d.line <= 0 || at > echo.size()) return static_cast<int>(at + 1);
     std::istringstream in(text->second);

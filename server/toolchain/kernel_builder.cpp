@@ -281,7 +281,10 @@ class Build {
 
   bool compute_key() {
     Sha256 h;
-    h.field(plain_ ? "hone-build-v1-plain" : "hone-build-v2").field(kernel_.string()).field(source_).field(prefix_)
+    // The versions change when a report built from the same inputs would differ (v3: EDG columns in
+    // bytes, gcc locations in paths with spaces, plain builds reading headers outside the workspace),
+    // so that no cached report keeps an old mistake.
+    h.field(plain_ ? "hone-build-v3-plain" : "hone-build-v3").field(kernel_.string()).field(source_).field(prefix_)
         .field(task_constants_prelude(req_.task_constants));
     for (const auto& header : facts_.headers) h.field(header.path.string()).field(header.contents);
     try {

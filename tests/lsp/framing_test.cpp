@@ -1,5 +1,6 @@
 // tests/lsp/framing_test.cpp: Content-Length framing: whole and split messages, bad headers,
-// oversized bodies skipped without buffering, junk and wrong lengths followed by a resync.
+// oversized bodies skipped without buffering (and cut short at the next header when their length
+// lied), too deeply nested bodies, junk and wrong lengths followed by a resync.
 #include <gtest/gtest.h>
 
 #include "lsp/framing.h"
@@ -123,6 +124,67 @@ TEST(Framing, EndlessHeaderIsCutAtTheLimit) {
   frames = drain(reader);
   ASSERT_FALSE(frames.empty());
   EXPECT_EQ(frames.back().body, "{}");
+}
+
+TEST(Framing, OverLimitLengthWithAShortBodyResyncsAtTheNextHeader) {
+  MessageReader reader(100);
+  std::string lying = "Content-Length: 1000000000000\r\n\r\n" + std::string(R"({"jsonrpc":"2.0","id":7,"method":"x","params":{}})");
+  reader.feed(lying + frame_message(R"({"b":2})"));
+  auto frames = drain(reader);
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_EQ(frames[0].kind, Frame::Kind::too_large);
+  EXPECT_NE(frames[0].error.find("at the next message's header"), std::string::npos) << frames[0].error;
+  EXPECT_EQ(sniff_request_id(frames[0].body), 7);
+  EXPECT_EQ(frames[1].body, R"({"b":2})");
+}
+
+TEST(Framing, OverLimitBodyBeingSkippedStopsAtAHeaderSplitAcrossReads) {
+  MessageReader reader(100);
+  // Longer than the kept prefix, so the reader is already dropping bytes when the header comes.
+  std::string stream = "Content-Length: 99999999\r\n\r\n" + std::string(3 * MessageReader::kKeptPrefixBytes, 'a') +
+                       frame_message(R"({"b":2})") + frame_message(R"({"c":3})");
+  std::vector<Frame> frames;
+  for (std::size_t i = 0; i < stream.size(); i += 7) {
+    reader.feed(std::string_view(stream).substr(i, 7));
+    for (auto& f : drain(reader)) frames.push_back(f);
+  }
+  ASSERT_EQ(frames.size(), 3u);
+  EXPECT_EQ(frames[0].kind, Frame::Kind::too_large);
+  EXPECT_EQ(frames[1].body, R"({"b":2})");
+  EXPECT_EQ(frames[2].body, R"({"c":3})");
+}
+
+TEST(Framing, HeaderTextInsideAStringDoesNotCutAnHonestOversizedBody) {
+  MessageReader reader(100);
+  std::string body = R"({"id":1,"params":{"text":"Content-Length: 5\r\n\r\n)" + std::string(300, 'x') + R"("}})";
+  reader.feed(frame_message(body) + frame_message("{}"));
+  auto frames = drain(reader);
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_EQ(frames[0].kind, Frame::Kind::too_large);
+  EXPECT_EQ(frames[0].error.find("next message's header"), std::string::npos);
+  EXPECT_EQ(frames[1].body, "{}");
+}
+
+TEST(Framing, DeeplyNestedBodyIsRefusedBeforeParsing) {
+  MessageReader reader(1u << 20);
+  const std::size_t depth = 100000;
+  std::string deep = R"({"jsonrpc":"2.0","id":3,"method":"$/anything","params":{"x":)" + std::string(depth, '[') +
+                     std::string(depth, ']') + "}}";
+  reader.feed(frame_message(deep) + frame_message("{}"));
+  auto frames = drain(reader);
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_EQ(frames[0].kind, Frame::Kind::too_deep);
+  EXPECT_NE(frames[0].error.find("deeper than 512 levels"), std::string::npos) << frames[0].error;
+  EXPECT_EQ(sniff_request_id(frames[0].body), 3);
+  EXPECT_EQ(frames[1].body, "{}");
+}
+
+TEST(Framing, NestingBoundCountsOnlyBracketsOutsideStrings) {
+  const std::size_t limit = MessageReader::kMaxNesting;
+  EXPECT_FALSE(nests_deeper_than(std::string(limit, '[') + std::string(limit, ']'), limit));
+  EXPECT_TRUE(nests_deeper_than(std::string(limit + 1, '{'), limit));
+  EXPECT_FALSE(nests_deeper_than("[\"" + std::string(2 * limit, '[') + "\\\"\"]", limit));
+  EXPECT_FALSE(nests_deeper_than(std::string(3 * limit, ']') + "[]", limit));
 }
 
 TEST(Framing, SniffsStringAndMissingIds) {

@@ -2,9 +2,11 @@
 // through the real server, engine and nvcc: a .cu without hone's form gets nvcc's diagnostics at
 // its own lines and its kernels' facts; an error in an included header is shown at the header's
 // line with related information at the #include; a project's compile_commands.json gives the
-// flags; every lens command runs through workspace/executeCommand (check, the task skeleton, the
-// PTX view with its source mapping); on the GPU, the SASS view of a profiled kernel carries the
-// profile's per-instruction counters.
+// flags, and its headers outside the workspace are readable; every lens command runs through
+// workspace/executeCommand (check, the task skeleton, the PTX view with its source mapping, PTX and
+// SASS requests side by side); hints anchor at kernels' declared names (templates too); settings
+// merge; the workspace comes from rootPath too and a missing root is not created; on the GPU, the
+// SASS view of a profiled kernel carries the profile's per-instruction counters.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -307,6 +309,116 @@ TEST_F(ServerCuda, AProjectFileBuildsWithItsCompileDatabaseAndItsHeaderThroughIt
   EXPECT_EQ(hints.size(), 1u) << hints.dump();
 }
 
+// eglot sends {"settings": {}} on connect: settings merge, so initializationOptions stay in force.
+TEST_F(ServerCuda, AConfigurationChangeKeepsTheSettingsItDoesNotName) {
+  client_->call("initialize", {{"capabilities", json::object()}, {"initializationOptions", {{"arch", "sm_80"}}}});
+  client_->notify("initialized", json::object());
+  client_->notify("workspace/didChangeConfiguration", {{"settings", json::object()}});
+  client_->notify("workspace/didChangeConfiguration", {{"settings", {{"hone", {{"seeds", 5}}}}}});
+  std::string uri = open("plain.cu", kPlainFine);
+  client_->sync();
+  json result = client_->call("hone/result", {{"textDocument", {{"uri", uri}}}})["result"];
+  EXPECT_EQ(result["compile"]["arch"], "sm_80") << result.dump().substr(0, 1000);
+}
+
+// Without rootUri or workspace folders, rootPath (older clients) names the workspace; a root that
+// does not exist is no workspace, and nothing creates it: listings go beside the kernel.
+TEST_F(ServerCuda, RootPathNamesTheWorkspaceAndAMissingRootIsNeverCreated) {
+  client_.reset();
+  ServerOptions options = server_options();
+  options.engine.workspace.clear();
+  auto ptx_folder = [&](const json& initialize) {
+    start(options);
+    client_->call("initialize", initialize);
+    client_->notify("initialized", json::object());
+    json ptx = execute("hone.showPtx", json::array({open("sub/plain.cu", kPlainFine)}));
+    client_.reset();
+    return ptx.contains("result") ? fs::path(ptx["result"].value("path", "")).parent_path() : fs::path(ptx.dump());
+  };
+  EXPECT_EQ(ptx_folder({{"capabilities", json::object()}, {"rootUri", nullptr}, {"rootPath", dir_.string()}}),
+            dir_ / ".hone" / "asm");
+  const fs::path missing = dir_ / "missing";
+  EXPECT_EQ(ptx_folder({{"capabilities", json::object()}, {"rootUri", uri_from_path(missing)}}), dir_ / "sub" / ".hone" / "asm");
+  EXPECT_FALSE(fs::exists(missing));
+}
+
+// PTX and SASS listings of one document are different jobs: while the build lane is busy, a SASS
+// request does not replace a waiting PTX one; a request replaced by a newer one of its kind is
+// answered RequestCancelled, never left to the "server did not reply" error.
+TEST_F(ServerCuda, PtxAndSassRequestsOfOneDocumentDoNotReplaceEachOther) {
+  client_.reset();
+  ServerOptions options = server_options();
+  options.cpu_workers = 1;
+  start(options);
+  client_->initialize();
+  std::string uri = open("plain.cu", kPlainFine);
+  auto listing = [&](const char* command) {
+    return client_->send_request("workspace/executeCommand", {{"command", command}, {"arguments", json::array({uri})}});
+  };
+  std::vector<json> ids = {listing("hone.showPtx"), listing("hone.showSass"), listing("hone.showPtx"), listing("hone.showSass")};
+  std::vector<json> replies;
+  for (const json& id : ids) replies.push_back(client_->response(id));
+  for (const json& r : replies) {
+    if (!r.contains("error")) continue;
+    EXPECT_NE(r["error"]["code"], -32603) << r.dump().substr(0, 500);
+    const bool cancelled = r["error"]["code"] == -32800;
+    EXPECT_TRUE(!cancelled || r["error"]["message"].get<std::string>().find("superseded") != std::string::npos) << r.dump();
+  }
+  ASSERT_TRUE(replies[2].contains("result")) << replies[2].dump().substr(0, 500);
+  EXPECT_EQ(replies[2]["result"]["kind"], "ptx");
+  EXPECT_TRUE(replies[3].contains("result") || replies[3]["error"]["code"] == -32803) << replies[3].dump().substr(0, 500);
+}
+
+// Hints sit after each kernel's declared name (not the first place its letters appear on the line),
+// and a template kernel's instantiation ("void relu<float>(float*, int)") is relu's.
+TEST_F(ServerCuda, KernelHintsAnchorAtTheDeclaredNameOfPlainAndTemplateKernels) {
+  client_->initialize();
+  const std::vector<std::string> lines = {
+      "template <typename T> __global__ void relu(T* x, int n) { if (threadIdx.x < n) x[threadIdx.x] = x[threadIdx.x] > T(0) ? x[threadIdx.x] : T(0); }",
+      "template __global__ void relu<float>(float*, int);",
+      "__global__ void __launch_bounds__(256) bounds(float* x) { x[threadIdx.x] = 0.f; }",
+      "__global__ void id(float* x) { x[threadIdx.x] = 1.f; }"};
+  std::string text;
+  for (const std::string& l : lines) text += l + "\n";
+  std::string uri = open("anchors.cu", text);
+  client_->sync();
+  EXPECT_EQ(last_diagnostics(uri), json::array());
+  json hints = client_->call("textDocument/inlayHint", {{"textDocument", {{"uri", uri}}}, {"range", {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 9}, {"character", 0}}}}}})["result"];
+  auto hinted_after = [&](int line, const std::string& name_then_paren) {
+    const std::size_t at = lines[static_cast<std::size_t>(line)].find(name_then_paren);
+    const int character = static_cast<int>(at + name_then_paren.size() - 1);
+    for (const json& h : hints)
+      if (h["position"]["line"] == line && h["position"]["character"] == character) return true;
+    return false;
+  };
+  EXPECT_TRUE(hinted_after(0, "relu(")) << hints.dump();
+  EXPECT_TRUE(hinted_after(2, "bounds(")) << hints.dump();
+  EXPECT_TRUE(hinted_after(3, " id(")) << hints.dump();
+  const int relu_at = static_cast<int>(lines[0].find("relu(")) + 1;
+  json hover = client_->call("textDocument/hover", {{"textDocument", {{"uri", uri}}}, {"position", {{"line", 0}, {"character", relu_at}}}})["result"];
+  ASSERT_TRUE(hover.is_object()) << hover.dump();
+  const std::string md = hover["contents"]["value"];
+  EXPECT_EQ(md.find("not built yet"), std::string::npos) << md;
+  EXPECT_NE(md.find("regs"), std::string::npos) << md;
+}
+
+// The confined build of a project file reads the headers its relative includes reach, read-only,
+// wherever they sit: here outside the workspace (a subfolder of the project).
+TEST_F(ServerCuda, AProjectFileReadsHeadersItsIncludesReachOutsideTheWorkspace) {
+  client_.reset();
+  ServerOptions options = server_options();
+  options.engine.workspace = dir_ / "proj" / "src";
+  write("proj/include/h.cuh", "#pragma once\n__device__ inline float doubled(float v) { return 2 * v; }\n");
+  const std::string text = "#include \"../include/h.cuh\"\n__global__ void k(float* x) { x[0] = doubled(x[0]); }\n";
+  start(options);
+  client_->initialize();
+  std::string uri = open("proj/src/a.cu", text);
+  client_->sync();
+  EXPECT_EQ(last_diagnostics(uri), json::array());
+  json hints = client_->call("textDocument/inlayHint", {{"textDocument", {{"uri", uri}}}, {"range", {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 5}, {"character", 0}}}}}})["result"];
+  EXPECT_EQ(hints.size(), 1u) << hints.dump();
+}
+
 TEST_F(ServerCuda, TheTaskSkeletonCommandWritesAPairedTaskAndTheLensesFollow) {
   client_->initialize();
   const char* kernel = "#include \"hone.h\"\n\nvoid forward(hone::In<float> x, hone::Out<float> out) {\n"
@@ -320,6 +432,8 @@ TEST_F(ServerCuda, TheTaskSkeletonCommandWritesAPairedTaskAndTheLensesFollow) {
   bool offered = false;
   for (const json& a : actions) offered = offered || a["command"]["command"] == "hone.createTask";
   EXPECT_TRUE(offered) << actions.dump();
+  json only_refactors = client_->call("textDocument/codeAction", {{"textDocument", {{"uri", uri}}}, {"range", {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 0}, {"character", 0}}}}}, {"context", {{"diagnostics", json::array()}, {"only", {"refactor"}}}}})["result"];
+  EXPECT_EQ(only_refactors, json::array()) << "context.only names the kinds wanted";
 
   json created = execute(lenses[0]["command"]["command"], lenses[0]["command"]["arguments"]);
   ASSERT_TRUE(created.contains("result")) << created.dump();

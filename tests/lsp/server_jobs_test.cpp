@@ -1,7 +1,8 @@
 // tests/lsp/server_jobs_test.cpp: jobs through the real server and the real engine (g++ builds,
 // nvcc builds, the Python worker with torch on the CPU): progress with client and server tokens,
-// both ways of cancelling, results as notifications and hone/result, debounced rebuilds, refresh
-// requests. No sleeps: the client waits for messages and for hone/waitIdle.
+// both ways of cancelling (and a tokenless cancel that stops nothing), results as notifications
+// and hone/result, debounced rebuilds, refresh requests. No sleeps: the client waits for messages
+// and for hone/waitIdle.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -151,6 +152,19 @@ TEST_F(ServerJobs, ServerCreatedTokenCanBeCancelledByTheClient) {
   ASSERT_TRUE(client_->wait_for("$/progress", [&](const json& n) {
     return n["params"]["token"] == token && n["params"]["value"]["kind"] == "end";
   }));
+}
+
+// A job without a progress token is not named by a cancel whose token is null or absent.
+TEST_F(ServerJobs, ProgressCancelWithoutATokenCancelsNothing) {
+  client_->initialize();
+  std::string uri = open("relu.cpp", kKernel);
+  json id = client_->send_request("hone/check", {{"textDocument", {{"uri", uri}}}, {"options", {{"timing", false}}}});
+  ASSERT_TRUE(client_->wait_for("hone/jobProgress", [](const json&) { return true; }));
+  client_->notify("window/workDoneProgress/cancel", {{"token", nullptr}});
+  client_->notify("window/workDoneProgress/cancel", json::object());
+  json reply = client_->response(id);
+  ASSERT_TRUE(reply.contains("result")) << reply.dump().substr(0, 2000);
+  EXPECT_EQ(reply["result"]["result"]["verdict"]["status"], "correct") << reply.dump().substr(0, 2000);
 }
 
 // Diagnostics published for `uri` since the last take, in order.

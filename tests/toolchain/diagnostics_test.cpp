@@ -122,6 +122,39 @@ void forward(hone::In<float> x, hone::Out<float> y, hone::Stream) {
   EXPECT_EQ(w->line, 2);
 }
 
+TEST_F(Diagnostics, NvccColumnAfterNonAsciiTextInAStringIsInBytes) {
+  HONE_REQUIRE_NVCC();
+  const std::string bad_line = "  printf(\"Gr\u00f6\u00dfe \u2013 \U0001F600: %d\\n\", undefined_n);";
+  auto path = write("utf8.cu", "#include \"hone.h\"\n#include <cstdio>\n__global__ void k(float* y) {\n" + bad_line +
+                                   "\n}\nvoid forward(hone::Out<float> y, hone::Stream s) { k<<<1, 1, 0, s>>>(y.data()); }\n");
+  BuildResult r = build(path);
+  const Diagnostic* d = find(r, "\"undefined_n\" is undefined");
+  ASSERT_NE(d, nullptr) << dump(r);
+  EXPECT_EQ(d->line, 4);
+  EXPECT_EQ(d->column, static_cast<int>(bad_line.find("undefined_n")) + 1)
+      << "EDG's caret counts characters; the report's column is a byte column";
+}
+
+TEST_F(Diagnostics, HostCompilerErrorsInAFolderWithASpaceKeepTheirLines) {
+  auto cpp = write("my project/cpu.cpp", "#include \"hone.h\"\nvoid forward(hone::In<float> x, hone::Out<float> y, hone::Stream) {}\n"
+                                         "#error stop here\n");
+  BuildResult r = build(cpp);
+  const Diagnostic* e = find(r, "stop here");
+  ASSERT_NE(e, nullptr) << dump(r);
+  EXPECT_EQ(e->file, cpp.string());
+  EXPECT_EQ(e->line, 3);
+  EXPECT_EQ(e->source, DiagnosticSource::Host);
+  if (!have_nvcc()) return;
+  auto cu = write("my project/k.cu", "#include \"hone.h\"\n#include \"does_not_exist.h\"\n"
+                                     "void forward(hone::Out<float> y, hone::Stream) {}\n");
+  r = build(cu);
+  const Diagnostic* missing = find(r, "does_not_exist.h");
+  ASSERT_NE(missing, nullptr) << dump(r);
+  EXPECT_EQ(missing->file, cu.string());
+  EXPECT_EQ(missing->line, 2);
+  EXPECT_EQ(missing->column, 10);
+}
+
 TEST_F(Diagnostics, WrongForwardSignaturePointsAtForward) {
   // forward returns a value in the raw form: the static_assert fires inside hone's entry header,
   // and the diagnostic is moved to the user's forward.
