@@ -31,7 +31,10 @@ HONE_PROFILE_OUT=$P/fixtures timeout 300 "$HONE_BIN/cupti_gpu_tests" --gtest_fil
   --gtest_output="json:$P/cupti_gpu_tests.json" > "$P/cupti_gpu_tests.log" 2>&1 || status=1
 HONE_PROFILE_OUT=$P/fixtures timeout 120 "$HONE_BIN/cupti_gpu_tests" --gtest_filter='Sass.*' \
   --gtest_output="json:$P/cupti_gpu_tests_sass.json" >> "$P/cupti_gpu_tests.log" 2>&1 || status=1
-grep -E "^\[       OK \]|^\[  FAILED  \] [A-Za-z]+\.|^\[  SKIPPED \] [A-Za-z]+\.|^\[  (PASSED|FAILED) " "$P/cupti_gpu_tests.log" | head -n 30
+grep -E "^\[       OK \]|^\[  FAILED  \] [A-Za-z]+\.|^\[  SKIPPED \] [A-Za-z]+\.|^\[  (PASSED|FAILED) " "$P/cupti_gpu_tests.log" | head -n 40
+# Counters set up ahead (issue 14): what the set-up costs off the critical path, what an idle
+# prepared profiler costs the calls timed beside it, whether a second process can prepare.
+grep -F "[prepared counters]" "$P/cupti_gpu_tests.log"
 $PY "$ROOT/tests/profile/gpu_checks.py" cupti "$P" || status=1
 
 step "DRAM bytes of the 2^26-float vector add: hone vs ncu --clock-control none"
