@@ -60,13 +60,21 @@ double host_us_per_call(std::int64_t n, int calls) {
   return median(us);
 }
 
-// The activity records' median kernel duration (us) over `calls` vec_adds.
-double record_us_per_kernel(std::int64_t n, int calls) {
-  json begun = call(hone_cupti_begin(R"({"activity": true})"));
+// hone_cupti_begin(request), `calls` vec_adds of n floats, hone_cupti_end: the end answer (both
+// asserted to succeed).
+json recorded(const json& request, std::int64_t n, int calls) {
+  json begun = call(hone_cupti_begin(request.dump().c_str()));
   EXPECT_TRUE(begun["ok"].get<bool>()) << begun.dump();
+  if (!begun["ok"].get<bool>()) return begun;
   for (int i = 0; i < calls; ++i) vec_add(n);
   json end = call(hone_cupti_end());
   EXPECT_TRUE(end["ok"].get<bool>()) << end.dump();
+  return end;
+}
+
+// The activity records' median kernel duration (us) over `calls` vec_adds.
+double record_us_per_kernel(std::int64_t n, int calls) {
+  json end = recorded({{"activity", true}}, n, calls);
   std::vector<double> us;
   for (const json& k : end["activity"]["kernels"]) us.push_back(k["duration_ns"].get<double>() / 1000.0);
   EXPECT_EQ(us.size(), static_cast<std::size_t>(calls)) << "the activity records lost kernels";
@@ -80,11 +88,7 @@ TEST(PreparedCounters, BeginStartsThePreparedSessionAndCountsEveryKernel) {
   json prepared = call(hone_cupti_prepare(gpu_time_request().dump().c_str()));
   ASSERT_TRUE(prepared["ok"].get<bool>()) << prepared.dump();
 
-  json begun = call(hone_cupti_begin(gpu_time_request().dump().c_str()));
-  ASSERT_TRUE(begun["ok"].get<bool>()) << begun.dump();
-  for (int i = 0; i < 3; ++i) vec_add(n);
-  json end = call(hone_cupti_end());
-  ASSERT_TRUE(end["ok"].get<bool>()) << end.dump();
+  json end = recorded(gpu_time_request(), n, 3);
   ASSERT_EQ(end["metrics"]["ranges"].size(), 3u) << end.dump();
   for (const json& r : end["metrics"]["ranges"])
     EXPECT_GT(r["values"].value("gpu__time_duration.sum", -1.0), 0.0) << r.dump();
@@ -96,11 +100,7 @@ TEST(PreparedCounters, BeginStartsThePreparedSessionAndCountsEveryKernel) {
 
   // Other counters: the prepared session is discarded and the begin sets up its own.
   ASSERT_TRUE(call(hone_cupti_prepare(gpu_time_request().dump().c_str()))["ok"].get<bool>());
-  json other = call(hone_cupti_begin(R"({"metrics": "default", "dtype": "fp32"})"));
-  ASSERT_TRUE(other["ok"].get<bool>()) << other.dump();
-  vec_add(n);
-  json other_end = call(hone_cupti_end());
-  ASSERT_TRUE(other_end["ok"].get<bool>()) << other_end.dump();
+  json other_end = recorded({{"metrics", "default"}, {"dtype", "fp32"}}, n, 1);
   EXPECT_EQ(other_end["metrics"]["ranges"].size(), 1u) << other_end.dump();
   EXPECT_FALSE(other_end["seconds"].contains("prepared_ahead")) << other_end.dump();
 }
@@ -121,11 +121,7 @@ TEST(PreparedCounters, WhatAnIdlePreparedProfilerCostsTheCallsTimedBesideIt) {
               host_before, host_prepared, host_prepared / host_before, record_before, record_prepared,
               record_prepared / record_before);
   // The activity recording left the prepared session in place: the counted begin still starts it.
-  json begun = call(hone_cupti_begin(gpu_time_request().dump().c_str()));
-  ASSERT_TRUE(begun["ok"].get<bool>()) << begun.dump();
-  vec_add(n);
-  json end = call(hone_cupti_end());
-  ASSERT_TRUE(end["ok"].get<bool>()) << end.dump();
+  json end = recorded(gpu_time_request(), n, 1);
   EXPECT_TRUE(end["seconds"].contains("prepared_ahead")) << end.dump();
   EXPECT_EQ(end["metrics"]["ranges"].size(), 1u) << end.dump();
 }
@@ -162,11 +158,7 @@ TEST(PreparedCounters, ASecondProcessPreparesOnTheSameGpu) {
   std::printf("[prepared counters] a second process preparing and counting while this one holds a prepared "
               "session: %s (exit %d)\n", child == 0 ? "works" : "FAILS", child);
   EXPECT_EQ(child, 0) << "pool slots could not each prepare: see the child's lines above";
-  json begun = call(hone_cupti_begin(gpu_time_request().dump().c_str()));
-  ASSERT_TRUE(begun["ok"].get<bool>()) << begun.dump();
-  vec_add(n);
-  json end = call(hone_cupti_end());
-  ASSERT_TRUE(end["ok"].get<bool>()) << end.dump();
+  json end = recorded(gpu_time_request(), n, 1);
   EXPECT_EQ(end["metrics"]["ranges"].size(), 1u) << end.dump();
 }
 
@@ -179,11 +171,7 @@ TEST(PreparedCountersChild, PreparesAndCounts) {
   json prepared = call(hone_cupti_prepare(gpu_time_request().dump().c_str()));
   std::printf("[prepared counters] child prepare: %s\n", prepared.dump().c_str());
   ASSERT_TRUE(prepared["ok"].get<bool>());
-  json begun = call(hone_cupti_begin(gpu_time_request().dump().c_str()));
-  ASSERT_TRUE(begun["ok"].get<bool>()) << begun.dump();
-  vec_add(n);
-  json end = call(hone_cupti_end());
-  ASSERT_TRUE(end["ok"].get<bool>()) << end.dump();
+  json end = recorded(gpu_time_request(), n, 1);
   EXPECT_EQ(end["metrics"]["ranges"].size(), 1u) << end.dump();
 }
 
