@@ -106,7 +106,7 @@ class TimeCallModeTest(HarnessTestCase):
             self.assertTrue(torch.equal(slot, sets[entry["set"]]), entry)
         self.runner.close()
         self.setUp()
-        self.load(ADVERSARIAL / "cpu" / "return_input_torch.cpp")
+        self.load(ADVERSARIAL / "cpu" / "alias_remap_torch.cpp")
         specs = [(torch.float32, [4, 8])] + input_sets() + [(torch.float32, [4, 8])] * len(schedule)
         bufs, views = share(self.runner, 1, *specs)
         self.runner.ok("time", mode="call", args=[tensor_arg(bufs[0])], sets=[[tensor_arg(b)] for b in bufs[1:4]],

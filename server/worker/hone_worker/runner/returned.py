@@ -50,6 +50,13 @@ def describe(returned: Sequence[torch.Tensor], args: Sequence, changed: Sequence
     return out
 
 
+def aliases_an_argument(returned: Sequence[torch.Tensor], args: Sequence) -> bool:
+    """Whether a returned tensor's memory overlaps an argument's at the same addresses (a view the
+    `aliases` metadata already names; a reference may do so, and its candidate then too)."""
+    arg_spans = [_span(a) for a in args if isinstance(a, torch.Tensor)]
+    return any(_overlap(_span(t), span) for t in returned for span in arg_spans)
+
+
 @torch.no_grad()
 def overwrite_arguments(args: Sequence) -> None:
     """Fills every tensor argument with a value no honest result keeps (NaN; integers their

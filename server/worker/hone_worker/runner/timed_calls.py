@@ -15,7 +15,7 @@ from ..arena import ArenaTable, BadBuffer, Buffer
 from .errors import bad_request, unsupported
 from .forms import Candidate
 from .harness import Harness
-from .returned import copy_into, overwrite_arguments, returned_tensors
+from .returned import aliases_an_argument, copy_into, overwrite_arguments, returned_tensors
 
 SETTLE_WINDOW_S = 0.005
 SETTLE_AGREEMENT = 0.02  # successive windows' mean call times agree within this share ...
@@ -332,7 +332,10 @@ class TimedLoop:
             if marked:  # before the result's copy: that is not the call's work
                 self.harness.marker(self._stream, self._marker_word.data_ptr())
             if keep:
-                if entry.overwrite and self.plan.sets:  # the next call's inputs put them back
+                # The next call's inputs put them back. A visible view of an argument is left
+                # alone: the correctness trials judged it (a reference may return one).
+                if entry.overwrite and self.plan.sets and not aliases_an_argument(returned_tensors(result),
+                                                                                  self.plan.targets):
                     overwrite_arguments(self.plan.targets)
                 keep(result)
             marks.append((start, end))
