@@ -64,8 +64,11 @@ std::string failure_details(const Verdict& v) {
       if (d.severity != Severity::Error || (v.reason && d.message == *v.reason)) continue;
       out += "  " + location(d) + ": error: " + d.message + "\n";
     }
-    if (v.signature && v.reason && v.reason->find("does not fit the task") != std::string::npos)
+    if (v.signature && v.reason && v.reason->find("does not fit the task") != std::string::npos) {
+      for (const auto& d : v.compile.diagnostics)  // the engine places it at the kernel's forward
+        if (d.line > 0 && d.message == *v.reason) out += "  " + location(d) + ": the forward that does not fit\n";
       out += "  expected forward:\n" + signature_text(*v.signature);
+    }
   }
   return out;
 }

@@ -94,6 +94,7 @@ TEST(HoneCheckCli, ReadableSummaries) {
   EXPECT_EQ(sig.exit_code, 1);
   EXPECT_NE(sig.out.find("expected forward:"), std::string::npos) << sig.out;
   EXPECT_NE(sig.out.find("void forward(hone::In<float> x, hone::Out<float> out"), std::string::npos) << sig.out;
+  EXPECT_NE(sig.out.find("wrong_signature.cpp:5: the forward that does not fit"), std::string::npos) << sig.out;
 }
 
 TEST(HoneCheckCli, TimeoutIsAVerdictNotAnError) {
