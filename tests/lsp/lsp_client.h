@@ -3,6 +3,7 @@
 // server's requests (answered automatically), and sync()s with hone/waitIdle instead of sleeping.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -15,6 +16,14 @@
 #include "lsp/lsp_server.h"
 
 namespace hone::lsp::test {
+
+// Server options for tests that want every edit and refresh at once (no debounce).
+inline ServerOptions quiet_options() {
+  ServerOptions options;
+  options.change_debounce = std::chrono::milliseconds(0);
+  options.refresh_debounce = std::chrono::milliseconds(0);
+  return options;
+}
 
 class LspClient {
  public:

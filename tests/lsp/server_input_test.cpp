@@ -12,13 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-ServerOptions quiet_options() {
-  ServerOptions options;
-  options.change_debounce = std::chrono::milliseconds(0);
-  options.refresh_debounce = std::chrono::milliseconds(0);
-  return options;
-}
-
 json code_lens_of_nothing(LspClient& client) {
   return client.call("textDocument/codeLens", {{"textDocument", {{"uri", "file:///nowhere.cu"}}}});
 }

@@ -11,13 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-ServerOptions quiet_options() {
-  ServerOptions options;
-  options.change_debounce = std::chrono::milliseconds(0);
-  options.refresh_debounce = std::chrono::milliseconds(0);
-  return options;
-}
-
 TEST(ServerLifecycle, RequestsBeforeInitializeAndAfterShutdown) {
   LspClient client(quiet_options());
   json early = client.call("textDocument/hover", {{"textDocument", {{"uri", "file:///k.cu"}}}, {"position", {{"line", 0}, {"character", 0}}}});
