@@ -804,13 +804,14 @@ class InputSetsTest(unittest.TestCase):
         task = load_task(str(FIXTURES / "invariant_inputs.py"))
         inputs = task.module.get_inputs()
         sets = InputSets(task, Device("cpu"), inputs, pool_size=3, seed=5)
-        self.assertEqual((sets.whole_only, sets.keep_rows, sets.mixed), ((0,), (1,), (2,)))
+        self.assertEqual((sets.whole_only, sets.keep_rows, sets.mixed), ((0, 3), (1,), (2,)))
         for _ in range(6):
             entry = sets.draw()
             self.assertTrue(all(arg == 1 for arg, _, _ in entry.rows))  # the sorted rows swap whole rows
-            symmetric, boundaries, free = sets.rebuild(entry)
+            symmetric, boundaries, free, edges = sets.rebuild(entry)
             self.assertTrue(torch.equal(symmetric, symmetric.t()))
             self.assertTrue(bool((boundaries[..., 1:] >= boundaries[..., :-1]).all()))
+            self.assertTrue(bool((edges[1:] >= edges[:-1]).all()))
             self.assertFalse(any(torch.equal(free, s[2]) for s in sets.sets))
 
     def test_one_entry_of_an_op_overwrites_its_arguments(self):

@@ -66,8 +66,10 @@ class InputSets:
         self._last = -1
         # Inputs with an invariant across elements that a mix would break (the task's own inputs
         # keep it in every set) vary by whole sets (symmetric matrices) or by rows (sorted rows).
-        self.whole_only = tuple(i for i in self.tensor_indices if all(_symmetric(s[i]) for s in self.sets))
-        self.keep_rows = tuple(i for i in self.tensor_indices if all(_sorted_rows(s[i]) for s in self.sets))
+        sorted_rows = [i for i in self.tensor_indices if all(_sorted_rows(s[i]) for s in self.sets)]
+        self.whole_only = tuple(i for i in self.tensor_indices if all(_symmetric(s[i]) for s in self.sets)
+                                or (i in sorted_rows and targets[i].dim() == 1))  # a sorted vector's rows are elements
+        self.keep_rows = tuple(i for i in sorted_rows if i not in self.whole_only)
         # Element mixing: every other contiguous tensor of two elements or more, when there are sets to mix.
         self.mixed = tuple(i for i in self.tensor_indices if targets[i].is_contiguous() and targets[i].numel() > 1
                            and i not in self.whole_only and i not in self.keep_rows) \
