@@ -1,6 +1,7 @@
 // runner/time_plan.h: a `time` request checked and planned before anything runs: the targets
 // forward reads, the input sets and output slots, the schedule of timed calls, and the copies
-// that move a set (or one row of it) into the targets, or mix every set into one. Made by run_time on the main thread.
+// that move a set (or one row of it) into the targets, or mix every set into one. Made by
+// run_time on the main thread.
 #pragma once
 
 #include <cstddef>

@@ -345,6 +345,17 @@ class Layout:
         return buf
 
 
+def element_bytes(t: torch.Tensor) -> torch.Tensor:
+    """A tensor's elements as raw bytes, one row per element (bit-for-bit comparisons: a NaN equals
+    itself, -0.0 does not equal 0.0)."""
+    return t.detach().contiguous().reshape(-1).view(torch.uint8).view(-1, t.element_size())
+
+
+def bitwise_equal(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Same shape and the same bits in every element."""
+    return a.shape == b.shape and bool(torch.equal(element_bytes(a), element_bytes(b)))
+
+
 def tensor_arg(buf: Buffer) -> dict:
     """The ARG JSON of a tensor argument."""
     return {"kind": "tensor", "buf": buf.to_json()}

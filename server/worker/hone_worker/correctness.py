@@ -11,6 +11,7 @@ from typing import Callable, List, Optional
 
 import torch
 
+from .arena import bitwise_equal, element_bytes
 from .candidate_session import CandidateSession
 from .compare import (Comparison, Tolerance, aliasing_problem, compare_outputs, stride_differences,
                       structure_problem, tolerance_for)
@@ -238,21 +239,12 @@ def _check_unchanged(args: ArgBuffers, values: list, instance: Instance, checks:
     """The shared argument buffers still hold the judge's private copies, bit for bit."""
     names = instance.input_names + instance.param_names
     for name, now, before in zip(names, args.views, values):
-        if now is not None and not _bitwise_equal(now, before):
-            changed = int((_bits(now) != _bits(before)).any(dim=1).sum())
+        if now is not None and not bitwise_equal(now, before):
+            changed = int((element_bytes(now) != element_bytes(before)).any(dim=1).sum())
             what = "input" if name in instance.input_names else "parameter"
             raise CandidateFailure("incorrect", f"forward modified its {what} {name}: {changed} of {now.numel()} "
                                    "elements changed (inputs must be read-only)", check="inputs_unchanged")
     checks.passed("inputs_unchanged")
-
-
-def _bits(t: torch.Tensor) -> torch.Tensor:
-    flat = t.detach().contiguous().reshape(-1)
-    return flat.view(torch.uint8).view(-1, t.element_size()) if t.element_size() > 1 else flat.view(torch.uint8).view(-1, 1)
-
-
-def _bitwise_equal(a: torch.Tensor, b: torch.Tensor) -> bool:
-    return a.shape == b.shape and bool(torch.equal(_bits(a), _bits(b)))
 
 
 def _check_determinism(caller: CandidateCaller, args: ArgBuffers, first: CallResult, result: Correctness,
@@ -268,7 +260,7 @@ def _check_determinism(caller: CandidateCaller, args: ArgBuffers, first: CallRes
         raise CandidateFailure("incorrect", f"non-deterministic: a second call on the same inputs differs from the "
                                f"first: {comparison.mismatch.message}", check="determinism")
     result.checks.passed("determinism")
-    if not all(_bitwise_equal(a, b) for a, b in zip(again.got, first.got)):
+    if not all(bitwise_equal(a, b) for a, b in zip(again.got, first.got)):
         _add_flag(result, Flag("nondeterministic", "two calls on the same inputs agree within tolerance but not "
                                "bitwise (e.g. atomics in a reduction)"))
 
@@ -329,8 +321,8 @@ class _Spread:
         comparison: Comparison = compare_outputs(expected, self.first_expected, self.tolerances, raw_buffers=False)
         self.max_abs_diff = max(self.max_abs_diff, comparison.max_abs_error or 0.0)
         self.reference_within_tolerance &= comparison.passed
-        self.candidate_constant &= all(_bitwise_equal(a, b) for a, b in zip(got, self.first_got))
-        self.reference_constant &= all(_bitwise_equal(a, b) for a, b in zip(expected, self.first_expected))
+        self.candidate_constant &= all(bitwise_equal(a, b) for a, b in zip(got, self.first_got))
+        self.reference_constant &= all(bitwise_equal(a, b) for a, b in zip(expected, self.first_expected))
 
     def variability(self) -> Optional[dict]:
         if self.count < 2:

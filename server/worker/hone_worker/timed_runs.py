@@ -16,6 +16,7 @@ import torch
 
 from . import bounds as bounding
 from . import kernel_counters, kernel_records
+from .arena import bitwise_equal
 from .candidate_session import CandidateSession
 from .devices import Device
 from .exchange import ArgBuffers, Region, SharedMemory, arg_specs, args_json
@@ -463,13 +464,13 @@ class TimedRun:
         last = self.sets.rebuild(entries[-1])
         expected = last + self.values[self.n_inputs:]
         for i, (view, value) in enumerate(zip(self.targets.views, expected)):
-            if view is not None and not torch.equal(_bits(view), _bits(value)):
+            if view is not None and not bitwise_equal(view, value):
                 raise CandidateFailure("incorrect", f"forward modified its arguments during the timed calls "
                                        f"(argument {i + 1} differs from what the judge put there)",
                                        check="inputs_unchanged")
         for k, (region, values_k) in enumerate(zip(self._set_regions, self.sets.sets)):
             tensors = [v for v in values_k if isinstance(v, torch.Tensor)]
-            if any(not torch.equal(_bits(view), _bits(v)) for view, v in zip(region.views, tensors)):
+            if any(not bitwise_equal(view, v) for view, v in zip(region.views, tensors)):
                 raise CandidateFailure("incorrect", f"the timed calls changed input set {k}, which forward never "
                                        "receives (the candidate wrote memory it was not given)", check="inputs_unchanged")
 
@@ -649,11 +650,6 @@ def _write(values: List[torch.Tensor], views: List[torch.Tensor]) -> None:
     with torch.no_grad():
         for view, v in zip(views, values):
             view.copy_(v)
-
-
-def _bits(t: torch.Tensor) -> torch.Tensor:
-    flat = t.detach().contiguous().reshape(-1)
-    return flat.view(torch.uint8)
 
 
 def _numel(shape) -> int:

@@ -8,7 +8,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import torch
 
-from ..arena import dtype_name
+from ..arena import bitwise_equal, dtype_name
 from .errors import RunnerError
 
 
@@ -76,15 +76,7 @@ def overwrite_arguments(args: Sequence) -> None:
 @torch.no_grad()
 def changed_since(returned: Sequence[torch.Tensor], before: Sequence[torch.Tensor]) -> List[bool]:
     """Per returned tensor: whether its bytes differ from `before` (its clone)."""
-    return [not torch.equal(_bits(t), _bits(b)) for t, b in zip(returned, before)]
-
-
-def _bits(t: torch.Tensor) -> torch.Tensor:
-    """The tensor's elements as integers of the same width (NaN compares equal to itself so)."""
-    by_width = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
-    if t.dtype == torch.bool or t.element_size() not in by_width or t.is_complex():
-        return t.contiguous().view(torch.uint8) if t.dtype == torch.bool else t
-    return t.contiguous().view(by_width[t.element_size()])
+    return [not bitwise_equal(t, b) for t, b in zip(returned, before)]
 
 
 Span = Optional[Tuple[str, int, int]]  # (device, first byte, one past the last byte); None when empty
