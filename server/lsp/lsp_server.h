@@ -15,6 +15,7 @@
 
 #include "engine/engine.h"
 #include "lsp/job_scheduler.h"
+#include "lsp/diagnostic_sets.h"
 #include "lsp/dispatcher.h"
 #include "lsp/job_results.h"
 #include "lsp/documents.h"
@@ -107,6 +108,7 @@ class HoneLspServer : public MessageSink {
   Dispatcher dispatcher_;
   DocumentStore documents_;
   ResultStore results_;
+  DiagnosticSets diagnostics_;
   std::unique_ptr<JobScheduler> scheduler_;
 
   mutable std::mutex mutex_;  // guards the fields below

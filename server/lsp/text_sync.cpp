@@ -46,11 +46,11 @@ void HoneLspServer::on_did_close(const DidCloseParams& params) {
   const std::string& uri = params.textDocument.uri;
   scheduler_->cancel_named("build:" + uri);
   documents_.close(uri);
-  KernelResults results = results_.get(uri);
   results_.erase(uri);
-  for (const std::string& target : results.diagnostic_uris) {
-    dispatcher_.notify("textDocument/publishDiagnostics", {{"uri", target}, {"diagnostics", json::array()}});
-  }
+  // Its part of every file's diagnostics goes; what other open kernels say about a file it
+  // includes stays.
+  for (auto& [target, diagnostics] : diagnostics_.remove(uri))
+    dispatcher_.notify("textDocument/publishDiagnostics", {{"uri", target}, {"diagnostics", std::move(diagnostics)}});
 }
 
 void HoneLspServer::schedule_build(const std::string& uri, std::chrono::milliseconds debounce) {
@@ -183,17 +183,14 @@ void HoneLspServer::publish_diagnostics(const std::string& uri) {
     for (const protocol::Suggestion& s : r.profile->profile->suggestions)
       if (auto d = suggestion_diagnostic(s, doc->text, encoding_)) by_uri[uri].push_back(std::move(*d));
   }
+  // Each file's set merges every open kernel's part (a header two kernels include, or one open
+  // and built itself, keeps all of them); a file this build no longer mentions gets the others'.
   std::set<std::string> published;
-  for (auto& [target, diagnostics] : by_uri) {
-    json params = {{"uri", target}, {"diagnostics", diagnostics}};
+  for (const auto& entry : by_uri) published.insert(entry.first);
+  for (auto& [target, diagnostics] : diagnostics_.replace(uri, by_uri)) {
+    json params = {{"uri", target}, {"diagnostics", std::move(diagnostics)}};
     if (target == uri) params["version"] = doc->version;
     dispatcher_.notify("textDocument/publishDiagnostics", params);
-    published.insert(target);
-  }
-  for (const std::string& stale : r.diagnostic_uris) {
-    if (!published.count(stale)) {
-      dispatcher_.notify("textDocument/publishDiagnostics", {{"uri", stale}, {"diagnostics", json::array()}});
-    }
   }
   results_.update(uri, [&](KernelResults& entry) { entry.diagnostic_uris = published; });
 }

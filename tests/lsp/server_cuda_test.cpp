@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "lsp/documents.h"
 #include "lsp_client.h"
@@ -280,6 +281,32 @@ TEST_F(ServerCuda, AnErrorInAnIncludedHeaderIsShownAtTheHeaderWithTheIncludeRela
   ASSERT_TRUE(source.is_array() && !source.empty()) << source.dump();
   EXPECT_EQ(source[0]["range"]["start"]["line"], 1);
   EXPECT_NE(source[0]["message"].get<std::string>().find("in included file util.cuh:2"), std::string::npos) << source.dump();
+}
+
+// publishDiagnostics replaces a file's whole set: a header two open kernels include shows both
+// includers' parts, and closing one keeps the other's.
+TEST_F(ServerCuda, AHeaderTwoKernelsIncludeKeepsEachIncludersDiagnosticsUntilItCloses) {
+  client_->initialize();
+  write("util.cuh", "#pragma once\n__device__ float twice(float v) { return 2 * undefined_in_header; }\n");
+  const std::string a = open("a.cu", "#include \"util.cuh\"\n__global__ void ka(float* x) { x[0] = twice(x[0]); }\n");
+  client_->sync();
+  const std::string b = open("b.cu", "#include \"util.cuh\"\n__global__ void kb(float* x) { x[1] = twice(x[1]); }\n");
+  client_->sync();
+  const std::string header_uri = uri_from_path(dir_ / "util.cuh");
+  auto includers = [](const json& diagnostics) {
+    std::set<std::string> out;
+    for (const json& d : diagnostics)
+      for (const json& r : d.value("relatedInformation", json::array())) out.insert(r["location"]["uri"].get<std::string>());
+    return out;
+  };
+  json header = last_diagnostics(header_uri);
+  ASSERT_TRUE(header.is_array()) << "no diagnostics published for the header";
+  EXPECT_EQ(includers(header), (std::set<std::string>{a, b})) << header.dump(2);
+  client_->notify("textDocument/didClose", {{"textDocument", {{"uri", b}}}});
+  client_->sync();
+  header = last_diagnostics(header_uri);
+  ASSERT_TRUE(header.is_array()) << "closing b.cu published nothing for the header";
+  EXPECT_EQ(includers(header), (std::set<std::string>{a})) << header.dump(2);
 }
 
 TEST_F(ServerCuda, AProjectFileBuildsWithItsCompileDatabaseAndItsHeaderThroughItsIncluder) {
