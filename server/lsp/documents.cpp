@@ -65,6 +65,20 @@ std::string_view line_text(std::string_view text, int line) {
   return text.substr(start, end - start);
 }
 
+BufferLines::BufferLines(std::string_view text) : text_(text) {
+  starts_.push_back(0);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n' || (text[i] == '\r' && (i + 1 >= text.size() || text[i + 1] != '\n'))) starts_.push_back(i + 1);
+  }
+}
+
+std::string_view BufferLines::line(int line) const {
+  if (line < 0 || static_cast<std::size_t>(line) >= starts_.size()) return {};
+  const std::size_t start = starts_[static_cast<std::size_t>(line)];
+  std::size_t end = text_.find_first_of("\r\n", start);
+  return text_.substr(start, (end == std::string_view::npos ? text_.size() : end) - start);
+}
+
 int line_length(std::string_view text, int line, PositionEncoding encoding) {
   std::string_view content = line_text(text, line);
   return column_in_encoding(content, content.size(), encoding);

@@ -33,6 +33,18 @@ std::size_t offset_of(std::string_view text, Position position, PositionEncoding
 Position position_of(std::string_view text, std::size_t offset, PositionEncoding encoding);
 // Line `line` (0-based) without its line break; empty past the end.
 std::string_view line_text(std::string_view text, int line);
+// The lines of one text, found once: line(n) without rescanning from the start (line_text does,
+// so a loop over many anchors of a long file would be quadratic).
+class BufferLines {
+ public:
+  explicit BufferLines(std::string_view text);
+  // Line `line` (0-based) without its line break; empty past the end (as line_text).
+  std::string_view line(int line) const;
+
+ private:
+  std::string_view text_;
+  std::vector<std::size_t> starts_;  // offset of each line's first byte
+};
 // The length of a line in the encoding's units.
 int line_length(std::string_view text, int line, PositionEncoding encoding);
 // A byte column within a line (as compilers report them) converted to the encoding's units.

@@ -121,14 +121,14 @@ void HoneLspServer::on_inlay_hint(const RangeParams& params, Reply reply) {
     return;
   }
   KernelResults r = results_.get(doc->uri);
+  const BufferLines lines(doc->text);
   for (const auto& anchor : outline_of(*doc).kernels) {
     if (anchor.line < params.range.start.line || anchor.line > params.range.end.line) continue;
     const protocol::KernelStatic* facts = find_kernel_static(r.compile, anchor.name);
     if (!facts) continue;
     std::string label = protocol::kernel_hint_label(*facts);
     if (label.empty()) continue;
-    std::string_view line = line_text(doc->text, anchor.line);
-    Position at{anchor.line, column_in_encoding(line, anchor.column + anchor.name.size(), encoding_)};
+    Position at{anchor.line, column_in_encoding(lines.line(anchor.line), anchor.column + anchor.name.size(), encoding_)};
     hints.push_back({{"position", at}, {"label", label}, {"paddingLeft", true},
                      {"tooltip", "hone: static facts from the last build (ptxas)"}});
   }

@@ -84,9 +84,10 @@ Outline outline_of(const Document& document) {
   Outline outline;
   KernelOutline k = kernel_outline(document.path, document.text);
   if (k.forward_line) outline.forward_line = *k.forward_line - 1;
+  const BufferLines lines(document.text);
   for (const auto& global : k.globals) {
     KernelAnchor anchor{global.name, global.line - 1, 0};
-    std::size_t at = declarator_column(line_text(document.text, anchor.line), global.name);
+    std::size_t at = declarator_column(lines.line(anchor.line), global.name);
     anchor.column = at == std::string_view::npos ? 0 : at;
     outline.kernels.push_back(anchor);
   }
