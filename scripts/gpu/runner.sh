@@ -39,7 +39,7 @@ nvidia-smi > "$R/nvidia-smi.txt" 2>&1
 run_suite "runner_tests (CPU protocol suite)" "$R/runner_tests.log" ok timeout 180 "$HONE_BIN/runner_tests"
 run_suite "runner_gpu_tests (harness + cuda:0)" "$R/runner_gpu_tests.log" fail \
   timeout 300 "$HONE_BIN/runner_gpu_tests" --gtest_output="json:$R/runner_gpu_tests.json"
-grep -E '^(hone-runner --device|mode (call|device):)' "$R/runner_gpu_tests.log" | sed 's/^/  /'
+grep -E '^(hone-runner --device|mode (call|device):|\[prepared counters\])' "$R/runner_gpu_tests.log" | sed 's/^/  /'
 
 confine="unshare --pid --net --mount --ipc --uts --fork --mount-proc setpriv --reuid=65534 --regid=65534 --clear-groups"
 if [ "$(id -u)" = 0 ] && $confine true 2> "$R/confine_probe.err"; then

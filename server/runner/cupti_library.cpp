@@ -54,6 +54,7 @@ void CuptiLibrary::load() {
   if (!begin || !end) throw OpError(ErrorKind::Unsupported, "records: " + path + " has no hone_cupti_begin/hone_cupti_end");
   begin_ = begin;
   end_ = end;
+  prepare_ = reinterpret_cast<Begin>(dlsym(handle, "hone_cupti_prepare"));
 }
 
 nlohmann::json CuptiLibrary::begin(const nlohmann::json& request) {
@@ -61,5 +62,11 @@ nlohmann::json CuptiLibrary::begin(const nlohmann::json& request) {
 }
 
 nlohmann::json CuptiLibrary::end() { return parse_answer(end_(), "hone_cupti_end"); }
+
+nlohmann::json CuptiLibrary::prepare(const nlohmann::json& request) {
+  if (!prepare_)
+    return {{"ok", false}, {"error", {{"code", "unsupported"}, {"message", "this libhone_cupti.so has no hone_cupti_prepare"}}}};
+  return parse_answer(prepare_(dump(request).c_str()), "hone_cupti_prepare");
+}
 
 }  // namespace hone::runner

@@ -21,12 +21,16 @@ class CuptiLibrary {
   // hone_cupti_begin / hone_cupti_end; the answers as JSON ({"ok": false, "error": ...} on failure).
   nlohmann::json begin(const nlohmann::json& request);
   nlohmann::json end();
+  // hone_cupti_prepare (kernel counters set up ahead of the begin that asks for the same ones);
+  // unsupported when the library predates it.
+  nlohmann::json prepare(const nlohmann::json& request);
 
  private:
   using Begin = const char* (*)(const char*);
   using End = const char* (*)();
   Begin begin_ = nullptr;
   End end_ = nullptr;
+  Begin prepare_ = nullptr;
 };
 
 }  // namespace hone::runner

@@ -1,5 +1,5 @@
 // runner/runner.h: hone-runner's ops (protocol/WORKER.md, "The candidate protocol"): map, load
-// (raw and null forms), call, time, records, state (unsupported here) and exit, dispatched by
+// (raw and null forms), call, time, records, prepare_counters, state (unsupported here) and exit, dispatched by
 // name; each request gets exactly one reply, and no request can stop the protocol (a malformed
 // one is a bad_request). Driven by main() on the main thread, one datagram at a time.
 #pragma once
@@ -42,6 +42,7 @@ class Runner {
   nlohmann::json op_call(const nlohmann::json& request, std::vector<UniqueFd>& fds);
   nlohmann::json op_time(const nlohmann::json& request, std::vector<UniqueFd>& fds);
   nlohmann::json op_records(const nlohmann::json& request, std::vector<UniqueFd>& fds);
+  nlohmann::json op_prepare_counters(const nlohmann::json& request, std::vector<UniqueFd>& fds);
   nlohmann::json op_state(const nlohmann::json& request, std::vector<UniqueFd>& fds);
   nlohmann::json op_exit(const nlohmann::json& request, std::vector<UniqueFd>& fds);
 

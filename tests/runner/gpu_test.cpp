@@ -278,6 +278,30 @@ TEST_F(GpuRunnerTest, TimeModeCallWithKernelCountersCountsEachKernelInLaunchOrde
   expect_slots(calls);
 }
 
+// prepare_counters sets the Range Profiler up ahead (the pool asks while the process waits for its
+// candidate); the counted time op with the same kernel_counters then only starts it, and its
+// profiler seconds say how long the set-up took ahead and how long the start took.
+TEST_F(GpuRunnerTest, CountersPreparedAheadAreStartedByTheCountedTimeOp) {
+  if (!ready_["cupti"].get<bool>()) GTEST_SKIP() << "libhone_cupti.so was not built here";
+  const json prepared = runner().request("prepare_counters", {{"kernel_counters", 1024}});
+  ASSERT_EQ(kind_of(prepared), "ok") << prepared.dump();
+  ASSERT_TRUE(prepared["seconds"].contains("setup")) << prepared.dump();
+  ASSERT_EQ(kind_of(load("cuda_scale")), "ok");
+  write_sets();
+  const int calls = 10;
+  json request = time_request("call", calls);
+  request["kernel_counters"] = 1024;
+  const json r = runner().request("time", request);
+  ASSERT_EQ(kind_of(r), "ok") << r.dump();
+  ASSERT_TRUE(r.contains("counter_ranges")) << r.value("kernel_counters_error", std::string("no counters"));
+  EXPECT_EQ(r["counter_ranges"].size(), static_cast<std::size_t>(3 * calls));
+  const json seconds = r.value("counter_seconds", json::object());
+  ASSERT_TRUE(seconds.contains("prepared_ahead")) << seconds.dump();
+  std::printf("[prepared counters] native runner: set up ahead in %.3f s; the counted op's own set-up %s\n",
+              seconds["prepared_ahead"].get<double>(), seconds.value("setup_stages", json()).dump().c_str());
+  expect_slots(calls);
+}
+
 TEST_F(GpuRunnerTest, AnInvalidLaunchIsALaunchErrorAndTheProcessGoesOn) {
   ASSERT_EQ(kind_of(load("cuda_faults")), "ok");
   const json call = {{"args", json::array({tensor_arg(region(1)), int_arg(0)})}, {"outputs", json::array({region(4)})}};

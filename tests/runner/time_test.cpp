@@ -195,6 +195,9 @@ TEST_F(TimeChecks, BadSchedulesAreBadRequests) {
   EXPECT_EQ(kind_of(runner().request("time", counted)), "unsupported");  // hardware counters need CUDA
   counted["kernel_counters"] = -1;
   EXPECT_EQ(kind_of(runner().request("time", counted)), "bad_request");
+  EXPECT_EQ(kind_of(runner().request("prepare_counters", {{"kernel_counters", 1024}})), "unsupported");  // CUDA only
+  EXPECT_EQ(kind_of(runner().request("prepare_counters", {{"kernel_counters", 0}})), "bad_request");
+  EXPECT_EQ(kind_of(runner().request("prepare_counters", json::object())), "bad_request");
   json mix_scalar = base(json::array({json{{"set", 0}, {"slot", 0}, {"mix", {{"seed", 1}, {"args", json::array({1})}}}}}));
   EXPECT_EQ(kind_of(runner().request("time", mix_scalar)), "bad_request");
   json mix_seed = base(json::array({json{{"set", 0}, {"slot", 0}, {"mix", {{"seed", -1}, {"args", json::array({0})}}}}}));

@@ -153,6 +153,12 @@ class TimeCallModeTest(HarnessTestCase):
             reply = self.runner.request("time", **dict(base, **change))
             self.assertEqual(reply["error"]["kind"], kind, change)
             self.assertIn(words, reply["error"]["message"])
+        for fields, kind, words in (({"kernel_counters": 1024}, "unsupported", "CUDA device (hardware counters)"),
+                                    ({"kernel_counters": 0}, "bad_request", "1..4096"),
+                                    ({}, "bad_request", "1..4096")):
+            reply = self.runner.request("prepare_counters", **fields)
+            self.assertEqual(reply["error"]["kind"], kind, fields)
+            self.assertIn(words, reply["error"]["message"])
 
     def test_a_forward_that_raises_in_a_timed_call_is_a_forward_error(self):
         self.load(ADVERSARIAL / "cpu" / "throws.cpp")
@@ -355,6 +361,18 @@ class CudaRunnerTest(unittest.TestCase):
             self.assertTrue(torch.equal(slot, want))
         print(f"\npython runner kernel counters: median {sorted(times)[len(times) // 2]:.2f} us "
               f"(setup and region {reply.get('counter_seconds')})")
+
+    def test_counters_prepared_ahead_are_started_by_the_counted_time_op(self):
+        prepared = self.runner.ok("prepare_counters", kernel_counters=1024)
+        self.assertIn("setup", prepared["seconds"])
+        self.load(TASKS / "relu.cu")
+        fields, slots, _ = self.timing_request("call")
+        fields.update(kernel_counters=1024)
+        reply = self.runner.ok("time", **fields)
+        self.assertIn("counter_ranges", reply, reply.get("kernel_counters_error"))
+        self.assertIn("prepared_ahead", reply["counter_seconds"])
+        print(f"\n[prepared counters] python runner: set up ahead in {reply['counter_seconds']['prepared_ahead']:.3f} s; "
+              f"the counted op's {reply['counter_seconds']}")
 
     def test_records_bracket_the_call_with_hone_spin_and_hone_marker(self):
         self.load(TASKS / "relu.cu")

@@ -33,6 +33,9 @@ def preload() -> None:
     lib.hone_cupti_begin.restype = ctypes.c_char_p
     lib.hone_cupti_end.argtypes = []
     lib.hone_cupti_end.restype = ctypes.c_char_p
+    if hasattr(lib, "hone_cupti_prepare"):
+        lib.hone_cupti_prepare.argtypes = [ctypes.c_char_p]
+        lib.hone_cupti_prepare.restype = ctypes.c_char_p
     _lib, _why = lib, ""
 
 
@@ -45,6 +48,15 @@ def begin(request: dict) -> dict:
     if _lib is None:
         return {"ok": False, "error": {"code": "unsupported", "message": _why}}
     return json.loads(_lib.hone_cupti_begin(json.dumps(request).encode()))
+
+
+def prepare(request: dict) -> dict:
+    """hone_cupti_prepare: the Range Profiler set up ahead of the begin asking for the same counters."""
+    if _lib is None:
+        return {"ok": False, "error": {"code": "unsupported", "message": _why}}
+    if not hasattr(_lib, "hone_cupti_prepare"):
+        return {"ok": False, "error": {"code": "unsupported", "message": "this libhone_cupti.so has no hone_cupti_prepare"}}
+    return json.loads(_lib.hone_cupti_prepare(json.dumps(request).encode()))
 
 
 def end() -> dict:

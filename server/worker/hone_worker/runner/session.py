@@ -35,6 +35,7 @@ class Session:
         self._flush = (None, None)
         self._ops: Dict[str, Handler] = {"map": self._map, "load": self._load, "state": self._state,
                                          "call": self._call, "time": self._time, "records": self._records,
+                                         "prepare_counters": self._prepare_counters,
                                          "exit": lambda request, fds: {}}
 
     def serve(self) -> int:
@@ -228,6 +229,22 @@ class Session:
         log(f"time: {len(plan.schedule)} calls, mode {plan.mode}")
         with self._guard("a timed call"):
             return loop.run(lambda event: self.send_event(request.get("id"), event))
+
+    def _prepare_counters(self, request: dict, fds: List[int]) -> dict:
+        """The Range Profiler set up ahead for the kernel counters a later `time` op with the same
+        kernel_counters asks for (libhone_cupti's hone_cupti_prepare, as the native runner does)."""
+        from . import cupti  # noqa: PLC0415
+
+        most = request.get("kernel_counters")
+        if not isinstance(most, int) or isinstance(most, bool) or not 1 <= most <= 4096:
+            raise bad_request(f"prepare_counters.kernel_counters must be 1..4096 (the most kernel ranges the time op "
+                              f"will count), not {most!r}")
+        if not self.device.is_cuda:
+            raise unsupported("prepare_counters needs a CUDA device (hardware counters)")
+        answer = cupti.prepare({"metrics": [cupti.GPU_TIME], "max_ranges": most, "max_passes": 1})
+        if not answer.get("ok"):
+            raise unsupported("prepare_counters: hone_cupti_prepare: " + cupti.error_text(answer))
+        return {"seconds": answer.get("seconds") or {}}
 
     def _records(self, request: dict, fds: List[int]) -> dict:
         from .profiled_call import record_call  # noqa: PLC0415
