@@ -2,6 +2,7 @@
 // source analysis and task pairing.
 #include "engine/kernel_files.h"
 
+#include "toolchain/demangle.h"
 #include "toolchain/kernel_source.h"
 #include "toolchain/task_pairing.h"
 
@@ -43,5 +44,7 @@ KernelOutline kernel_outline(const std::filesystem::path& path, std::string_view
     if (global.line > 0 && in_file(global.file)) outline.globals.push_back({global.name, global.line});
   return outline;
 }
+
+std::string kernel_base_name(const std::string& demangled) { return toolchain::function_base_name(demangled); }
 
 }  // namespace hone

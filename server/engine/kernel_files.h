@@ -35,4 +35,8 @@ struct KernelOutline {
 };
 KernelOutline kernel_outline(const std::filesystem::path& path, std::string_view text);
 
+// The unqualified name in a demangled kernel signature, the form the outline's names take:
+// "void ns::relu<float>(float*, int)" -> "relu" (build reports name kernels demangled).
+std::string kernel_base_name(const std::string& demangled);
+
 }  // namespace hone

@@ -1,5 +1,6 @@
 // lsp/features.cpp: requests answered from what the server already knows (no job): code lenses,
 // inlay hints, hover, code actions, hone/result and hone/proposal.
+#include "engine/kernel_files.h"
 #include "lsp/lsp_server.h"
 #include "lsp/outline.h"
 #include "support/unified_diff.h"
@@ -16,7 +17,7 @@ namespace {
 const protocol::KernelStatic* find_kernel_static(const std::optional<protocol::CompileReport>& compile, const std::string& name) {
   if (!compile) return nullptr;
   for (const protocol::KernelStatic& k : compile->kernels)
-    if (unqualified_name(k.name) == name) return &k;
+    if (kernel_base_name(k.name) == name) return &k;
   return nullptr;
 }
 

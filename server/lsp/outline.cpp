@@ -24,19 +24,6 @@ std::map<std::string, Pairing> pairings;
 
 bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-// The part of `s` before its last top-level bracketed group opened by `open` and closed at its end
-// (trailing blanks and qualifiers after the group go too); `s` itself when it has none.
-std::string_view before_trailing_group(std::string_view s, char open, char close) {
-  const std::size_t end = s.find_last_of(close);
-  if (end == std::string_view::npos || s.find_first_not_of(" \tconstvolatile&", end + 1) != std::string_view::npos) return s;
-  int depth = 0;
-  for (std::size_t i = end + 1; i-- > 0;) {
-    if (s[i] == close) ++depth;
-    if (s[i] == open && --depth == 0) return s.substr(0, i);
-  }
-  return s;
-}
-
 }  // namespace
 
 std::size_t declarator_column(std::string_view line, std::string_view name) {
@@ -50,15 +37,6 @@ std::size_t declarator_column(std::string_view line, std::string_view name) {
     if (next != std::string_view::npos && (line[next] == '(' || line[next] == '<')) return at;
   }
   return first_word;
-}
-
-std::string unqualified_name(std::string_view demangled) {
-  std::string_view s = before_trailing_group(demangled, '(', ')');
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  s = before_trailing_group(s, '<', '>');
-  std::size_t begin = s.size();
-  while (begin > 0 && is_word_char(s[begin - 1])) --begin;
-  return std::string(s.substr(begin));
 }
 
 bool cached_pairing(const Document& document, const std::function<bool()>& find) {

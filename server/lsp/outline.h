@@ -43,8 +43,4 @@ Outline outline_of(const Document& document);
 // by `(` or `<`, else the first whole word; npos when the line does not hold it.
 std::size_t declarator_column(std::string_view line, std::string_view name);
 
-// The unqualified name in a demangled kernel signature, the form the outline's names take:
-// "void ns::relu<float>(float*, int)" -> "relu". The build report's kernels are matched by it.
-std::string unqualified_name(std::string_view demangled);
-
 }  // namespace hone::lsp

@@ -2,6 +2,7 @@
 // place its letters appear) and how a build report's demangled kernel names match them.
 #include <gtest/gtest.h>
 
+#include "engine/kernel_files.h"
 #include "lsp/outline.h"
 
 namespace hone::lsp {
@@ -20,13 +21,13 @@ TEST(Outline, DeclaratorColumnIsTheDeclaredNameNotItsFirstLetters) {
   EXPECT_EQ(declarator_column("void k;", "k"), 5u);
 }
 
-TEST(Outline, UnqualifiedNameDropsReturnTypeScopeTemplateArgumentsAndParams) {
-  EXPECT_EQ(unqualified_name("void relu<float>(float*, int)"), "relu");
-  EXPECT_EQ(unqualified_name("void ns::tile<128, float>(float*, int)"), "tile");
-  EXPECT_EQ(unqualified_name("relu_kernel(float const*, float*, long)"), "relu_kernel");
-  EXPECT_EQ(unqualified_name("ops::scale(float*)"), "scale");
-  EXPECT_EQ(unqualified_name("c_kernel"), "c_kernel");
-  EXPECT_EQ(unqualified_name("void apply<&(double_it(float))>(float*, void (*)(int))"), "apply");
+TEST(Outline, KernelBaseNameDropsReturnTypeScopeTemplateArgumentsAndParams) {
+  EXPECT_EQ(kernel_base_name("void relu<float>(float*, int)"), "relu");
+  EXPECT_EQ(kernel_base_name("void ns::tile<128, float>(float*, int)"), "tile");
+  EXPECT_EQ(kernel_base_name("relu_kernel(float const*, float*, long)"), "relu_kernel");
+  EXPECT_EQ(kernel_base_name("ops::scale(float*)"), "scale");
+  EXPECT_EQ(kernel_base_name("c_kernel"), "c_kernel");
+  EXPECT_EQ(kernel_base_name("void apply<&(double_it(float))>(float*, void (*)(int))"), "apply");
 }
 
 }  // namespace
