@@ -8,7 +8,7 @@
 constexpr int WARPS = 4;     // hone: tune WARPS=4,8
 constexpr int BLOCK_N = 32;  // hone: tune BLOCK_N=32,64,128
 constexpr int STAGES = 1;    // hone: tune STAGES=1,2,3
-constexpr bool WGMMA = false;  // hone: tune WGMMA=false,true
+constexpr bool WGMMA = true;   // hone: tune WGMMA=true,false
 
 // The score arrives in base 2 (qk * sm_scale * 1.44269504), so the bias is added times log2(e).
 struct Alibi : hone_attention::Variant {

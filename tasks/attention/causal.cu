@@ -7,7 +7,7 @@
 constexpr int WARPS = 4;     // hone: tune WARPS=4,8
 constexpr int BLOCK_N = 32;  // hone: tune BLOCK_N=32,64,128
 constexpr int STAGES = 1;    // hone: tune STAGES=1,2,3
-constexpr bool WGMMA = false;  // hone: tune WGMMA=false,true
+constexpr bool WGMMA = true;   // hone: tune WGMMA=true,false
 
 struct Causal : hone_attention::Variant {
   HONE_ATTENTION_HOOK bool mask_mod(int, int, int q_idx, int kv_idx) const { return kv_idx <= q_idx; }

@@ -8,7 +8,7 @@
 constexpr int WARPS = 4;     // hone: tune WARPS=4,8
 constexpr int BLOCK_N = 32;  // hone: tune BLOCK_N=32,64,128
 constexpr int STAGES = 1;    // hone: tune STAGES=1,2,3
-constexpr bool WGMMA = false;  // hone: tune WGMMA=false,true
+constexpr bool WGMMA = true;   // hone: tune WGMMA=true,false
 
 // The softmax runs in base 2: the score arrives as qk * qk_scale, qk_scale = sm_scale * 1.44269504,
 // so the bias is added as (q_idx - kv_idx) * 1.44269504 (the reference adds it unscaled).

@@ -7,7 +7,7 @@
 constexpr int WARPS = 4;     // hone: tune WARPS=4,8
 constexpr int BLOCK_N = 32;  // hone: tune BLOCK_N=32,64,128
 constexpr int STAGES = 1;    // hone: tune STAGES=1,2,3
-constexpr bool WGMMA = false;  // hone: tune WGMMA=false,true
+constexpr bool WGMMA = true;   // hone: tune WGMMA=true,false
 
 // cap * tanh(s / cap) of the natural score s is cap2 * tanh(s2 / cap2) of the base-2 score
 // s2 = s * log2(e) that the hook gets, with cap2 = cap * log2(e).
