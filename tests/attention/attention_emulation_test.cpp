@@ -16,7 +16,7 @@ const fs::path kEmulation = HONE_EMULATION_DIR;
 struct Staged {
   std::string variant;
   int warps = 4, block_n = 32, stages = 1;
-  bool wgmma = false;  // the sm90 path (flash_attention_sm90.cuh), under wgmma_emulation.h
+  bool wgmma = false;  // the sm90 path (flash_attention_sm90.cuh), under wgmma_emulation.h; else the WMMA kernel
   std::vector<std::pair<std::string, std::string>> edits;         // applied to the variant's .cu
   std::vector<std::pair<std::string, std::string>> kernel_edits;  // applied to flash_attention.cuh
 };
@@ -46,7 +46,9 @@ fs::path stage(const fs::path& root, const std::string& name, const Staged& s) {
   cu = replace_line(cu, "constexpr int WARPS = ", "constexpr int WARPS = " + std::to_string(s.warps) + ";");
   cu = replace_line(cu, "constexpr int BLOCK_N = ", "constexpr int BLOCK_N = " + std::to_string(s.block_n) + ";");
   cu = replace_line(cu, "constexpr int STAGES = ", "constexpr int STAGES = " + std::to_string(s.stages) + ";");
-  if (s.wgmma) cu = replace_line(cu, "constexpr bool WGMMA = ", "constexpr bool WGMMA = true;");
+  // The path is always set here: the bf16 variant files default to the sm90 path (WGMMA = true).
+  if (s.wgmma || cu.find("constexpr bool WGMMA = ") != std::string::npos)  // causal_fp32 has no sm90 path
+    cu = replace_line(cu, "constexpr bool WGMMA = ", s.wgmma ? "constexpr bool WGMMA = true;" : "constexpr bool WGMMA = false;");
   std::string task = read_text(kTasks / "cpu" / (s.variant + ".py"));
   task = replace_line(replace_line(replace_line(task, "batch = ", "batch = 1"), "heads = ", "heads = 2"), "seq = ",
                       "seq = 100");

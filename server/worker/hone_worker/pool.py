@@ -12,7 +12,6 @@ from .errors import WorkerError
 from .launch import KINDS, LaunchSpec, clear_folder, load_launch_specs
 
 START_TIMEOUT_S = 180.0  # python + torch + a CUDA context on a loaded machine
-PREPARE_TIMEOUT_S = 60.0  # the Range Profiler's set-up (1-2 s on the H200) on a loaded machine
 RETRY_S = (1.0, 5.0, 30.0)  # waits after successive failed starts of one slot
 EXIT_JOIN_S = 5.0  # how long the judge's exit waits for each slot to end its process
 
@@ -88,31 +87,7 @@ class _Slot:
             log(f"pool: {self.failure}")
             return None
         log(f"pool: {self.spec.kind} runner ready on {device} (pid {ready.get('pid')}, slot {self.index})")
-        if device.startswith("cuda") and ready.get("cupti") and not self._prepare_counters(process):
-            self.failure = f"the {self.spec.kind} runner on {device} ended while it set up the kernel counters"
-            return None
         return process
-
-    def _prepare_counters(self, process: CandidateProcess) -> bool:
-        """With kernel counters asked (HONE_DEVICE_TIME=counters), the Range Profiler is set up
-        while the process waits for its candidate (about a second on the H200), so the check that
-        takes it only starts the counting. A failure leaves the set-up to the counted op; False when
-        the process ended."""
-        from .timed_runs import COUNTER_RANGES, counters_asked  # noqa: PLC0415 - timed_runs imports the pool's users
-
-        if not counters_asked():
-            return True
-        try:
-            reply = process.request("prepare_counters", {"kernel_counters": COUNTER_RANGES}, PREPARE_TIMEOUT_S)
-        except CandidateGone as gone:
-            log(f"pool: prepare_counters: {gone.what}")
-            return False
-        if reply.ok:
-            setup = (reply.message.get("seconds") or {}).get("setup")
-            log(f"pool: kernel counters prepared in {setup if setup is not None else '?'} s (slot {self.index})")
-        else:
-            log(f"pool: kernel counters not prepared: {reply.error.get('message', reply.error)}")
-        return True
 
 
 class CandidatePool:
