@@ -37,7 +37,9 @@ void forget_pairing(const std::string& uri);
 
 // The outline of an open document; empty when the source cannot be analysed. Each kernel's
 // column is its declarator's name (`__launch_bounds__(256) bounds(` anchors at `bounds(`).
+// Remembered per URI by the text's hash (forget_outline drops it: a closed document).
 Outline outline_of(const Document& document);
+void forget_outline(const std::string& uri);
 
 // The byte column in `line` of the function name `name` as declared: the first whole word followed
 // by `(` or `<`, else the first whole word; npos when the line does not hold it.

@@ -46,6 +46,7 @@ void HoneLspServer::on_did_close(const DidCloseParams& params) {
   const std::string& uri = params.textDocument.uri;
   scheduler_->cancel_named("build:" + uri);
   documents_.close(uri);
+  forget_outline(uri);
   results_.erase(uri);
   // Its part of every file's diagnostics goes; what other open kernels say about a file it
   // includes stays.
