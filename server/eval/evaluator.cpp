@@ -204,16 +204,13 @@ void add_baselines(WorkerSlot& slot, const BaselineCache& cache, const EvalReque
     verdict.flags.push_back({"baseline_unavailable", "no torch.compile baseline: " + compile.unavailable});
   verdict.baselines = baselines;
   // A baseline flagged noisy with a quiet spread (timed on a busy machine) gives a range too.
-  // So does a kernel time the judge's clock could not bound (timing_unbounded: a busy machine).
-  verdict.speedup = speedups(*verdict.timing, baselines,
-                             {!eager.noisy.empty(), !compile.noisy.empty(), verdict.has_flag("timing_unbounded")});
+  verdict.speedup = speedups(*verdict.timing, baselines, {!eager.noisy.empty(), !compile.noisy.empty()});
   const bool ranged = verdict.speedup->eager_range || verdict.speedup->compile_range;
   if (ranged && !verdict.has_flag("speedup_range"))
     verdict.flags.push_back({"speedup_range", "a timing was noisy (the kernel's or a baseline's p10..p90 spread over " +
                                                   std::to_string(static_cast<int>(100 * kNoisySpread)) +
-                                                  "% of its median), a baseline is flagged noisy (baseline_noisy "
-                                                  "says why) or the kernel's time is unbounded (timing_unbounded): the "
-                                                  "speedup is a range, not a point"});
+                                                  "% of its median) or a baseline is flagged noisy (baseline_noisy "
+                                                  "says why): the speedup is a range, not a point"});
 }
 
 }  // namespace

@@ -96,15 +96,14 @@ protocol::Speedup speedups(const protocol::Timing& timing, const protocol::Basel
   const bool device = timing.device && same_device(eager) && same_device(compile);
   s.basis = device ? "device" : "call";
   auto time_of = [&](const protocol::Timing& t) { return device ? protocol::basis_time(t) : protocol::call_time(t); };
-  const bool eager_flagged = flagged.eager || flagged.kernel, compile_flagged = flagged.compile || flagged.kernel;
-  if (eager) divide(time_of(*eager), time_of(timing), eager_flagged, s.eager, s.eager_range);
-  if (compile) divide(time_of(*compile), time_of(timing), compile_flagged, s.compile, s.compile_range);
+  if (eager) divide(time_of(*eager), time_of(timing), flagged.eager, s.eager, s.eager_range);
+  if (compile) divide(time_of(*compile), time_of(timing), flagged.compile, s.compile, s.compile_range);
   if (device) {
     s.by_call = true;
     if (eager)
-      divide(protocol::call_time(*eager), protocol::call_time(timing), eager_flagged, s.call_eager, s.call_eager_range);
+      divide(protocol::call_time(*eager), protocol::call_time(timing), flagged.eager, s.call_eager, s.call_eager_range);
     if (compile)
-      divide(protocol::call_time(*compile), protocol::call_time(timing), compile_flagged, s.call_compile,
+      divide(protocol::call_time(*compile), protocol::call_time(timing), flagged.compile, s.call_compile,
              s.call_compile_range);
   }
   return s;

@@ -34,7 +34,6 @@ std::optional<std::string> below_floor_reason(const protocol::Timing& timing, co
 struct FlaggedBaselines {
   bool eager = false;
   bool compile = false;
-  bool kernel = false;  // the kernel's own time is flagged (timing_unbounded: the judge's clock could not bound it)
 };
 
 // Speedups of `timing` over the baselines in one time on both sides (device time when all have it,

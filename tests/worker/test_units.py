@@ -403,16 +403,13 @@ class BoundedPassRetryTest(unittest.TestCase):
     measured again: a machine that got busier since the null loop was measured is no claim of the
     candidate's; false claims fail every pass."""
 
-    def run_measured(self, claimed_us: float, actual_us: float, loop_now_us: float, fresh_costs, asked,
-                     machine=None):
+    def run_measured(self, claimed_us: float, actual_us: float, loop_now_us: float, fresh_costs, asked):
         """TimedRun._measured with its passes simulated: calls that take `actual_us` and claim
         `claimed_us`; the loop's own work now costs `loop_now_us` per call on the judge's clock,
         while the null loop measured earlier says a tenth of that; the null loop measured again
         gives `fresh_costs` in turn. Each request for the null loop's cost is appended to `asked`
-        (True: measured again). `machine`: what LoadWindow says of other processes' load meanwhile
-        (None: a quiet machine, whatever runs beside the test); the run's `extra` is returned with it."""
+        (True: measured again)."""
         run = timed_runs.TimedRun.__new__(timed_runs.TimedRun)
-        run.extra = {}
         notes = []
         run.session = type("S", (), {"note": lambda self, text: notes.append(text)})()
         run.progress = lambda text: None
@@ -423,9 +420,7 @@ class BoundedPassRetryTest(unittest.TestCase):
             result = timed_runs.Pass(mode, samples_us=[claimed_us] * reps)
             result.bounds.append(bounds.bound(mode, result.samples_us, reps * (loop_now_us + actual_us), cost, cuda=False))
             if result.bounds[0].violation():
-                failure = faults.CandidateFailure("rejected", result.bounds[0].violation(), check="timing_bounded")
-                failure.measured = result
-                raise failure
+                raise faults.CandidateFailure("rejected", result.bounds[0].violation(), check="timing_bounded")
             return result
 
         def loop_cost(mode, again):
@@ -433,18 +428,11 @@ class BoundedPassRetryTest(unittest.TestCase):
             return fresh.pop(0) if again else bounds.LoopCost(0.0, loop_now_us / 10)
 
         run._pass = one_pass
-        if machine is None:
-            machine = {"busy": False, "other_cpu_share": 0.0, "other_cpu_s": 0.0, "cpus": 2, "seconds": 1.0}
-        real = timed_runs.LoadWindow
-        timed_runs.LoadWindow = type("W", (), {"finish": lambda self: machine})
-        try:
-            return run._measured("call", 10, loop_cost), notes, run.extra
-        finally:
-            timed_runs.LoadWindow = real
+        return run._measured("call", 10, loop_cost), notes
 
     def test_an_honest_pass_on_a_busier_machine_passes_against_the_null_loop_measured_again(self):
         asked = []
-        passed, notes, _ = self.run_measured(80.0, 80.0, 1_000.0, [bounds.LoopCost(0.0, 1_000.0)], asked)
+        passed, notes = self.run_measured(80.0, 80.0, 1_000.0, [bounds.LoopCost(0.0, 1_000.0)], asked)
         self.assertEqual(asked, [False, True])
         self.assertEqual(passed.samples_us, [80.0] * 10)
         self.assertIn("pass out of bounds", notes[0])
@@ -452,7 +440,7 @@ class BoundedPassRetryTest(unittest.TestCase):
     def test_a_machine_busy_through_one_retry_still_passes_on_the_next(self):
         asked = []
         stale = bounds.LoopCost(0.0, 100.0)  # measured again in a quieter moment than the pass
-        passed, _, _ = self.run_measured(80.0, 80.0, 1_000.0, [stale, bounds.LoopCost(0.0, 1_000.0)], asked)
+        passed, _ = self.run_measured(80.0, 80.0, 1_000.0, [stale, bounds.LoopCost(0.0, 1_000.0)], asked)
         self.assertEqual(asked, [False, True, True])
         self.assertEqual(passed.samples_us, [80.0] * 10)
 
@@ -462,23 +450,6 @@ class BoundedPassRetryTest(unittest.TestCase):
             self.run_measured(2.0, 300.0, 50.0, [bounds.LoopCost(0.0, 50.0)] * timed_runs.BOUND_RETRIES, asked)
         self.assertIn("reported 2.0 us per call", raised.exception.reason)
         self.assertEqual(asked, [False] + [True] * timed_runs.BOUND_RETRIES)
-
-    def test_on_a_machine_others_keep_busy_an_unbounded_pass_stands_and_says_so(self):
-        # CI (2 cores, ctest -j2): an honest 190 us kernel's ops took 5.9 ms more than the null loop's.
-        busy = {"busy": True, "other_cpu_share": 0.6, "other_cpu_s": 3.0, "cpus": 2, "seconds": 2.5}
-        asked = []
-        passed, notes, extra = self.run_measured(190.0, 190.0, 6_000.0, [bounds.LoopCost(0.0, 100.0)] * 2, asked,
-                                                 machine=busy)
-        self.assertEqual(passed.samples_us, [190.0] * 10)
-        self.assertEqual(extra["timing_unbounded"]["mode"], "call")
-        self.assertEqual(extra["timing_unbounded"]["machine_load"], busy)
-        self.assertIn("not bounded", notes[-1])
-
-    def test_on_a_quiet_machine_claims_out_of_bounds_are_still_rejected(self):
-        quiet = {"busy": False, "other_cpu_share": 0.05, "other_cpu_s": 0.2, "cpus": 2, "seconds": 2.5}
-        with self.assertRaises(faults.CandidateFailure) as raised:
-            self.run_measured(2.0, 300.0, 50.0, [bounds.LoopCost(0.0, 50.0)] * 2, [], machine=quiet)
-        self.assertEqual(raised.exception.check, "timing_bounded")
 
     def test_without_a_clean_process_for_the_null_loop_the_rejection_stands(self):
         asked = []

@@ -201,12 +201,6 @@ class _Verdict:
 
     def add_timing(self, outcome: Outcome) -> None:
         self.extra["timing"] = outcome.to_json()
-        unbounded = outcome.extra.get("timing_unbounded")
-        if unbounded:
-            share = (unbounded.get("machine_load") or {}).get("other_cpu_share", 0.0)
-            self.flags.append(Flag("timing_unbounded", f"the judge's clock could not bound the {unbounded['mode']} time: "
-                                   f"other processes took {100 * share:.0f}% of the machine's CPU while it was measured "
-                                   f"({unbounded['reason']}); the time is shown, its speedups only as ranges"))
         for name, timing in (("call", outcome.call), ("device", outcome.device)):
             if timing is not None and timing.spread > NOISY_SPREAD and all(f.id != "timing_noisy" for f in self.flags):
                 self.flags.append(Flag("timing_noisy", f"the p10..p90 spread of the {name} time is "

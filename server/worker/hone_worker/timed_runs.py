@@ -21,7 +21,6 @@ from .candidate_session import CandidateSession
 from .devices import Device
 from .exchange import ArgBuffers, Region, SharedMemory, arg_specs, args_json
 from .faults import CandidateFailure
-from .machine_load import LoadWindow
 from .poison import poison_outputs
 from .policy import Policy
 from .timed_checks import SlotChecker
@@ -261,17 +260,13 @@ class TimedRun:
         which is no claim of the candidate's; a candidate whose claims are false fails every pass."""
         cost = loop_cost(mode, False)
         retries = 0
-        load = LoadWindow()
         while True:
             try:
                 best = self._pass(mode, reps, cost)
                 break
             except CandidateFailure as failure:
-                if failure.check != "timing_bounded" or cost is None:
+                if failure.check != "timing_bounded" or cost is None or retries == BOUND_RETRIES:
                     raise
-                if retries == BOUND_RETRIES:
-                    best = self._unbounded_on_a_busy_machine(mode, failure, load.finish())
-                    break
                 retries += 1
                 self.progress(f"{mode} time below what the judge's clock allows: measuring the null loop and the "
                               f"pass again ({retries} of {BOUND_RETRIES})")
@@ -291,20 +286,6 @@ class TimedRun:
             if not helped:
                 break
         return best
-
-    def _unbounded_on_a_busy_machine(self, mode: str, failure: CandidateFailure, machine: Optional[dict]) -> Pass:
-        """After every retry the judge's clock still disagrees: a rejection, unless processes
-        outside the judge's tree kept the machine busy meanwhile (machine_load.py). Their load
-        slows the judge's clock around each op (preemption, a loop cost measured at another
-        moment) and no candidate makes it from inside the judge's tree; then the last pass stands,
-        unbounded and said so (`timing_unbounded`: its speedups are ranges, never points)."""
-        measured = getattr(failure, "measured", None)
-        if machine is None or not machine.get("busy") or measured is None:
-            raise failure
-        self.extra["timing_unbounded"] = {"mode": mode, "reason": failure.reason, "machine_load": machine}
-        self.session.note(f"{mode} time not bounded: {failure.reason}; other processes took "
-                          f"{100 * machine['other_cpu_share']:.0f}% of the machine's CPU meanwhile")
-        return measured
 
     def _held_calls(self) -> int:
         """How many calls one held op may queue: the launch queue divided by a call's launches."""
@@ -342,9 +323,7 @@ class TimedRun:
         reasons = [b.violation() for b in result.bounds]
         if reasons and all(reasons):
             least = min(range(len(reasons)), key=lambda i: result.bounds[i].judge_us - result.bounds[i].claimed_us)
-            failure = CandidateFailure("rejected", reasons[least], check="timing_bounded")
-            failure.measured = result  # the pass itself, should a busy machine explain it
-            raise failure
+            raise CandidateFailure("rejected", reasons[least], check="timing_bounded")
         if result.spin_timed_out:
             self.session.note("the device-time hold timed out before every call was queued: no device time")
             result.samples_us = []
