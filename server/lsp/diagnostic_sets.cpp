@@ -1,6 +1,7 @@
 // lsp/diagnostic_sets.cpp: see diagnostic_sets.h.
 #include "lsp/diagnostic_sets.h"
 
+#include <algorithm>
 #include <set>
 
 namespace hone::lsp {
@@ -25,6 +26,11 @@ DiagnosticSets::Publications DiagnosticSets::replace(const std::string& source, 
 
 DiagnosticSets::Publications DiagnosticSets::remove(const std::string& source) {
   return replace(source, {});
+}
+
+bool DiagnosticSets::contributes(const std::string& source) const {
+  std::lock_guard lock(mutex_);
+  return std::any_of(by_file_.begin(), by_file_.end(), [&](const auto& entry) { return entry.second.count(source) > 0; });
 }
 
 json DiagnosticSets::merged(const std::string& file) const {

@@ -25,6 +25,8 @@ class DiagnosticSets {
   Publications replace(const std::string& source, const std::map<std::string, nlohmann::json>& by_file);
   // Forgets `source` (a closed document); answers the merged sets of the files it had touched.
   Publications remove(const std::string& source);
+  // Whether `source` has a part in some file's diagnostics.
+  bool contributes(const std::string& source) const;
 
  private:
   // A file's set: its own diagnostics first, then each other source's in uri order, duplicates

@@ -1,6 +1,6 @@
 // lsp/results.h: what the server knows about each open kernel: its last build (compile report:
 // diagnostics and per-kernel static facts), last check verdict, last profile, the optimizer's
-// proposals, which jobs run on it, and where its diagnostics were published. Typed values; they
+// proposals and which jobs run on it (where its diagnostics went: lsp/diagnostic_sets.h). Typed values; they
 // become JSON only in hone/result and the jobs' answers. Any thread; each call is atomic.
 #pragma once
 
@@ -23,7 +23,6 @@ struct KernelResults {
   std::optional<protocol::Verdict> profile;    // the last profile's verdict (with its `profile`)
   std::optional<OptimizeResult> optimize;      // the last optimizer run and the proposals so far
   std::set<std::string> running;               // kinds of the jobs running on this kernel
-  std::set<std::string> diagnostic_uris;       // where its diagnostics were last published
   std::optional<std::string> before_proposal;  // the text an applied proposal replaced (hone.undoProposal)
 };
 

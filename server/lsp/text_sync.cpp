@@ -76,7 +76,7 @@ void HoneLspServer::run_build(const std::string& uri, std::stop_token stop) {
       r.check.reset();
       r.profile.reset();
     });
-    if (!old.diagnostic_uris.empty() || old.built_version) {
+    if (diagnostics_.contributes(uri) || old.built_version) {
       publish_diagnostics(uri);
       schedule_refresh();
     }
@@ -186,14 +186,11 @@ void HoneLspServer::publish_diagnostics(const std::string& uri) {
   }
   // Each file's set merges every open kernel's part (a header two kernels include, or one open
   // and built itself, keeps all of them); a file this build no longer mentions gets the others'.
-  std::set<std::string> published;
-  for (const auto& entry : by_uri) published.insert(entry.first);
   for (auto& [target, diagnostics] : diagnostics_.replace(uri, by_uri)) {
     json params = {{"uri", target}, {"diagnostics", std::move(diagnostics)}};
     if (target == uri) params["version"] = doc->version;
     dispatcher_.notify("textDocument/publishDiagnostics", params);
   }
-  results_.update(uri, [&](KernelResults& entry) { entry.diagnostic_uris = published; });
 }
 
 void HoneLspServer::schedule_refresh() {

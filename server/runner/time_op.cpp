@@ -14,6 +14,8 @@
 namespace hone::runner {
 namespace {
 
+constexpr const char* kGpuTime = "gpu__time_duration.sum";  // nanoseconds
+
 using Clock = std::chrono::steady_clock;
 
 constexpr auto kSettleWindow = std::chrono::milliseconds(5);
@@ -162,9 +164,7 @@ class TimedLoop {
     bool counting = false;
     try {
       cupti_.load();
-      const nlohmann::json begun = cupti_.begin({{"metrics", nlohmann::json::array({kGpuTime})},
-                                                 {"max_ranges", p_.kernel_counters},
-                                                 {"max_passes", 1}});
+      const nlohmann::json begun = cupti_.begin(counter_request(p_.kernel_counters));
       if (begun.value("ok", false))
         counting = true;
       else
@@ -299,7 +299,6 @@ class TimedLoop {
   const TimePlan& p_;
   OpContext& ctx_;
   CuptiLibrary& cupti_;
-  static constexpr const char* kGpuTime = "gpu__time_duration.sum";  // nanoseconds
   nlohmann::json activities_;   // kernel_records: the held calls' activities
   nlohmann::json counters_;     // kernel_counters: [{"name", "gpu_time_us"}] per kernel, in launch order
   std::string counters_error_;  // kernel_counters: why there are none
@@ -314,6 +313,10 @@ class TimedLoop {
 };
 
 }  // namespace
+
+nlohmann::json counter_request(std::size_t max_ranges) {
+  return {{"metrics", nlohmann::json::array({kGpuTime})}, {"max_ranges", max_ranges}, {"max_passes", 1}};
+}
 
 nlohmann::json run_time(const nlohmann::json& request, OpContext& ctx, CuptiLibrary& cupti) {
   const TimePlan plan = plan_time(request, ctx.arenas, ctx.backend);

@@ -19,4 +19,9 @@ namespace hone::runner {
 // Throws OpError.
 nlohmann::json run_time(const nlohmann::json& request, OpContext& ctx, CuptiLibrary& cupti);
 
+// The libhone_cupti request for a time op's kernel_counters (gpu__time_duration of at most
+// `max_ranges` kernels, one pass): prepare_counters sets up this very request ahead, and a prepared
+// session is used only by a begin asking for the same one.
+nlohmann::json counter_request(std::size_t max_ranges);
+
 }  // namespace hone::runner

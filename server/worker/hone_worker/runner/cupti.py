@@ -50,6 +50,12 @@ def begin(request: dict) -> dict:
     return json.loads(_lib.hone_cupti_begin(json.dumps(request).encode()))
 
 
+def counter_request(most: int) -> dict:
+    """The request for a time op's kernel_counters (gpu__time_duration of at most `most` kernels,
+    one pass); prepare() sets up this very request ahead, used only by a begin asking the same."""
+    return {"metrics": [GPU_TIME], "max_ranges": most, "max_passes": 1}
+
+
 def prepare(request: dict) -> dict:
     """hone_cupti_prepare: the Range Profiler set up ahead of the begin asking for the same counters."""
     if _lib is None:

@@ -241,7 +241,7 @@ class Session:
                               f"will count), not {most!r}")
         if not self.device.is_cuda:
             raise unsupported("prepare_counters needs a CUDA device (hardware counters)")
-        answer = cupti.prepare({"metrics": [cupti.GPU_TIME], "max_ranges": most, "max_passes": 1})
+        answer = cupti.prepare(cupti.counter_request(most))
         if not answer.get("ok"):
             raise unsupported("prepare_counters: hone_cupti_prepare: " + cupti.error_text(answer))
         return {"seconds": answer.get("seconds") or {}}

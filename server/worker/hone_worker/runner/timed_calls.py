@@ -469,7 +469,7 @@ class _Counters:
         if cupti.unavailable():
             self.error = cupti.unavailable()
             return
-        begun = cupti.begin({"metrics": [cupti.GPU_TIME], "max_ranges": self.most, "max_passes": 1})
+        begun = cupti.begin(cupti.counter_request(self.most))
         if begun.get("ok"):
             self.active = True
         else:
