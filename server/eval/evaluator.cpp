@@ -52,8 +52,10 @@ std::string times(double x) {
 }
 
 // Re-verifies a suspiciously fast kernel with more fresh seeds (no timing). A failure replaces the
-// verdict's outcome; a pass adds the speedup_over_10x flag.
-void recheck(WorkerSlot& slot, const EvalRequest& request, double speedup, protocol::Verdict& verdict,
+// verdict's outcome; a pass adds the speedup_over_10x flag when the speedup is over 10x for sure
+// (`least`: the point, or a range's low end): a range from noisy times that merely reaches past
+// 10x (an honest CPU kernel under CI's load: 1.8-116x) is re-verified but not called over 10x.
+void recheck(WorkerSlot& slot, const EvalRequest& request, double speedup, double least, protocol::Verdict& verdict,
              std::stop_token stop, const ProgressSink& progress) {
   progress_note(progress, "recheck", "speedup " + times(speedup) + ": re-verifying with " +
                                          std::to_string(kRecheckSeeds) + " more seeds");
@@ -64,6 +66,7 @@ void recheck(WorkerSlot& slot, const EvalRequest& request, double speedup, proto
   apply_check_reply(reply, std::chrono::duration<double>(request.deadline).count(), second);
   verdict.seconds["recheck"] = since(t0);
   if (second.status == protocol::Status::Correct) {
+    if (least <= kRecheckSpeedup) return;
     verdict.flags.push_back({"speedup_over_10x", "speedup " + times(speedup) + " over the reference: re-verified with " +
                                                      std::to_string(kRecheckSeeds) + " more seeds"});
     return;
@@ -248,11 +251,16 @@ EvalResult run_check(WorkerSlot& slot, const BaselineCache& cache, const EvalReq
   auto middle = [](const std::optional<double>& point, const std::optional<protocol::SpeedupRange>& range) {
     return point ? *point : range ? std::sqrt(range->low * range->high) : 0.0;
   };
+  auto low = [](const std::optional<double>& point, const std::optional<protocol::SpeedupRange>& range) {
+    return point ? *point : range ? range->low : 0.0;
+  };
   double best = std::max(middle(verdict.speedup->eager, verdict.speedup->eager_range),
                          middle(verdict.speedup->compile, verdict.speedup->compile_range));
+  double least = std::max(low(verdict.speedup->eager, verdict.speedup->eager_range),
+                          low(verdict.speedup->compile, verdict.speedup->compile_range));
   if (best > kRecheckSpeedup) {
     out.rechecked = true;
-    recheck(slot, request, best, verdict, stop, progress);
+    recheck(slot, request, best, least, verdict, stop, progress);
   }
   return out;
 }

@@ -278,6 +278,39 @@ TEST_F(EvaluatorTest, OverTenTimesIsRecheckedWithMoreSeedsAndFlagged) {
     for (auto first : reqs[0]["params"]["policy"]["seeds"]) EXPECT_NE(seed, first) << "re-check seeds are fresh";
 }
 
+// A noisy range whose middle passes 10x is re-verified, but only a speedup over 10x for sure (a
+// point, or a range's low end) is flagged: an honest kernel timed on a loaded machine got
+// speedup_over_10x from a 1.8-116x range.
+TEST_F(EvaluatorTest, ARangeThatOnlyReachesPastTenTimesIsRecheckedButNotFlagged) {
+  json noisy = timing(20000.0);
+  noisy["timing"]["p10_us"] = 3000.0;
+  noisy["timing"]["p90_us"] = 90000.0;
+  noisy["noisy"] = true;
+  noisy["spread"] = 4.0;
+  json wide = timing(20000.0);
+  wide["timing"]["p10_us"] = 12000.0;
+  wide["timing"]["p90_us"] = 90000.0;
+  wide["noisy"] = true;
+  wide["spread"] = 4.0;
+  json plan{{"check", {{{"result", correct_result(1000.0)}}, {{"result", correct_result(1000.0)}},
+                       {{"result", correct_result(1000.0)}}, {{"result", correct_result(1000.0)}}}},
+            {"time_reference", {{{"result", noisy}}, {{"result", wide}}}}};
+  auto s = slot(plan);
+  BaselineCache cache(dir_ / "baselines");
+  EvalRequest r = request();
+  r.compile_baseline = false;
+  EvalResult straddling = run_check(*s, cache, r, h200(), {}, nullptr);
+  ASSERT_TRUE(straddling.verdict.speedup && straddling.verdict.speedup->eager_range);
+  EXPECT_DOUBLE_EQ(straddling.verdict.speedup->eager_range->low, 3.0);
+  EXPECT_TRUE(straddling.rechecked) << "its middle (16x) is over 10x: re-verified with more seeds";
+  EXPECT_EQ(straddling.verdict.status, protocol::Status::Correct);
+  EXPECT_FALSE(straddling.verdict.has_flag("speedup_over_10x")) << "3-90x is not over 10x for sure";
+
+  EvalResult above = run_check(*s, cache, r, h200(), {}, nullptr);  // 12-90x: over 10x whatever the noise
+  EXPECT_TRUE(above.rechecked);
+  EXPECT_TRUE(above.verdict.has_flag("speedup_over_10x"));
+}
+
 TEST_F(EvaluatorTest, AFailedRecheckReplacesTheVerdict) {
   json incorrect{{"status", "incorrect"}, {"reason", "out[7] got 0, expected 1.5 (trial 4, seed 99)"},
                  {"correctness", {{"atol", 1e-4}, {"rtol", 1e-4}, {"trials", {{{"seed", 99}, {"passed", false}}}}}}};

@@ -2,11 +2,13 @@
 // worker, run through each confinement mode the machine offers. Each must fail to do harm and end
 // with a clear outcome; the unconfined controls prove each probe would see the harm.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <regex>
@@ -144,13 +146,23 @@ TEST_P(HostileRun, CannotWriteOutsideScratch) {
   EXPECT_TRUE(fs::exists(t.scratch / "result.bin"));
 }
 
+// A /proc file's text; empty when the process is gone (a read of an exiting process's file fails
+// with ESRCH, which std::filebuf reports by throwing).
+std::string proc_text(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  std::string text;
+  char buffer[4096];
+  for (ssize_t got; (got = ::read(fd, buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<size_t>(got));
+  ::close(fd);
+  return text;
+}
+
 int processes_with(const std::string& marker) {
   int n = 0;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    std::ifstream in(entry.path() / "cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (contains(cmdline, marker)) ++n;
-  }
+  std::error_code ec;
+  for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec))
+    if (contains(proc_text(it->path() / "cmdline"), marker)) ++n;
   return n;
 }
 

@@ -19,6 +19,7 @@ from worker_client import WORKER_DIR
 sys.path.insert(0, WORKER_DIR)
 
 from hone_worker import bounds, compare, faults, kernel_counters, kernel_records, launch, machine_load, poison, records, signature, timed_runs, timing  # noqa: E402
+from hone_worker import candidate_process  # noqa: E402
 from hone_worker.candidate_process import Reply  # noqa: E402
 from hone_worker.policy import Policy  # noqa: E402
 from hone_worker.task import load_task  # noqa: E402
@@ -907,25 +908,144 @@ class DeviceWindowTest(unittest.TestCase):
         word = _Word()
         window = timed_runs._DeviceWindow(word)
         self.assertEqual(int(word.views[0]), 0)  # cleared before the op is sent
-        self.assertFalse(window.on_event({"event": "finished"}))  # before the release: not the calls' end
-        self.assertFalse(window.on_event({"event": "enqueued"}))
+        now = time.perf_counter_ns()
+        self.assertFalse(window.on_event({"event": "finished"}, now))  # before the release: not the calls' end
+        self.assertFalse(window.on_event({"event": "enqueued"}, now))
         self.assertEqual(int(word.views[0]), 1)
-        self.assertTrue(window.on_event({"event": "finished"}))
-        self.assertFalse(window.on_event({"event": "finished"}))  # only the first counts
+        sent = window.released[0] + 5_000_000
+        self.assertTrue(window.on_event({"event": "finished"}, sent))
+        self.assertFalse(window.on_event({"event": "finished"}, sent + 1))  # only the first counts
+        # The window ends when the runner sent `finished` (the kernel's stamp), not when the judge read it.
+        self.assertEqual(window.span(), (window.released[0], sent))
+
+    def test_a_finished_stamped_before_the_release_ends_the_window_at_the_release(self):
+        window = timed_runs._DeviceWindow(_Word())
+        window.on_event({"event": "enqueued"}, 0)
+        window.on_event({"event": "finished"}, window.released[0] - 1_000)
         start, end = window.span()
-        self.assertEqual((start, end), (window.released[0], window.finished[0]))
-        self.assertLessEqual(start, end)
+        self.assertEqual(start, end)
 
     def test_a_reply_without_finished_or_enqueued_is_rejected(self):
         window = timed_runs._DeviceWindow(_Word())
         with self.assertRaises(faults.CandidateFailure) as caught:
             window.span()
         self.assertIn("no `enqueued` event", caught.exception.reason)
-        window.on_event({"event": "enqueued"})
+        window.on_event({"event": "enqueued"}, time.perf_counter_ns())
         with self.assertRaises(faults.CandidateFailure) as caught:
             window.span()
         self.assertEqual((caught.exception.status, caught.exception.check), ("rejected", "timing_bounded"))
         self.assertIn("no `finished` event", caught.exception.reason)
+
+
+class MessageStampTest(unittest.TestCase):
+    """A candidate's message arrives, on the judge's clock, when the kernel stamped its send."""
+
+    def _pair(self):
+        import socket
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        ours.setsockopt(socket.SOL_SOCKET, candidate_process.SO_TIMESTAMPNS, 1)
+        self.addCleanup(ours.close)
+        self.addCleanup(theirs.close)
+        return ours, theirs
+
+    def test_a_message_read_late_arrived_when_it_was_sent(self):
+        import socket
+        ours, theirs = self._pair()
+        before = time.perf_counter_ns()
+        theirs.send(b"{}")
+        time.sleep(0.2)  # the judge busy elsewhere, or waiting for a CPU
+        _, ancillary, _, _ = ours.recvmsg(64, socket.CMSG_SPACE(16))
+        read = time.perf_counter_ns()
+        arrived, lag = candidate_process._sent_at(ancillary)
+        self.assertGreaterEqual(lag, 190_000_000)
+        self.assertLess(arrived - before, 50_000_000)  # sent right away: the sleep is not the candidate's
+        self.assertLessEqual(arrived, read)
+
+    def test_without_a_stamp_a_message_arrived_when_it_was_read(self):
+        before = time.perf_counter_ns()
+        arrived, lag = candidate_process._sent_at([])
+        self.assertEqual(lag, 0)
+        self.assertGreaterEqual(arrived, before)
+
+    def test_descriptors_a_candidate_passes_are_closed(self):
+        import socket
+        ours, theirs = self._pair()
+        with open(__file__) as passed:
+            socket.send_fds(theirs, [b"{}"], [passed.fileno()])
+        _, ancillary, _, _ = ours.recvmsg(64, socket.CMSG_SPACE(4) + socket.CMSG_SPACE(16))
+        received = [fd for level, kind, data in ancillary if kind == socket.SCM_RIGHTS
+                    for fd in memoryview(data).cast("i")]
+        self.assertEqual(len(received), 1)
+        os.fstat(received[0])  # open in this process now
+        candidate_process._close_passed_descriptors(ancillary)
+        with self.assertRaises(OSError):
+            os.fstat(received[0])
+
+
+class _Readings:
+    """A candidate process whose schedstat run delay and CPU time read from two lists in turn."""
+
+    def __init__(self, delays, cpu) -> None:
+        self.delays, self.cpu = list(delays), list(cpu)
+
+    def run_delay_ns(self):
+        return self.delays.pop(0)
+
+    def cpu_time_ns(self):
+        return self.cpu.pop(0)
+
+
+class RunDelayTest(unittest.TestCase):
+    """What of the judge's clock the candidate spent waiting for a CPU held by other work."""
+
+    def _waited(self, delay_ms, cpu_ms, window_ms):
+        session = mock.Mock(process=_Readings([5_000_000, 5_000_000 + delay_ms * 1_000_000],
+                                              [7_000_000, 7_000_000 + cpu_ms * 1_000_000]))
+        waited = timed_runs._RunDelay(session)
+        return waited.us(window_ms * 1000.0) / 1000.0, waited.cpu_us / 1000.0
+
+    def test_a_wait_while_its_processes_did_not_run_is_subtracted(self):
+        self.assertEqual(self._waited(40, 10, 50), (40.0, 10.0))  # one thread, preempted by other work
+
+    def test_a_wait_while_its_own_threads_held_the_cpus_is_its_time(self):
+        # Workers kept the calling thread waiting: 95 ms of CPU in a 50 ms window, nothing subtracted.
+        self.assertEqual(self._waited(45, 95, 50), (0.0, 95.0))
+
+    def test_no_more_than_the_window_leaves_beside_its_cpu_time(self):
+        self.assertEqual(self._waited(30, 30, 50), (20.0, 30.0))
+
+    def test_unreadable_counters_subtract_nothing(self):
+        session = mock.Mock(process=_Readings([None, None], [None, None]))
+        self.assertEqual(timed_runs._RunDelay(session).us(50_000.0), 0.0)
+
+
+class ProcessCpuTimeTest(unittest.TestCase):
+    """The judge reads a candidate process's CPU time from the kernel, not from the candidate."""
+
+    def test_a_spinning_child_s_cpu_clock_counts_its_spin_and_is_gone_with_it(self):
+        import subprocess
+        child = subprocess.Popen([sys.executable, "-c", "import time\nend = time.time() + 0.4\n"
+                                  "while time.time() < end: pass\ntime.sleep(5)"])
+        self.addCleanup(child.kill)
+        time.sleep(0.6)
+        used = time.clock_gettime_ns(candidate_process._process_cpu_clock(child.pid))
+        self.assertGreater(used, 300_000_000)
+        self.assertLess(used, 600_000_000)  # the sleep is no CPU time
+        self.assertEqual(candidate_process._reaped_cpu_ns(child.pid), 0)
+        child.kill()
+        child.wait()
+        with self.assertRaises(OSError):
+            time.clock_gettime_ns(candidate_process._process_cpu_clock(child.pid))
+
+    def test_reaped_children_count_for_their_parent(self):
+        import subprocess
+        parent = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time\n"
+                                   "subprocess.run([sys.executable, '-c', 'import time\\nend = time.time() + 0.4\\n"
+                                   "while time.time() < end: pass'])\nprint('reaped', flush=True)\ntime.sleep(5)"],
+                                  stdout=subprocess.PIPE)
+        self.addCleanup(parent.kill)
+        self.assertEqual(parent.stdout.readline().strip(), b"reaped")
+        self.assertGreater(candidate_process._reaped_cpu_ns(parent.pid), 300_000_000)
 
 
 class LaunchSpecTest(unittest.TestCase):

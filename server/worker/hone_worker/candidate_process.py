@@ -12,6 +12,7 @@ import select
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import threading
 import time
@@ -24,6 +25,12 @@ from .launch import LaunchSpec
 MAX_MESSAGE = 8 << 20  # bytes in one datagram
 EVIDENCE_LINES = 200
 POLL_SLICE_S = 0.05  # how often a wait also looks at the process itself
+# The kernel stamps each message the candidate sends with the time of its send (SO_TIMESTAMPNS,
+# CLOCK_REALTIME): a reply's arrival on the judge's clock is that, not when the judge got to read
+# it. On a busy machine the judge's own wait for a CPU (and for its GIL) after the reply came was
+# counted as the candidate's time, and rejected honest kernels (CI, 2 cores under ctest -j2).
+SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # Linux; Python names it from 3.12 on
+SCM_TIMESTAMPNS = SO_TIMESTAMPNS
 STDERR_DRAIN_S = 1.0  # after an exit: how long the last stderr lines may take to arrive
 EXIT_GRACE_S = 2.0  # after `exit`: how long before the process group is killed
 
@@ -46,7 +53,8 @@ class Reply:
     message: dict
     sent_ns: int
     replied_ns: int
-    events: List[tuple] = field(default_factory=list)  # (event name, perf_counter_ns when it arrived)
+    events: List[tuple] = field(default_factory=list)  # (event name, perf_counter_ns when it was sent)
+    judge_lag_ns: int = 0  # how long after the reply was sent the judge read it (its own wait)
 
     @property
     def ok(self) -> bool:
@@ -80,6 +88,10 @@ class CandidateProcess:
         finally:
             theirs.close()
         self._socket = ours
+        try:
+            ours.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+        except OSError:
+            pass  # no stamps: a message's arrival is when the judge read it
         if spec.address_space_bytes and device == "cpu":
             _limit_address_space(self.popen.pid, spec.address_space_bytes)
         self._stderr_thread = threading.Thread(target=self._read_stderr, name=f"candidate-{self.popen.pid}-stderr",
@@ -104,7 +116,7 @@ class CandidateProcess:
 
     def wait_ready(self, timeout_s: float) -> dict:
         """Waits for the runner's `ready` event; raises CandidateGone when it dies or is late."""
-        message, _ = self._receive(time.perf_counter() + timeout_s, f"start (--device {self.device})")
+        message, _, _ = self._receive(time.perf_counter() + timeout_s, f"start (--device {self.device})")
         if message.get("event") != "ready":
             self.kill()
             raise CandidateGone(False, self.evidence(), f"the runner sent {message!r} instead of its ready event")
@@ -112,9 +124,10 @@ class CandidateProcess:
         return message
 
     def request(self, op: str, fields: dict, timeout_s: float, fds: Sequence[int] = (),
-                on_event: Optional[Callable[[dict], None]] = None) -> Reply:
+                on_event: Optional[Callable[[dict, int], None]] = None) -> Reply:
         """Sends one op and waits for its reply, at most `timeout_s`; `on_event` gets the events
-        of this op (`enqueued`) as they arrive. Raises CandidateGone (the process is then dead)."""
+        of this op (`enqueued`) as they arrive, with the perf_counter_ns time of their send.
+        Raises CandidateGone (the process is then dead)."""
         if self._dead_evidence is not None:
             raise CandidateGone(False, self._dead_evidence, f"{op}: the candidate process had already ended")
         request_id = self._next_id
@@ -131,7 +144,7 @@ class CandidateProcess:
             raise self._gone(False, f"{op}: the candidate process does not take requests ({exc})") from None
         events = []
         while True:
-            message, arrived = self._receive(deadline, op)
+            message, arrived, lag = self._receive(deadline, op)
             if message.get("id") != request_id:
                 self.kill()
                 raise CandidateGone(False, self.evidence(), f"{op}: the runner answered {message!r} to request "
@@ -139,9 +152,9 @@ class CandidateProcess:
             if "event" in message:
                 events.append((message["event"], arrived))
                 if on_event is not None:
-                    on_event(message)
+                    on_event(message, arrived)
                 continue
-            return Reply(message, sent_ns, arrived, events)
+            return Reply(message, sent_ns, arrived, events, lag)
 
     def run_delay_ns(self) -> Optional[int]:
         """How long the runner's main thread has waited for a CPU so far (the kernel's schedstat
@@ -155,6 +168,20 @@ class CandidateProcess:
                 return int(f.read().split()[1])
         except (OSError, ValueError, IndexError):
             return None
+
+    def cpu_time_ns(self) -> Optional[int]:
+        """The CPU time the candidate's processes have used so far: every thread, live or ended,
+        of the process the judge started and of each of its live descendants (their process CPU
+        clocks), plus what those processes reaped of their children. None where it cannot be read."""
+        total, read = 0, False
+        for pid in [self.popen.pid] + descendants(self.popen.pid):
+            try:
+                total += time.clock_gettime_ns(_process_cpu_clock(pid))
+                read = True
+            except OSError:
+                continue  # gone since the listing: what it used is its parent's to reap
+            total += _reaped_cpu_ns(pid)
+        return total if read else None
 
     def _find_runner(self) -> Optional[int]:
         """The runner's pid as the judge sees it: the process itself, or (confined, in its own pid
@@ -204,7 +231,9 @@ class CandidateProcess:
         return out
 
     def _receive(self, deadline: float, what: str):
-        """The next message (a dict) and its arrival time; raises CandidateGone."""
+        """The next message (a dict), the perf_counter_ns time the candidate sent it (the kernel's
+        stamp; when it has none, when it was read) and how long before its reading that was;
+        raises CandidateGone."""
         poller = select.poll()
         poller.register(self._socket.fileno(), select.POLLIN | select.POLLHUP | select.POLLERR)
         while True:
@@ -213,10 +242,12 @@ class CandidateProcess:
                 raise self._gone(True, f"{what}: no answer by the deadline")
             if poller.poll(min(left, POLL_SLICE_S) * 1000):
                 try:
-                    data, _, _, _ = self._socket.recvmsg(MAX_MESSAGE, socket.CMSG_SPACE(16 * array.array("i").itemsize))
+                    data, ancillary, _, _ = self._socket.recvmsg(
+                        MAX_MESSAGE, socket.CMSG_SPACE(16 * array.array("i").itemsize) + socket.CMSG_SPACE(16))
                 except OSError as exc:
                     raise self._gone(False, f"{what}: the connection broke ({exc})") from None
-                arrived = time.perf_counter_ns()
+                _close_passed_descriptors(ancillary)
+                arrived, lag = _sent_at(ancillary)
                 if not data:
                     raise self._gone(False, f"{what}: the candidate process closed its connection")
                 try:
@@ -228,7 +259,7 @@ class CandidateProcess:
                 if not isinstance(message, dict):
                     self.kill()
                     raise CandidateGone(False, self.evidence(), f"{what}: the runner sent {message!r}")
-                return message, arrived
+                return message, arrived, lag
             if self.popen.poll() is not None:
                 raise self._gone(False, f"{what}: the candidate process exited")
 
@@ -252,6 +283,53 @@ class CandidateProcess:
                 self._lines.append(line)
             write_line(line)
         self.popen.stderr.close()
+
+
+def _close_passed_descriptors(ancillary) -> None:
+    """Closes descriptors a candidate passed along with a message (no op asks for any)."""
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds = array.array("i")
+            fds.frombytes(data[:len(data) - len(data) % fds.itemsize])
+            for fd in fds:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+
+
+def _sent_at(ancillary) -> tuple:
+    """(perf_counter_ns when the message was sent, ns since): from the kernel's realtime stamp,
+    read against the realtime clock now; without a stamp (or one that the realtime clock's
+    stepping put in the future), now."""
+    now, real_now = time.perf_counter_ns(), time.time_ns()
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == SCM_TIMESTAMPNS and len(data) >= 16:
+            seconds, nanoseconds = struct.unpack("qq", data[:16])
+            lag = real_now - (seconds * 1_000_000_000 + nanoseconds)
+            if lag >= 0:
+                return now - lag, lag
+    return now, 0
+
+
+_TICK_NS = 1_000_000_000 // os.sysconf("SC_CLK_TCK")
+
+
+def _process_cpu_clock(pid: int) -> int:
+    """The clock id of another process's CPU time (clock_getcpuclockid: the kernel's encoding of a
+    process-wide scheduler clock, -(pid + 1) * 8 + 2)."""
+    return (~pid << 3) | 2
+
+
+def _reaped_cpu_ns(pid: int) -> int:
+    """The CPU time of the children a process has reaped (/proc/<pid>/stat cutime + cstime)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            text = f.read()
+        fields = text[text.rindex(")") + 2:].split()
+        return (int(fields[13]) + int(fields[14])) * _TICK_NS
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def descendants(pid: int) -> List[int]:

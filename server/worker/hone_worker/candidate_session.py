@@ -102,7 +102,7 @@ class CandidateSession:
             return None
         raise self._failure(reply.error, "forward (profiled call)")
 
-    def time(self, fields: dict, what: str, on_event: Optional[Callable[[dict], None]] = None) -> Reply:
+    def time(self, fields: dict, what: str, on_event: Optional[Callable[[dict, int], None]] = None) -> Reply:
         """One `time` op; the reply with the judge's clock around it."""
         self.note(f"calling candidate forward ({what})")
         self.memory.synchronize()

@@ -415,8 +415,8 @@ class TimedRun:
         window = _DeviceWindow(self.release)
         snapshot = []
 
-        def on_event(message: dict) -> None:
-            if window.on_event(message):  # the calls ran: their outputs are copied now, before the reply
+        def on_event(message: dict, sent_ns: int) -> None:
+            if window.on_event(message, sent_ns):  # the calls ran: their outputs are copied now, before the reply
                 snapshot.append(self._snapshot(len(entries)))
 
         waited = _RunDelay(self.session)
@@ -424,10 +424,12 @@ class TimedRun:
                                   on_event if mode == "device" else None)
         started, ended = window.span() if mode == "device" else (reply.sent_ns, reply.replied_ns)
         elapsed_us = (ended - started) / 1000.0
-        delay_us = waited.us()  # mode device: reported, not subtracted (the op's wait includes the enqueue)
+        delay_us = waited.us(elapsed_us)  # mode device: reported, not subtracted (the op's wait includes the enqueue)
         waited_us = delay_us if mode == "call" else 0.0
         self.session.note(f"{what}: {elapsed_us:.0f} us on the judge's clock, the candidate process waited "
-                          f"{delay_us:.0f} us for a CPU during the op{_after_release(reply, ended)}")
+                          f"{delay_us:.0f} us for a CPU held by other work (its processes used "
+                          f"{waited.cpu_us:.0f} us of CPU), the judge read its reply "
+                          f"{reply.judge_lag_ns / 1000:.0f} us after it was sent{_after_release(reply, ended)}")
         self._wall_us = elapsed_us
         elapsed_us -= waited_us
         blocks, copies = snapshot[0] if snapshot else self._snapshot(len(entries))
@@ -499,7 +501,8 @@ class TimedRun:
             reply = null_session.time(self.fields(mode, entries, 0, 0.0), f"null loop, {calls} calls",
                                       window.on_event if mode == "device" else None)
             started, ended = window.span() if mode == "device" else (reply.sent_ns, reply.replied_ns)
-            elapsed = (ended - started) / 1000.0 - (waited.us() if mode == "call" else 0.0)
+            elapsed = (ended - started) / 1000.0
+            elapsed -= waited.us(elapsed) if mode == "call" else 0.0
             measured[calls].append(elapsed)
         cost = bounding.LoopCost.from_two(short, statistics.median(measured[short]), long,
                                           statistics.median(measured[long]))
@@ -539,14 +542,15 @@ class _DeviceWindow:
         if release is not None:
             release.views[0].zero_()
 
-    def on_event(self, message: dict) -> bool:
-        """Handles one event of the op; True when it is the calls' `finished`."""
+    def on_event(self, message: dict, sent_ns: int) -> bool:
+        """Handles one event of the op (`sent_ns`: when the runner sent it); True when it is the
+        calls' `finished`."""
         event = message.get("event")
         if event == "enqueued" and self.release is not None and not self.released:
             self.release.views[0].fill_(1)
             self.released.append(time.perf_counter_ns())
         elif event == "finished" and self.released and not self.finished:
-            self.finished.append(time.perf_counter_ns())
+            self.finished.append(max(sent_ns, self.released[0]))
             return True
         return False
 
@@ -562,18 +566,25 @@ class _DeviceWindow:
 
 
 class _RunDelay:
-    """How long, from its creation to us(), the candidate process waited for a CPU (preempted by
-    other work on a busy machine): the judge's clock less that is what the candidate's loop took."""
+    """How long, from its creation to us(), the candidate process waited for a CPU while other work
+    held the CPUs: the judge's clock less that is what the candidate's loop took. The runner's
+    thread's run delay (the kernel's schedstat, which the candidate cannot fake), but no more of it
+    than the op's window leaves beside the CPU time all of the candidate's processes used: a wait
+    while the candidate's own threads held the CPUs is the candidate's time (workers that crowd out
+    the calling thread do the call's work)."""
 
     def __init__(self, session: CandidateSession) -> None:
         self.process = session.process
         self.start = self.process.run_delay_ns()
+        self.cpu_start = self.process.cpu_time_ns()
+        self.cpu_us = 0.0  # what the candidate's processes used, after us()
 
-    def us(self) -> float:
-        end = self.process.run_delay_ns()
-        if self.start is None or end is None:
+    def us(self, window_us: float) -> float:
+        end, cpu_end = self.process.run_delay_ns(), self.process.cpu_time_ns()
+        if self.start is None or end is None or self.cpu_start is None or cpu_end is None:
             return 0.0
-        return max(0, end - self.start) / 1000.0
+        self.cpu_us = max(0, cpu_end - self.cpu_start) / 1000.0
+        return min(max(0, end - self.start) / 1000.0, max(0.0, window_us - self.cpu_us))
 
 
 def _kernels_over_events(kernels_us: List[float], events_us: List[float]) -> Optional[str]:
