@@ -82,6 +82,16 @@ json timing(double p50_us) {
   return json{{"timing", {{"p50_us", p50_us}, {"p10_us", p50_us}, {"p90_us", p50_us}, {"reps", 50}, {"method", "cuda_events_l2_flush"}}}};
 }
 
+// A reference timing the worker calls noisy: median `p50_us`, spread from p10 to p90.
+json noisy_timing(double p50_us, double p10_us, double p90_us) {
+  json t = timing(p50_us);
+  t["timing"]["p10_us"] = p10_us;
+  t["timing"]["p90_us"] = p90_us;
+  t["noisy"] = true;
+  t["spread"] = (p90_us - p10_us) / p50_us;
+  return t;
+}
+
 DeviceContext h200() { return {"NVIDIA H200", "2.11.0", 4.8e12}; }
 
 TEST_F(EvaluatorTest, FasterThanThePhysicalFloorIsRejectedBeforeAnyBaseline) {
@@ -147,11 +157,7 @@ TEST_F(EvaluatorTest, BaselinesAreMeasuredOnceAndCachedOnDisk) {
 // Issue 14: a noisy baseline is never cached and never divided into a point speedup; the next
 // check measures it afresh, and only a quiet pair of times gives a plain number.
 TEST_F(EvaluatorTest, ANoisyBaselineIsNeverCachedAndGivesARangeNotAPoint) {
-  json noisy = timing(2000.0);
-  noisy["timing"]["p10_us"] = 1500.0;
-  noisy["timing"]["p90_us"] = 3500.0;
-  noisy["noisy"] = true;
-  noisy["spread"] = 1.0;
+  json noisy = noisy_timing(2000.0, 1500.0, 3500.0);
   json busy_candidate = correct_result(1000.0);
   busy_candidate["timing"]["p90_us"] = 1600.0;  // the candidate's own timing is noisy too
   json plan{{"check", {{{"result", correct_result(1000.0)}}, {{"result", busy_candidate}}, {{"result", correct_result(1000.0)}}}},
@@ -282,19 +288,15 @@ TEST_F(EvaluatorTest, OverTenTimesIsRecheckedWithMoreSeedsAndFlagged) {
 // point, or a range's low end) is flagged: an honest kernel timed on a loaded machine got
 // speedup_over_10x from a 1.8-116x range.
 TEST_F(EvaluatorTest, ARangeThatOnlyReachesPastTenTimesIsRecheckedButNotFlagged) {
-  json noisy = timing(20000.0);
-  noisy["timing"]["p10_us"] = 3000.0;
-  noisy["timing"]["p90_us"] = 90000.0;
-  noisy["noisy"] = true;
-  noisy["spread"] = 4.0;
-  json wide = timing(20000.0);
-  wide["timing"]["p10_us"] = 12000.0;
-  wide["timing"]["p90_us"] = 90000.0;
-  wide["noisy"] = true;
-  wide["spread"] = 4.0;
+  json noisy = noisy_timing(20000.0, 3000.0, 90000.0);
+  json busy = noisy_timing(15000.0, 12000.0, 18000.0);  // all of it above 10x, but timed on a busy machine
+  json noisy_candidate = correct_result(1000.0);
+  noisy_candidate["timing"]["p10_us"] = 700.0;
+  noisy_candidate["timing"]["p90_us"] = 1100.0;
   json plan{{"check", {{{"result", correct_result(1000.0)}}, {{"result", correct_result(1000.0)}},
-                       {{"result", correct_result(1000.0)}}, {{"result", correct_result(1000.0)}}}},
-            {"time_reference", {{{"result", noisy}}, {{"result", wide}}}}};
+                       {{"result", correct_result(1000.0)}}, {{"result", correct_result(1000.0)}},
+                       {{"result", noisy_candidate}}, {{"result", correct_result(1000.0)}}}},
+            {"time_reference", {{{"result", noisy}}, {{"result", busy}}, {{"result", timing(15000.0)}}}}};
   auto s = slot(plan);
   BaselineCache cache(dir_ / "baselines");
   EvalRequest r = request();
@@ -306,7 +308,15 @@ TEST_F(EvaluatorTest, ARangeThatOnlyReachesPastTenTimesIsRecheckedButNotFlagged)
   EXPECT_EQ(straddling.verdict.status, protocol::Status::Correct);
   EXPECT_FALSE(straddling.verdict.has_flag("speedup_over_10x")) << "3-90x is not over 10x for sure";
 
-  EvalResult above = run_check(*s, cache, r, h200(), {}, nullptr);  // 12-90x: over 10x whatever the noise
+  EvalResult busy_range = run_check(*s, cache, r, h200(), {}, nullptr);
+  ASSERT_TRUE(busy_range.verdict.speedup && busy_range.verdict.speedup->eager_range);
+  EXPECT_GT(busy_range.verdict.speedup->eager_range->low, 10.0);
+  EXPECT_TRUE(busy_range.rechecked);
+  EXPECT_FALSE(busy_range.verdict.has_flag("speedup_over_10x")) << "a noisy baseline says nothing for sure";
+
+  // A quiet baseline, a noisy kernel: 15 / 1.1 = 13.6x at least, over 10x whatever the noise.
+  EvalResult above = run_check(*s, cache, r, h200(), {}, nullptr);
+  ASSERT_TRUE(above.verdict.speedup && above.verdict.speedup->eager_range);
   EXPECT_TRUE(above.rechecked);
   EXPECT_TRUE(above.verdict.has_flag("speedup_over_10x"));
 }

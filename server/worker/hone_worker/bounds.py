@@ -19,6 +19,9 @@ MARGIN_US = 20.0  # ... and more than this many microseconds per call below it i
 NOISE_SHARE = {True: 0.2, False: 1.0}
 DEVICE_OVER_CALL = 1.1  # device time may exceed call time by this factor (plus 1 us) before it is rejected
 CACHE_S = 120.0  # how long one measurement of the null loop is reused for the same buffers
+# CPU time the candidate's other threads may use in an op beyond the timed calls' time on each
+# other CPU: a fixed part per op and a share of the op's window.
+CPU_SLACK_US, CPU_SLACK_SHARE = 500.0, 0.01
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,28 @@ def bound(mode: str, claimed_us: Sequence[float], elapsed_us: float, null: Optio
     judge = max(0.0, (elapsed_us - fixed) / calls - per_call)
     allowed = MARGIN_US + NOISE_SHARE[cuda] * per_call + extra_us
     return Bound(mode, calls, sum(claimed_us) / calls, judge, null.per_call_us if null else None, allowed)
+
+
+def cpu_beyond_calls(claimed_us: Sequence[float], window_us: float, others_us: Optional[float],
+                     cpus: int) -> Optional[str]:
+    """Why the CPU time the candidate's other threads and processes (all but the runner's main
+    thread, which runs the loop) used during a CPU op cannot be the calls', or None. Outside its
+    timed calls the loop is the main thread's alone (the input copies, the flush); in them the
+    candidate may use every CPU, so its other threads may use up to the calls' time on each other
+    CPU. More is work done beside the loop: a thread that computes a call's output from its inputs
+    while the runner flushes the cache (tests/adversarial/cpu/precompute_during_flush.cpp), or
+    workers whose clock under-reports the calls (crowded_clock.cpp). Counted on the kernel's
+    accounting, so a loaded machine changes nothing (a second thread that the load keeps off the
+    CPUs while the main thread waits still uses its CPU time)."""
+    if others_us is None:
+        return None
+    allowed = sum(claimed_us) * max(0, cpus - 1) + CPU_SLACK_US + CPU_SLACK_SHARE * window_us
+    if others_us <= allowed:
+        return None
+    return (f"work beside the timed calls: the candidate's threads other than the timed loop's used {others_us:.0f} us "
+            f"of CPU during an op of {sum(claimed_us):.0f} us of timed calls (claimed) on {cpus} CPUs, which allow "
+            f"{allowed:.0f} us (the op took {window_us:.0f} us on the judge's clock). A kernel that computes outside "
+            "its calls (while the runner flushes the cache) or whose clock under-reports its calls cannot be timed")
 
 
 def device_over_call(device_p50_us: float, call_p50_us: float) -> Optional[str]:

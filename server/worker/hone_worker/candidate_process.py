@@ -30,6 +30,7 @@ POLL_SLICE_S = 0.05  # how often a wait also looks at the process itself
 # it. On a busy machine the judge's own wait for a CPU (and for its GIL) after the reply came was
 # counted as the candidate's time, and rejected honest kernels (CI, 2 cores under ctest -j2).
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # Linux; Python names it from 3.12 on
+IDLE_WAIT_S = 0.05  # how long the judge waits for a runner to sleep before it reads its CPU times
 SCM_TIMESTAMPNS = SO_TIMESTAMPNS
 STDERR_DRAIN_S = 1.0  # after an exit: how long the last stderr lines may take to arrive
 EXIT_GRACE_S = 2.0  # after `exit`: how long before the process group is killed
@@ -83,7 +84,8 @@ class CandidateProcess:
         try:
             self.popen = subprocess.Popen(dies_with_judge(spec.command(device)), stdin=theirs.fileno(),
                                           stdout=theirs.fileno(),
-                                          stderr=subprocess.PIPE, env=spec.env, cwd=spec.cwd or spec.scratch,
+                                          stderr=subprocess.PIPE, env=runner_environment(spec.env),
+                                          cwd=spec.cwd or spec.scratch,
                                           start_new_session=True, close_fds=True)
         finally:
             theirs.close()
@@ -156,18 +158,41 @@ class CandidateProcess:
                 continue
             return Reply(message, sent_ns, arrived, events, lag)
 
-    def run_delay_ns(self) -> Optional[int]:
-        """How long the runner's main thread has waited for a CPU so far (the kernel's schedstat
-        run delay): time on the judge's clock during which the candidate did not run at all, which
-        the candidate cannot fake. None where it cannot be read."""
+    def schedstat(self) -> Optional[tuple]:
+        """(CPU time, run delay) of the runner's main thread so far, in ns, from the kernel's
+        schedstat: how long the thread that runs the timed loop ran, and how long it waited for a
+        CPU (time on the judge's clock during which the candidate did not run at all), which the
+        candidate cannot fake. None where it cannot be read."""
         pid = self._find_runner()
         if pid is None:
             return None
         try:
             with open(f"/proc/{pid}/schedstat") as f:
-                return int(f.read().split()[1])
+                fields = f.read().split()
+            return int(fields[0]), int(fields[1])
         except (OSError, ValueError, IndexError):
             return None
+
+    def settle(self, timeout_s: float = IDLE_WAIT_S) -> bool:
+        """Waits (at most `timeout_s`) until the runner's main thread sleeps, as it does between
+        ops: its schedstat is brought up to date when it stops running, and a thread still
+        running (tidying up after a reply) would be read a scheduler tick behind the process's
+        CPU clock. True when it sleeps."""
+        pid = self._find_runner()
+        if pid is None:
+            return False
+        deadline = time.perf_counter() + timeout_s
+        while True:
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    text = f.read()
+                if text[text.rindex(")") + 2:].split()[0] in ("S", "D", "I"):
+                    return True
+            except (OSError, ValueError, IndexError):
+                return False
+            if time.perf_counter() >= deadline:
+                return False
+            time.sleep(0.0002)
 
     def cpu_time_ns(self) -> Optional[int]:
         """The CPU time the candidate's processes have used so far: every thread, live or ended,
@@ -283,6 +308,18 @@ class CandidateProcess:
                 self._lines.append(line)
             write_line(line)
         self.popen.stderr.close()
+
+
+def runner_environment(env: Optional[dict]) -> dict:
+    """A runner's environment: the launch spec's (else the judge's), with OpenMP's idle worker
+    threads asleep (OMP_WAIT_POLICY=PASSIVE, KMP_BLOCKTIME=0) instead of spinning for milliseconds
+    after each parallel region: the judge counts the CPU time of a candidate's threads beside its
+    timed calls (hone_worker/bounds.py, cpu_beyond_calls), and torch's intra-op threads spinning
+    after an honest call looked like work hidden beside it. Candidate and reference run alike."""
+    out = dict(os.environ if env is None else env)
+    out["OMP_WAIT_POLICY"] = "PASSIVE"
+    out["KMP_BLOCKTIME"] = "0"
+    return out
 
 
 def _close_passed_descriptors(ancillary) -> None:

@@ -136,6 +136,9 @@ class TimedRun:
     """One timing run in one session. `values`: forward's arguments (the judge's private copies;
     the first `n_inputs` vary between calls); `outputs`: (dtype, shape) of each output."""
 
+    _wall_us = 0.0  # the judge's clock around the last op, waits for a CPU included
+    _others_us: Optional[float] = None  # CPU time the candidate's threads beside the loop's used in it
+
     def __init__(self, session: CandidateSession, memory: SharedMemory, device: Device, sets: InputSets,
                  values: list, n_inputs: int, outputs: Sequence[tuple], policy: Policy, checker: SlotChecker,
                  progress: Callable[[str], None]) -> None:
@@ -162,7 +165,6 @@ class TimedRun:
         self.extra: dict = {}
         self.timed_calls = 0
         self._copy_us = 0.0  # the judge's copy of one slot out of shared memory (a torch-form loop copies it in)
-        self._wall_us = 0.0  # the judge's clock around the last op, waits for a CPU included
         self._settle_min_ms = 0.0
         self.stages: dict = {}  # seconds of each part of the last run: settle, estimate, warmup, call, device, counters
 
@@ -265,7 +267,8 @@ class TimedRun:
                 best = self._pass(mode, reps, cost)
                 break
             except CandidateFailure as failure:
-                if failure.check != "timing_bounded" or cost is None or retries == BOUND_RETRIES:
+                if (failure.check != "timing_bounded" or "cpu_beside_loop_us" in failure.evidence or cost is None
+                        or retries == BOUND_RETRIES):
                     raise
                 retries += 1
                 self.progress(f"{mode} time below what the judge's clock allows: measuring the null loop and the "
@@ -308,6 +311,12 @@ class TimedRun:
             reply, elapsed_us = self._op(mode, entries, 0, 0.0, (done, reps), f"{mode} time, calls {done + 1}-"
                                          f"{done + count} of {reps}")
             claimed = _times(reply, count)
+            if mode == "call" and not self.device.is_cuda:
+                why = bounding.cpu_beyond_calls(claimed, self._wall_us, self._others_us, os.cpu_count() or 1)
+                if why:  # kernel accounting, not the judge's clock: a loaded machine does not explain it
+                    raise CandidateFailure("rejected", why, check="timing_bounded", evidence={
+                        "cpu_beside_loop_us": self._others_us, "claimed_calls_us": sum(claimed),
+                        "op_window_us": self._wall_us})
             result.method = str(reply.get("method", ""))
             if reply.get("spin_timed_out"):
                 result.spin_timed_out = True
@@ -428,9 +437,11 @@ class TimedRun:
         waited_us = delay_us if mode == "call" else 0.0
         self.session.note(f"{what}: {elapsed_us:.0f} us on the judge's clock, the candidate process waited "
                           f"{delay_us:.0f} us for a CPU held by other work (its processes used "
-                          f"{waited.cpu_us:.0f} us of CPU), the judge read its reply "
+                          f"{waited.cpu_us:.0f} us of CPU, {_us(waited.others_us)} beside the loop's thread), "
+                          "the judge read its reply "
                           f"{reply.judge_lag_ns / 1000:.0f} us after it was sent{_after_release(reply, ended)}")
         self._wall_us = elapsed_us
+        self._others_us = waited.others_us
         elapsed_us -= waited_us
         blocks, copies = snapshot[0] if snapshot else self._snapshot(len(entries))
         self._check_inputs(entries)
@@ -566,25 +577,37 @@ class _DeviceWindow:
 
 
 class _RunDelay:
-    """How long, from its creation to us(), the candidate process waited for a CPU while other work
-    held the CPUs: the judge's clock less that is what the candidate's loop took. The runner's
-    thread's run delay (the kernel's schedstat, which the candidate cannot fake), but no more of it
-    than the op's window leaves beside the CPU time all of the candidate's processes used: a wait
-    while the candidate's own threads held the CPUs is the candidate's time (workers that crowd out
-    the calling thread do the call's work)."""
+    """What the candidate's processes did during one op, from the kernel's accounting (which the
+    candidate cannot fake), from its creation to us(): how long the runner's main thread (the
+    timed loop's) waited for a CPU while other work held the CPUs, which the judge subtracts from
+    its clock, and how much CPU time the candidate's other threads and processes used. The main
+    thread's run delay counts only as far as the op's window leaves beside the CPU time all of the
+    candidate's processes used: a wait while the candidate's own threads held the CPUs is the
+    candidate's time (workers that crowd out the calling thread do the call's work)."""
 
     def __init__(self, session: CandidateSession) -> None:
         self.process = session.process
-        self.start = self.process.run_delay_ns()
+        self.process.settle()
+        self.start = self.process.schedstat()
         self.cpu_start = self.process.cpu_time_ns()
-        self.cpu_us = 0.0  # what the candidate's processes used, after us()
+        self.cpu_us = 0.0  # what all of the candidate's processes used, after us()
+        self.others_us: Optional[float] = None  # what they used beside the main thread (None: unread)
 
     def us(self, window_us: float) -> float:
-        end, cpu_end = self.process.run_delay_ns(), self.process.cpu_time_ns()
-        if self.start is None or end is None or self.cpu_start is None or cpu_end is None:
+        self.process.settle()
+        end, cpu_end = self.process.schedstat(), self.process.cpu_time_ns()
+        if self.cpu_start is None or cpu_end is None:
             return 0.0
         self.cpu_us = max(0, cpu_end - self.cpu_start) / 1000.0
-        return min(max(0, end - self.start) / 1000.0, max(0.0, window_us - self.cpu_us))
+        if self.start is None or end is None:
+            return 0.0
+        main_us = max(0, end[0] - self.start[0]) / 1000.0
+        self.others_us = max(0.0, self.cpu_us - main_us)
+        return min(max(0, end[1] - self.start[1]) / 1000.0, max(0.0, window_us - self.cpu_us))
+
+
+def _us(value: Optional[float]) -> str:
+    return "?" if value is None else f"{value:.0f} us"
 
 
 def _kernels_over_events(kernels_us: List[float], events_us: List[float]) -> Optional[str]:
