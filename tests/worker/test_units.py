@@ -18,7 +18,7 @@ from worker_client import WORKER_DIR
 
 sys.path.insert(0, WORKER_DIR)
 
-from hone_worker import bounds, compare, faults, kernel_counters, kernel_records, launch, machine_load, poison, records, signature, timed_runs, timing  # noqa: E402
+from hone_worker import bounds, compare, faults, kernel_counters, kernel_records, launch, machine_load, poison, process_accounting, records, signature, timed_runs, timing  # noqa: E402
 from hone_worker import candidate_process  # noqa: E402
 from hone_worker.candidate_process import Reply  # noqa: E402
 from hone_worker.policy import Policy  # noqa: E402
@@ -1049,16 +1049,16 @@ class _Readings:
         return self.cpu.pop(0)
 
 
-class RunDelayTest(unittest.TestCase):
+class OpAccountingTest(unittest.TestCase):
     """What of the judge's clock the candidate spent waiting for a CPU held by other work, and the
     CPU time its threads other than the loop's used."""
 
     def _waited(self, main_ms, delay_ms, cpu_ms, window_ms):
         ms = 1_000_000
-        session = mock.Mock(process=_Readings([(3 * ms, 5 * ms), (3 * ms + main_ms * ms, 5 * ms + delay_ms * ms)],
-                                              [7 * ms, 7 * ms + cpu_ms * ms]))
-        waited = timed_runs._RunDelay(session)
-        return waited.us(window_ms * 1000.0) / 1000.0, waited.cpu_us / 1000.0, waited.others_us / 1000.0
+        process = _Readings([(3 * ms, 5 * ms), (3 * ms + main_ms * ms, 5 * ms + delay_ms * ms)],
+                            [7 * ms, 7 * ms + cpu_ms * ms])
+        waited = process_accounting.OpAccounting(process)
+        return waited.waited_us(window_ms * 1000.0) / 1000.0, waited.cpu_us / 1000.0, waited.others_us / 1000.0
 
     def test_a_wait_while_its_processes_did_not_run_is_subtracted(self):
         self.assertEqual(self._waited(10, 40, 10, 50), (40.0, 10.0, 0.0))  # one thread, preempted by other work
@@ -1072,9 +1072,8 @@ class RunDelayTest(unittest.TestCase):
         self.assertEqual(self._waited(30, 30, 30, 50), (20.0, 30.0, 0.0))
 
     def test_unreadable_counters_subtract_nothing(self):
-        session = mock.Mock(process=_Readings([None, None], [None, None]))
-        waited = timed_runs._RunDelay(session)
-        self.assertEqual(waited.us(50_000.0), 0.0)
+        waited = process_accounting.OpAccounting(_Readings([None, None], [None, None]))
+        self.assertEqual(waited.waited_us(50_000.0), 0.0)
         self.assertIsNone(waited.others_us)
 
 
@@ -1089,14 +1088,14 @@ class ProcessCpuTimeTest(unittest.TestCase):
         self.addCleanup(child.kill)
         self.assertEqual(child.stdout.readline().strip(), b"spun")
         time.sleep(0.2)
-        used = time.clock_gettime_ns(candidate_process._process_cpu_clock(child.pid))
+        used = time.clock_gettime_ns(process_accounting.process_cpu_clock(child.pid))
         self.assertGreaterEqual(used, 400_000_000)
         self.assertLess(used, 700_000_000)  # the sleep is no CPU time
-        self.assertEqual(candidate_process._reaped_cpu_ns(child.pid), 0)
+        self.assertEqual(process_accounting.reaped_cpu_ns(child.pid), 0)
         child.kill()
         child.wait()
         with self.assertRaises(OSError):
-            time.clock_gettime_ns(candidate_process._process_cpu_clock(child.pid))
+            time.clock_gettime_ns(process_accounting.process_cpu_clock(child.pid))
 
     def test_reaped_children_count_for_their_parent(self):
         import subprocess
@@ -1106,7 +1105,8 @@ class ProcessCpuTimeTest(unittest.TestCase):
                                   stdout=subprocess.PIPE)
         self.addCleanup(parent.kill)
         self.assertEqual(parent.stdout.readline().strip(), b"reaped")
-        self.assertGreaterEqual(candidate_process._reaped_cpu_ns(parent.pid), 390_000_000)  # in clock ticks
+        self.assertGreaterEqual(process_accounting.reaped_cpu_ns(parent.pid), 390_000_000)  # in clock ticks
+        self.assertGreaterEqual(process_accounting.tree_cpu_ns(parent.pid), 390_000_000)  # the tree's, reaped included
 
 
 class LaunchSpecTest(unittest.TestCase):

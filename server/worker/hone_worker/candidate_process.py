@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional, Sequence
 
+from . import process_accounting
 from .channel import write_line
 from .launch import LaunchSpec
 
@@ -30,8 +31,8 @@ POLL_SLICE_S = 0.05  # how often a wait also looks at the process itself
 # it. On a busy machine the judge's own wait for a CPU (and for its GIL) after the reply came was
 # counted as the candidate's time, and rejected honest kernels (CI, 2 cores under ctest -j2).
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # Linux; Python names it from 3.12 on
-IDLE_WAIT_S = 0.05  # how long the judge waits for a runner to sleep before it reads its CPU times
 SCM_TIMESTAMPNS = SO_TIMESTAMPNS
+IDLE_WAIT_S = 0.05  # how long the judge waits for a runner to sleep before it reads its CPU times
 STDERR_DRAIN_S = 1.0  # after an exit: how long the last stderr lines may take to arrive
 EXIT_GRACE_S = 2.0  # after `exit`: how long before the process group is killed
 
@@ -159,61 +160,27 @@ class CandidateProcess:
             return Reply(message, sent_ns, arrived, events, lag)
 
     def schedstat(self) -> Optional[tuple]:
-        """(CPU time, run delay) of the runner's main thread so far, in ns, from the kernel's
-        schedstat: how long the thread that runs the timed loop ran, and how long it waited for a
-        CPU (time on the judge's clock during which the candidate did not run at all), which the
-        candidate cannot fake. None where it cannot be read."""
+        """(CPU time, run delay) of the runner's main thread so far, in ns; None where it cannot be read."""
         pid = self._find_runner()
-        if pid is None:
-            return None
-        try:
-            with open(f"/proc/{pid}/schedstat") as f:
-                fields = f.read().split()
-            return int(fields[0]), int(fields[1])
-        except (OSError, ValueError, IndexError):
-            return None
+        return None if pid is None else process_accounting.schedstat(pid)
 
     def settle(self, timeout_s: float = IDLE_WAIT_S) -> bool:
         """Waits (at most `timeout_s`) until the runner's main thread sleeps, as it does between
-        ops: its schedstat is brought up to date when it stops running, and a thread still
-        running (tidying up after a reply) would be read a scheduler tick behind the process's
-        CPU clock. True when it sleeps."""
+        ops (process_accounting.wait_asleep). True when it sleeps."""
         pid = self._find_runner()
-        if pid is None:
-            return False
-        deadline = time.perf_counter() + timeout_s
-        while True:
-            try:
-                with open(f"/proc/{pid}/stat") as f:
-                    text = f.read()
-                if text[text.rindex(")") + 2:].split()[0] in ("S", "D", "I"):
-                    return True
-            except (OSError, ValueError, IndexError):
-                return False
-            if time.perf_counter() >= deadline:
-                return False
-            time.sleep(0.0002)
+        return pid is not None and process_accounting.wait_asleep(pid, timeout_s)
 
     def cpu_time_ns(self) -> Optional[int]:
-        """The CPU time the candidate's processes have used so far: every thread, live or ended,
-        of the process the judge started and of each of its live descendants (their process CPU
-        clocks), plus what those processes reaped of their children. None where it cannot be read."""
-        total, read = 0, False
-        for pid in [self.popen.pid] + descendants(self.popen.pid):
-            try:
-                total += time.clock_gettime_ns(_process_cpu_clock(pid))
-                read = True
-            except OSError:
-                continue  # gone since the listing: what it used is its parent's to reap
-            total += _reaped_cpu_ns(pid)
-        return total if read else None
+        """The CPU time all of the candidate's processes have used so far (the tree of the process
+        the judge started). None where it cannot be read."""
+        return process_accounting.tree_cpu_ns(self.popen.pid)
 
     def _find_runner(self) -> Optional[int]:
         """The runner's pid as the judge sees it: the process itself, or (confined, in its own pid
         namespace) the descendant whose innermost pid is the one its ready event named."""
         if self._runner_pid is None and self.ready and isinstance(self.ready.get("pid"), int):
-            for pid in [self.popen.pid] + descendants(self.popen.pid):
-                if _innermost_pid(pid) == self.ready["pid"]:
+            for pid in [self.popen.pid] + process_accounting.descendants(self.popen.pid):
+                if process_accounting.innermost_pid(pid) == self.ready["pid"]:
                     self._runner_pid = pid
                     break
         return self._runner_pid
@@ -347,57 +314,6 @@ def _sent_at(ancillary) -> tuple:
             if lag >= 0:
                 return now - lag, lag
     return now, 0
-
-
-_TICK_NS = 1_000_000_000 // os.sysconf("SC_CLK_TCK")
-
-
-def _process_cpu_clock(pid: int) -> int:
-    """The clock id of another process's CPU time (clock_getcpuclockid: the kernel's encoding of a
-    process-wide scheduler clock, -(pid + 1) * 8 + 2)."""
-    return (~pid << 3) | 2
-
-
-def _reaped_cpu_ns(pid: int) -> int:
-    """The CPU time of the children a process has reaped (/proc/<pid>/stat cutime + cstime)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            text = f.read()
-        fields = text[text.rindex(")") + 2:].split()
-        return (int(fields[13]) + int(fields[14])) * _TICK_NS
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
-def descendants(pid: int) -> List[int]:
-    """The live descendants of a process (/proc/<pid>/task/<tid>/children), nearest first."""
-    found, queue = [], [pid]
-    while queue:
-        current = queue.pop(0)
-        try:
-            tasks = os.listdir(f"/proc/{current}/task")
-        except OSError:
-            continue
-        for tid in tasks:
-            try:
-                with open(f"/proc/{current}/task/{tid}/children") as f:
-                    children = [int(c) for c in f.read().split()]
-            except (OSError, ValueError):
-                continue
-            found += children
-            queue += children
-    return found
-
-
-def _innermost_pid(pid: int) -> Optional[int]:
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("NSpid:"):
-                    return int(line.split()[-1])
-    except (OSError, ValueError):
-        pass
-    return None
 
 
 def dies_with_judge(argv: List[str]) -> List[str]:

@@ -22,6 +22,7 @@ from .devices import Device
 from .exchange import ArgBuffers, Region, SharedMemory, arg_specs, args_json
 from .faults import CandidateFailure
 from .poison import poison_outputs
+from .process_accounting import OpAccounting
 from .policy import Policy
 from .timed_checks import SlotChecker
 from .timing import NOISY_SPREAD, Timing, clamp, last_level_cache_bytes
@@ -428,12 +429,12 @@ class TimedRun:
             if window.on_event(message, sent_ns):  # the calls ran: their outputs are copied now, before the reply
                 snapshot.append(self._snapshot(len(entries)))
 
-        waited = _RunDelay(self.session)
+        waited = OpAccounting(self.session.process)
         reply = self.session.time(self.fields(mode, entries, warmup, settle_ms, counters), what,
                                   on_event if mode == "device" else None)
         started, ended = window.span() if mode == "device" else (reply.sent_ns, reply.replied_ns)
         elapsed_us = (ended - started) / 1000.0
-        delay_us = waited.us(elapsed_us)  # mode device: reported, not subtracted (the op's wait includes the enqueue)
+        delay_us = waited.waited_us(elapsed_us)  # mode device: reported, not subtracted (the op's wait includes the enqueue)
         waited_us = delay_us if mode == "call" else 0.0
         self.session.note(f"{what}: {elapsed_us:.0f} us on the judge's clock, the candidate process waited "
                           f"{delay_us:.0f} us for a CPU held by other work (its processes used "
@@ -508,12 +509,12 @@ class TimedRun:
         for calls in (short,) + (short, long) * NULL_ROUNDS:
             entries = [self.sets.draw() for _ in range(calls)]
             window = _DeviceWindow(self.release)
-            waited = _RunDelay(null_session)
+            waited = OpAccounting(null_session.process)
             reply = null_session.time(self.fields(mode, entries, 0, 0.0), f"null loop, {calls} calls",
                                       window.on_event if mode == "device" else None)
             started, ended = window.span() if mode == "device" else (reply.sent_ns, reply.replied_ns)
             elapsed = (ended - started) / 1000.0
-            elapsed -= waited.us(elapsed) if mode == "call" else 0.0
+            elapsed -= waited.waited_us(elapsed) if mode == "call" else 0.0
             measured[calls].append(elapsed)
         cost = bounding.LoopCost.from_two(short, statistics.median(measured[short]), long,
                                           statistics.median(measured[long]))
@@ -574,36 +575,6 @@ class _DeviceWindow:
             raise CandidateFailure("rejected", "the candidate process answered a device-time op without saying its "
                                    "calls had run (no `finished` event)", check="timing_bounded")
         return self.released[0], self.finished[0]
-
-
-class _RunDelay:
-    """What the candidate's processes did during one op, from the kernel's accounting (which the
-    candidate cannot fake), from its creation to us(): how long the runner's main thread (the
-    timed loop's) waited for a CPU while other work held the CPUs, which the judge subtracts from
-    its clock, and how much CPU time the candidate's other threads and processes used. The main
-    thread's run delay counts only as far as the op's window leaves beside the CPU time all of the
-    candidate's processes used: a wait while the candidate's own threads held the CPUs is the
-    candidate's time (workers that crowd out the calling thread do the call's work)."""
-
-    def __init__(self, session: CandidateSession) -> None:
-        self.process = session.process
-        self.process.settle()
-        self.start = self.process.schedstat()
-        self.cpu_start = self.process.cpu_time_ns()
-        self.cpu_us = 0.0  # what all of the candidate's processes used, after us()
-        self.others_us: Optional[float] = None  # what they used beside the main thread (None: unread)
-
-    def us(self, window_us: float) -> float:
-        self.process.settle()
-        end, cpu_end = self.process.schedstat(), self.process.cpu_time_ns()
-        if self.cpu_start is None or cpu_end is None:
-            return 0.0
-        self.cpu_us = max(0, cpu_end - self.cpu_start) / 1000.0
-        if self.start is None or end is None:
-            return 0.0
-        main_us = max(0, end[0] - self.start[0]) / 1000.0
-        self.others_us = max(0.0, self.cpu_us - main_us)
-        return min(max(0, end[1] - self.start[1]) / 1000.0, max(0.0, window_us - self.cpu_us))
 
 
 def _us(value: Optional[float]) -> str:
