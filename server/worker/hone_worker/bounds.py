@@ -96,7 +96,8 @@ def cpu_beyond_calls(claimed_us: Sequence[float], window_us: float, others_us: O
     return (f"work beside the timed calls: the candidate's threads other than the timed loop's used {others_us:.0f} us "
             f"of CPU during an op of {sum(claimed_us):.0f} us of timed calls (claimed) on {cpus} CPUs, which allow "
             f"{allowed:.0f} us (the op took {window_us:.0f} us on the judge's clock). A kernel that computes outside "
-            "its calls (while the runner flushes the cache) or whose clock under-reports its calls cannot be timed")
+            "its calls (while the runner flushes the cache) or whose clock under-reports its calls cannot be timed; "
+            "worker threads that spin between calls count too (let idle threads sleep)")
 
 
 def device_over_call(device_p50_us: float, call_p50_us: float) -> Optional[str]:
