@@ -16,6 +16,10 @@ from common import ADVERSARIAL, QUICK_TIMING, REPO, TASKS, WorkerTestCase
 from kernel_build import build
 from worker_client import PYTHON, WORKER_DIR, WorkerClient
 
+sys.path.insert(0, WORKER_DIR)
+
+from hone_worker.process_accounting import descendants  # noqa: E402
+
 EVAL_CASES = REPO / "tests" / "eval" / "cases"
 
 
@@ -81,26 +85,6 @@ class IsolationTest(WorkerTestCase):
         self.assertEqual(slowed["status"], "rejected", slowed.get("reason"))
         self.assertIn("judge's own clock measured", slowed["reason"])
         self.assertFalse(slowed["correctness"]["checks"]["timing_bounded"])
-
-
-def descendants(pid: int) -> list:
-    """Every live descendant of a process (/proc/<pid>/task/<tid>/children)."""
-    found, queue = [], [pid]
-    while queue:
-        current = queue.pop()
-        try:
-            tasks = os.listdir(f"/proc/{current}/task")
-        except OSError:
-            continue
-        for tid in tasks:
-            try:
-                with open(f"/proc/{current}/task/{tid}/children") as f:
-                    children = [int(c) for c in f.read().split()]
-            except OSError:
-                continue
-            found += children
-            queue += children
-    return found
 
 
 def alive(pid: int) -> bool:
