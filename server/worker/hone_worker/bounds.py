@@ -86,8 +86,9 @@ def cpu_beyond_calls(claimed_us: Sequence[float], window_us: float, others_us: O
     CPU. More is work done beside the loop: a thread that computes a call's output from its inputs
     while the runner flushes the cache (tests/adversarial/cpu/precompute_during_flush.cpp), or
     workers whose clock under-reports the calls (crowded_clock.cpp). Counted on the kernel's
-    accounting, so a loaded machine changes nothing (a second thread that the load keeps off the
-    CPUs while the main thread waits still uses its CPU time)."""
+    accounting of CPU time used, so a loaded machine changes nothing: a thread waiting for a CPU
+    uses none. (The judge's clock alone could not tell: on a loaded machine the loop's thread
+    waits while the hidden thread runs, and the op takes no longer than an honest one.)"""
     if others_us is None:
         return None
     allowed = sum(claimed_us) * max(0, cpus - 1) + CPU_SLACK_US + CPU_SLACK_SHARE * window_us
