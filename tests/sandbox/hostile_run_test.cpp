@@ -2,19 +2,18 @@
 // worker, run through each confinement mode the machine offers. Each must fail to do harm and end
 // with a clear outcome; the unconfined controls prove each probe would see the harm.
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <regex>
 #include <thread>
 
 #include "sandbox_fixture.h"
+#include "support/hash.h"
 
 namespace hone::sandbox::testing {
 namespace {
@@ -146,16 +145,15 @@ TEST_P(HostileRun, CannotWriteOutsideScratch) {
   EXPECT_TRUE(fs::exists(t.scratch / "result.bin"));
 }
 
-// A /proc file's text; empty when the process is gone (a read of an exiting process's file fails
-// with ESRCH, which std::filebuf reports by throwing).
+// A /proc file's text; empty when the process is gone (read_file's stream copy stops at
+// the ESRCH of an exiting process's file instead of throwing, as reading it through
+// std::istreambuf_iterator did).
 std::string proc_text(const fs::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return {};
-  std::string text;
-  char buffer[4096];
-  for (ssize_t got; (got = ::read(fd, buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<size_t>(got));
-  ::close(fd);
-  return text;
+  try {
+    return hone::read_file(path);
+  } catch (const std::runtime_error&) {
+    return {};
+  }
 }
 
 int processes_with(const std::string& marker) {
