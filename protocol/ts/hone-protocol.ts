@@ -190,7 +190,7 @@ export type Verdict = {
   };
   flags: {
     /**
-     * weak_task, constant_output, library_ops, speedup_over_10x, strides_differ, timing_noisy, baseline_noisy, baseline_unavailable, no_sandbox, weak_sandbox, ...
+     * weak_task, constant_output, library_ops, speedup_over_10x, strides_differ, timing_noisy, timing_withheld, baseline_noisy, baseline_unavailable, no_sandbox, weak_sandbox, ...
      */
     id: string;
     message: string;
@@ -371,7 +371,7 @@ export type Verdict1 = {
   };
   flags: {
     /**
-     * weak_task, constant_output, library_ops, speedup_over_10x, strides_differ, timing_noisy, baseline_noisy, baseline_unavailable, no_sandbox, weak_sandbox, ...
+     * weak_task, constant_output, library_ops, speedup_over_10x, strides_differ, timing_noisy, timing_withheld, baseline_noisy, baseline_unavailable, no_sandbox, weak_sandbox, ...
      */
     id: string;
     message: string;

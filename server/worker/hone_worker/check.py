@@ -13,7 +13,7 @@ from .correctness import CandidateCaller, Correctness, run_correctness
 from .devices import Device, parse_device
 from .errors import BadRequest, KernelError
 from .exchange import SharedMemory
-from .faults import CandidateFailure
+from .faults import CandidateFailure, TimingWithheld
 from .instance import build_instance, clone_args
 from .kernel_spec import KernelSpec
 from .modelnew import MODEL_SEED, initialisation_note, load_modelnew, parameter_problem
@@ -121,6 +121,7 @@ def _stages(task: Task, device: Device, caller: CandidateCaller, spec: KernelSpe
     # timed calls run in a process that has not been profiled yet. A timing failure stands unless
     # the records then show why (work that escapes the timer is the better reason).
     timing_failure: Optional[CandidateFailure] = None
+    withheld: Optional[TimingWithheld] = None
     outcome = None
     try:
         if timing is not None:
@@ -129,6 +130,8 @@ def _stages(task: Task, device: Device, caller: CandidateCaller, spec: KernelSpe
                 outcome = timing.measure()
             except CandidateFailure as failure:
                 timing_failure = failure
+            except TimingWithheld as busy:  # outputs verified, time unbounded on a busy machine: no time
+                withheld = busy
             seconds["timing"] = time.perf_counter() - stage
             seconds.update({f"timing.{part}": s for part, s in timing.run.stages.items()})
         if policy.records and (device.is_cuda or spec.form != "raw") and not _process_gone(timing_failure):
@@ -149,6 +152,9 @@ def _stages(task: Task, device: Device, caller: CandidateCaller, spec: KernelSpe
             verdict.add_timing(outcome)
             correctness.checks.passed("timed_calls_verified")
             correctness.checks.passed("timing_bounded")
+        if withheld is not None:  # correct without a time; timing_bounded neither passed nor failed
+            correctness.checks.passed("timed_calls_verified")
+            verdict.flags.append(Flag("timing_withheld", withheld.reason))
     except CandidateFailure as failure:
         if failure.check:
             correctness.checks.failed(failure.check)

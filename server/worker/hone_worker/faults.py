@@ -26,6 +26,20 @@ class CandidateFailure(Exception):
         return self.reason
 
 
+@dataclass
+class TimingWithheld(Exception):
+    """Ends the timing stage without a time and without a failure: the candidate's outputs are
+    verified, but its timing claims could not be bounded by the judge's clock on a machine that
+    other processes kept busy (hone_worker/bounds.py BUSY_LOOP_SLOWDOWN). Not a CandidateFailure:
+    the verdict stays correct, with no timing and the flag `timing_withheld`."""
+
+    reason: str
+    evidence: dict = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return self.reason
+
+
 def call_failure(exc: BaseException, device: Device, what: str) -> CandidateFailure:
     """Classifies an exception raised by a candidate call (or by the synchronize after it)."""
     message = str(exc).strip() or type(exc).__name__

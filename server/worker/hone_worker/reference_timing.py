@@ -12,9 +12,9 @@ from .candidate_session import CandidateSession, Deadline
 from .channel import Request
 from .compare import tolerance_for
 from .devices import parse_device
-from .errors import BadRequest, KernelError, TaskError, Unsupported
+from .errors import BadRequest, KernelError, TaskError, Unsupported, WorkerError
 from .exchange import SharedMemory
-from .faults import CandidateFailure
+from .faults import CandidateFailure, TimingWithheld
 from .instance import build_instance, run_reference
 from .machine_load import LoadWindow
 from .policy import Policy
@@ -67,6 +67,11 @@ def handle_time_reference(params: dict, request: Request) -> dict:
     except CandidateFailure as failure:
         raise TaskError(f"{what} failed in a clean process: {failure.reason}",
                         failure.evidence.get("traceback", "")) from None
+    except TimingWithheld as busy:
+        # The reference runs without bounds (no null loop), so this is not expected; were it raised,
+        # the baseline is unavailable for this check (an internal error: never cached, never a task
+        # error), not a crash.
+        raise WorkerError(f"{what} was timed but its time withheld on a busy machine: {busy.reason}") from None
     except KernelError as exc:
         raise TaskError(f"the reference could not be loaded in a clean process: {exc.message}", exc.traceback) from None
     finally:
