@@ -644,6 +644,35 @@ class KernelRecordsTest(unittest.TestCase):
         times, _ = kernel_records.per_call_us(acts, 2, flushed=True)
         self.assertEqual(times, [10.0, 14.0])  # b runs 4 us past a
 
+    def test_a_side_stream_kernel_spanning_calls_is_hidden_by_the_median_but_rejected(self):
+        # A kernel of the candidate's on its own stream that starts in call 0 and runs on through
+        # the next calls' flushes (computing their outputs beside the loop) counts in call 0 alone.
+        acts = held_trace([[("copy_out", 2.0)]] * 5, side=(0, "precompute", 1.0, 150.0))
+        times, _ = kernel_records.per_call_us(acts, 5, flushed=True)
+        self.assertEqual(sorted(times)[2], 2.0)  # the median is the copy's
+        why = kernel_records.off_caller_stream(acts)
+        self.assertIn("work escapes the timer", why)
+        self.assertIn("precompute (stream 99)", why)
+        self.assertIn("150.0 us", why)
+        # On the caller's stream (hone's result copies after each marker included) nothing is beside the loop.
+        self.assertIsNone(kernel_records.off_caller_stream(held_trace([[("relu", 2.0)]] * 5)))
+
+    def test_a_timed_op_with_side_stream_work_is_rejected_even_when_records_cannot_be_attributed(self):
+        run = timed_runs.TimedRun.__new__(timed_runs.TimedRun)
+        run.session = type("S", (), {"note": lambda self, text: None})()
+        run.flush_bytes, run.sets = 1, type("Sets", (), {"mixed": []})()
+        acts = held_trace([[("copy_out", 2.0)]] * 3, side=(1, "precompute", 1.0, 80.0))
+        reply = {"activities": [{"name": a.name, "stream": a.stream, "start_us": a.start_us, "end_us": a.end_us,
+                                 "kind": a.kind} for a in acts]}
+        for note in ("", "an earlier op's records could not be attributed"):
+            with self.assertRaises(faults.CandidateFailure) as raised:
+                run._kernel_times(reply, [3.0, 3.0, 3.0], timed_runs.Pass("device", records_note=note))
+            self.assertEqual((raised.exception.status, raised.exception.check), ("rejected", "timer_covers_work"))
+        honest = held_trace([[("relu", 2.0)]] * 3)
+        reply = {"activities": [{"name": a.name, "stream": a.stream, "start_us": a.start_us, "end_us": a.end_us,
+                                 "kind": a.kind} for a in honest]}
+        self.assertEqual(run._kernel_times(reply, [3.0, 3.0, 3.0], timed_runs.Pass("device")), [2.0, 2.0, 2.0])
+
     def test_records_that_do_not_match_the_schedule_give_no_device_time(self):
         acts = held_trace([[("relu", 2.5)], [("hone_marker", 0.5)]])  # a candidate kernel named like hone's
         times, why = kernel_records.per_call_us(acts, 2, flushed=True)

@@ -84,6 +84,28 @@ def per_call_work(activities: Sequence[Activity], calls: int, flushed: bool,
     return out, ""
 
 
+def off_caller_stream(activities: Sequence[Activity]) -> Optional[str]:
+    """Why a held op's records cannot be the calls' own work, or None: work of the candidate's on a
+    stream other than the one hone_hold held (the caller's). The records stage rejects a side stream
+    in its one profiled call; in the timed ops a side stream is where work can run beside the loop
+    (a kernel that starts inside one call and computes later calls' outputs while the runner
+    flushes and writes their inputs counts in that one call alone, and the median hides it). On
+    the caller's stream nothing overlaps the loop: stream order puts it between hone's own work."""
+    holds = [a for a in activities if a.name == HOLD]
+    if len(holds) != 1:
+        return None  # not attributable: the pass takes the events (per_call_work says why)
+    caller = holds[0].stream
+    side = [a for a in activities if a.name not in _HONE and a.stream != caller]
+    if not side:
+        return None
+    first = min(side, key=lambda a: a.start_us)
+    names = ", ".join(sorted({f"{a.name} (stream {a.stream})" for a in side})[:3])
+    return (f"work escapes the timer: during the timed calls the candidate ran {len(side)} activities on streams "
+            f"other than the caller's ({caller}): {names}; the first for {first.end_us - first.start_us:.1f} us. Work "
+            "on a side stream can run beside the loop, while the runner flushes the cache and writes the next call's "
+            "inputs, where no call's timer sees it; enqueue the call's work on the caller's current stream")
+
+
 def _busy_us(work: Sequence[Activity]) -> float:
     """The length of the union of the activities' intervals."""
     total, end = 0.0, None

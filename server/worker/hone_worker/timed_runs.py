@@ -439,10 +439,14 @@ class TimedRun:
 
     def _kernel_times(self, reply: dict, events_us: List[float], result: Pass) -> List[float]:
         """One device op's calls' busy times from its activity records; where the records are
-        missing or cannot be attributed, the pass falls back to the events (said in a note)."""
+        missing or cannot be attributed, the pass falls back to the events (said in a note). Work
+        on a side stream is rejected in every op, attributable or not."""
+        activities, why = kernel_records.parse(reply)
+        beside = kernel_records.off_caller_stream(activities) if activities is not None else None
+        if beside:
+            raise CandidateFailure("rejected", beside, check="timer_covers_work")
         if result.records_note:
             return list(events_us)
-        activities, why = kernel_records.parse(reply)
         work = None
         if activities is not None:
             work, why = kernel_records.per_call_work(activities, len(events_us), self.flush_bytes > 0,
