@@ -1,6 +1,7 @@
 // protocol/verdict_text.cpp: numbers and units, verdict headlines and details, hover markdown.
 #include "protocol/verdict_text.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -212,6 +213,8 @@ std::string verdict_headline(const Verdict& v) {
   if (v.status == Status::Correct) {
     std::string line = "✓ correct";
     if (v.timing) line += " · " + format_us(basis_time(*v.timing).p50_us) + (v.timing->device ? " device" : "");
+    const bool withheld = std::any_of(v.flags.begin(), v.flags.end(), [](const Flag& f) { return f.id == "timing_withheld"; });
+    if (!v.timing && withheld) line += " · no time (machine busy)";
     if (v.speedup) {
       const std::string e = format_speedup(v.speedup->eager, v.speedup->eager_range);
       const std::string c = format_speedup(v.speedup->compile, v.speedup->compile_range);

@@ -80,6 +80,16 @@ TEST(Headline, Correct) {
   EXPECT_EQ(verdict_headline(v), "✓ correct · 41.2 µs · 1.8× eager · ⚠ 1 flag");
 }
 
+// A correct kernel whose timing claims a busy machine left unbounded shows no time, and says why.
+TEST(Headline, ATimeWithheldOnABusyMachineIsSaid) {
+  Verdict v;
+  v.status = Status::Correct;
+  v.flags = {{"timing_withheld", "call time withheld: ... check again on a quieter machine"}};
+  EXPECT_EQ(verdict_headline(v), "✓ correct · no time (machine busy) · ⚠ 1 flag");
+  v.flags = {{"timing_noisy", "noisy"}};
+  EXPECT_EQ(verdict_headline(v), "✓ correct · ⚠ 1 flag");
+}
+
 // Issue 14: both times shown, the speedup's basis named, a noisy pair of times a range.
 TEST(Headline, DeviceTimeAndRangesWhenNoisy) {
   Verdict v;
