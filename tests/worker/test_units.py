@@ -657,6 +657,34 @@ class KernelRecordsTest(unittest.TestCase):
         # On the caller's stream (hone's result copies after each marker included) nothing is beside the loop.
         self.assertIsNone(kernel_records.off_caller_stream(held_trace([[("relu", 2.0)]] * 5)))
 
+    def test_work_placed_between_a_calls_inputs_and_its_flush_is_rejected(self):
+        def trace(extra):
+            """hone_hold; per call: result copy, input copy, two hone_mix, (extra), flush, kernel, marker."""
+            acts, t = [records.Activity("hone_hold", 7, 0.0, 10.0)], 10.0
+            for i in range(3):
+                for name, d, kind in [("copy_result", 2.0, "kernel"), ("Memcpy DtoD", 3.0, "memcpy"),
+                                      ("hone_mix", 4.0, "kernel"), ("hone_mix", 4.0, "kernel")] + \
+                        ([extra] if extra and i == 1 else []) + [("hone_flush", 20.0, "kernel"),
+                                                                ("copy_out", 2.0, "kernel"), ("hone_marker", 1.0, "kernel")]:
+                    acts.append(records.Activity(name, 7, t, t + d, kind))
+                    t += d
+            return acts
+        self.assertIsNone(kernel_records.work_among_inputs(trace(None), 2, True))
+        # A kernel of the candidate's on the caller's stream after the inputs are made: it reads
+        # them and computes the call's output before the timer starts; copy_out then is all the call does.
+        why = kernel_records.work_among_inputs(trace(("precompute", 40.0, "kernel")), 2, True)
+        self.assertIn("precompute (kernel, stream 7, 40.0 us)", why)
+        self.assertIn("escapes the timer", why)
+        # Between the two mixes, too; and without a flush, up to the last mix.
+        between = trace(None)
+        first_mix = next(a for a in between[8:] if a.name == "hone_mix")  # call 1's first mix
+        between.append(records.Activity("peek", 7, first_mix.end_us - 0.5, first_mix.end_us - 0.1))
+        self.assertIn("peek", kernel_records.work_among_inputs(between, 2, True))
+        self.assertIsNone(kernel_records.work_among_inputs([a for a in trace(("late", 5.0, "kernel"))
+                                                            if a.name != "hone_flush"], 2, False))
+        # No mixes: nothing marks where a call's inputs begin.
+        self.assertIsNone(kernel_records.work_among_inputs(trace(("precompute", 40.0, "kernel")), 0, True))
+
     def test_a_timed_op_with_side_stream_work_is_rejected_even_when_records_cannot_be_attributed(self):
         run = timed_runs.TimedRun.__new__(timed_runs.TimedRun)
         run.session = type("S", (), {"note": lambda self, text: None})()

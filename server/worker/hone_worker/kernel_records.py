@@ -106,6 +106,41 @@ def off_caller_stream(activities: Sequence[Activity]) -> Optional[str]:
             "inputs, where no call's timer sees it; enqueue the call's work on the caller's current stream")
 
 
+def work_among_inputs(activities: Sequence[Activity], mixes: int, flushed: bool) -> Optional[str]:
+    """Why a held op's records show the candidate's work where no timer looks, or None: between a
+    call's first hone_mix (its fresh inputs being made) and its flush (without a flush: its last
+    hone_mix), where only hone's mixes run. A kernel placed there (on the caller's stream, by a
+    candidate that hooks the runner) reads the call's finished inputs and can compute its output
+    before the call's timer starts. Before the first mix stand hone's own copies of the previous
+    result (python runner), which cannot see the next inputs; after the flush the call's window."""
+    if mixes < 1:
+        return None
+    holds = [a for a in activities if a.name == HOLD]
+    if len(holds) != 1:
+        return None  # not attributable: per_call_work says why
+    caller = holds[0].stream
+    ordered = sorted(activities, key=lambda a: (a.start_us, a.end_us))
+    mixed = [a for a in ordered if a.name == MIX and a.stream == caller]
+    ends = [a for a in ordered if a.name == (FLUSH if flushed else MARKER) and a.stream == caller]
+    spans, start = [], 0
+    while start < len(mixed):  # one call's mixes: `mixes` in a row
+        first, last = mixed[start], mixed[min(start + mixes, len(mixed)) - 1]
+        if flushed:
+            stop = next((e.start_us for e in ends if e.start_us >= last.end_us - SLACK_US), last.end_us)
+        else:
+            stop = last.end_us
+        spans.append((first.start_us, stop))
+        start += mixes
+    for begin, stop in spans:
+        inside = [a for a in ordered if a.name not in _HONE and begin - SLACK_US <= a.start_us < stop - SLACK_US]
+        if inside:
+            a = inside[0]
+            return (f"work escapes the timer: {a.name} ({a.kind}, stream {a.stream}, {a.end_us - a.start_us:.1f} us) ran "
+                    "while hone was making a call's inputs, before the call's flush and timer; the candidate's work "
+                    "belongs inside its call")
+    return None
+
+
 def _busy_us(work: Sequence[Activity]) -> float:
     """The length of the union of the activities' intervals."""
     total, end = 0.0, None

@@ -442,7 +442,10 @@ class TimedRun:
         missing or cannot be attributed, the pass falls back to the events (said in a note). Work
         on a side stream is rejected in every op, attributable or not."""
         activities, why = kernel_records.parse(reply)
-        beside = kernel_records.off_caller_stream(activities) if activities is not None else None
+        beside = None
+        if activities is not None:
+            beside = (kernel_records.off_caller_stream(activities) or
+                      kernel_records.work_among_inputs(activities, len(self.sets.mixed), self.flush_bytes > 0))
         if beside:
             raise CandidateFailure("rejected", beside, check="timer_covers_work")
         if result.records_note:
