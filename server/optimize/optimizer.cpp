@@ -556,8 +556,10 @@ void Optimizer::finalize(OptimizeResult& result, std::stop_token external) {
     // Both times, so a search-time number that did not reproduce is visible, not hidden behind "confirmed".
     char times[96] = "";
     if (p50 && c.p50_us) std::snprintf(times, sizeof times, " (%.1f µs on fresh seeds; %.1f µs in the search)", *p50, *c.p50_us);
+    const char* slower = p50 ? "not faster than the original on re-verification"
+                             : "correct on re-verification, but no time: the machine was busy (flag timing_withheld)";
     r.message = passed ? std::string("confirmed") + times
-                       : (correct ? "not faster than the original on re-verification" + std::string(times) : verdict.reason.value_or(""));
+                       : (correct ? slower + std::string(times) : verdict.reason.value_or(""));
     emit(r);
     if (!passed) continue;
     result.best = summary_of(c);

@@ -18,7 +18,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // Answers every source with a correct verdict whose times follow a plan: per source, the (p50,
-// spread) of its first, second, ... verification (the last one repeats).
+// spread) of its first, second, ... verification (the last one repeats); a negative p50 is a
+// time withheld on a busy machine (correct, no timing, flag timing_withheld).
 class ScriptedVerifier : public CandidateVerifier {
  public:
   explicit ScriptedVerifier(std::map<std::string, std::vector<std::pair<double, double>>> plan) : plan_(std::move(plan)) {}
@@ -30,6 +31,10 @@ class ScriptedVerifier : public CandidateVerifier {
     const auto [p50, spread] = times[std::min(k, times.size() - 1)];
     protocol::Verdict v;
     v.status = protocol::Status::Correct;
+    if (p50 < 0) {
+      v.flags.push_back({"timing_withheld", "call time withheld: ... check again on a quieter machine"});
+      return v;
+    }
     protocol::Timing t;
     t.p50_us = p50;
     t.p10_us = p50 * (1 - spread / 2);
@@ -137,6 +142,19 @@ TEST_F(Finalize, ACandidateThatDoesNotBeatTheRetimedOriginalDoesNotWin) {
   OptimizeResult result = run(verifier);
   ASSERT_EQ(result.status, "finished") << result.error;
   EXPECT_FALSE(result.best);
+}
+
+TEST_F(Finalize, ACandidateWhoseRecheckHasNoTimeDoesNotWinAndTheRunSaysWhy) {
+  // 50 µs in the search; on re-verification correct but its time withheld (a busy machine).
+  ScriptedVerifier verifier({{"slow", {{100.0, 0.05}}}, {"fast", {{50.0, 0.05}, {-1.0, 0.0}}}});
+  OptimizeResult result = run(verifier);
+  ASSERT_EQ(result.status, "finished") << result.error;
+  EXPECT_FALSE(result.best) << "a winner needs a time on fresh seeds";
+  EXPECT_EQ(verifier.calls("fast"), 2);
+  bool said = false;
+  for (const auto& e : events_)
+    said |= e.kind == OptimizeEvent::Kind::Recheck && e.message.find("no time: the machine was busy") != std::string::npos;
+  EXPECT_TRUE(said) << "not 'not faster than the original'";
 }
 
 }  // namespace
