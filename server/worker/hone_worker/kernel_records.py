@@ -120,17 +120,16 @@ def work_among_inputs(activities: Sequence[Activity], mixes: int, flushed: bool)
         return None  # not attributable: per_call_work says why
     caller = holds[0].stream
     ordered = sorted(activities, key=lambda a: (a.start_us, a.end_us))
-    mixed = [a for a in ordered if a.name == MIX and a.stream == caller]
-    ends = [a for a in ordered if a.name == (FLUSH if flushed else MARKER) and a.stream == caller]
-    spans, start = [], 0
-    while start < len(mixed):  # one call's mixes: `mixes` in a row
-        first, last = mixed[start], mixed[min(start + mixes, len(mixed)) - 1]
-        if flushed:
-            stop = next((e.start_us for e in ends if e.start_us >= last.end_us - SLACK_US), last.end_us)
-        else:
-            stop = last.end_us
-        spans.append((first.start_us, stop))
-        start += mixes
+    on_caller = [a for a in ordered if a.stream == caller]
+    markers = [a for a in on_caller if a.name == MARKER]
+    spans, previous_end = [], holds[0].end_us
+    for bound in [m.start_us for m in markers] + [float("inf")]:  # each call's region, then what follows the last
+        region = [a for a in on_caller if previous_end - SLACK_US <= a.start_us < bound]
+        mixed = [a for a in region if a.name == MIX]
+        if mixed:
+            flush = next((a for a in region if a.name == FLUSH and a.start_us >= mixed[0].start_us), None)
+            spans.append((mixed[0].start_us, flush.start_us if flushed and flush else mixed[-1].end_us))
+        previous_end = next((m.end_us for m in markers if m.start_us >= bound), bound)
     for begin, stop in spans:
         inside = [a for a in ordered if a.name not in _HONE and begin - SLACK_US <= a.start_us < stop - SLACK_US]
         if inside:
