@@ -75,6 +75,41 @@ class MachineLoadTest(unittest.TestCase):
         self.assertGreaterEqual(gained, 0.8 * self.SPIN_S, "a reaped child's CPU time counts as the tree's")
 
 
+    def test_with_roots_this_processes_other_children_are_load_and_the_roots_are_not(self):
+        # The bounds' window (timed_runs): the candidate's tree is the measured work; a sibling of
+        # it in the judge's tree (the pool warming the next runner, a runner still exiting) is load.
+        def spinner():
+            child = os.fork()
+            if child == 0:
+                _spin(self.SPIN_S)
+                os._exit(0)
+            return child
+        sibling = spinner()
+        window = machine_load.LoadWindow(roots=[])
+        whole_tree = machine_load.LoadWindow()
+        os.waitpid(sibling, 0)
+        load, tree_load = window.finish(), whole_tree.finish()
+        self.assertGreaterEqual(load["other_cpu_s"], 0.6 * self.SPIN_S, load)
+        self.assertLess(tree_load["other_cpu_s"], 0.3 * self.SPIN_S, tree_load)
+        read, write = os.pipe()
+        candidate = os.fork()
+        if candidate == 0:  # spins, says so, and stays alive (a candidate is alive when its pass ends)
+            os.close(read)
+            _spin(self.SPIN_S)
+            os.write(write, b"x")
+            time.sleep(30)
+            os._exit(0)
+        os.close(write)
+        window = machine_load.LoadWindow(roots=[candidate])
+        self.assertEqual(os.read(read, 1), b"x")
+        time.sleep(0.05)
+        load = window.finish()
+        os.kill(candidate, 9)
+        os.waitpid(candidate, 0)
+        os.close(read)
+        self.assertLess(load["other_cpu_s"], 0.3 * self.SPIN_S, "the root's own tree is no load")
+
+
 class CompareTest(unittest.TestCase):
     def test_within_tolerance(self):
         expected = torch.linspace(-1, 1, 100)
@@ -530,7 +565,7 @@ class BusyMachineBoundTest(unittest.TestCase):
         windows = []
 
         class Window:
-            def __init__(self):
+            def __init__(self, roots=None):
                 windows.append(self)
 
             def finish(self):

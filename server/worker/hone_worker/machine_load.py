@@ -58,17 +58,33 @@ def _tree_jiffies(root: int) -> int:
     return total
 
 
-class LoadWindow:
-    """Started at construction; finish() says what other processes did since."""
+def _own_jiffies(pid: int) -> int:
+    """CPU jiffies of one process alone (utime + stime: not the children it reaped)."""
+    with open(f"/proc/{pid}/stat") as f:
+        text = f.read()
+    fields = text[text.rindex(")") + 2:].split()
+    return int(fields[11]) + int(fields[12])
 
-    def __init__(self) -> None:
+
+class LoadWindow:
+    """Started at construction; finish() says what other processes did since. `roots`: whose
+    process trees are not "other" besides this process itself (the candidate under test); the
+    rest of this process's tree then counts as load (the pool warming the next runner, a runner
+    still exiting: they share the CPUs and the memory bandwidth with the timed loop). Without
+    roots, this process's whole tree is not "other"."""
+
+    def __init__(self, roots=None) -> None:
+        self._roots = list(roots) if roots is not None else None
         self._start = self._sample()
 
-    @staticmethod
-    def _sample():
+    def _sample(self):
         try:
             busy, cpus = _system_busy()
-            return time.perf_counter(), busy, cpus, _tree_jiffies(os.getpid())
+            if self._roots is None:
+                own = _tree_jiffies(os.getpid())
+            else:
+                own = _own_jiffies(os.getpid()) + sum(_tree_jiffies(r) for r in self._roots)
+            return time.perf_counter(), busy, cpus, own
         except (OSError, ValueError, IndexError):
             return None
 

@@ -268,7 +268,7 @@ class TimedRun:
         cost = loop_cost(mode, False)
         retries = 0
         while True:
-            load = LoadWindow()
+            load = LoadWindow(self._load_roots())
             try:
                 best = self._pass(mode, reps, cost)
                 break
@@ -293,7 +293,7 @@ class TimedRun:
                and time.perf_counter() - started < REMEASURE_S):
             again_count += 1
             self.progress(f"{mode} time noisy ({100 * _spread(best.samples_us):.0f}% spread): measuring again")
-            load = LoadWindow()
+            load = LoadWindow(self._load_roots())
             try:
                 again = self._pass(mode, reps, cost)
             except CandidateFailure as failure:
@@ -306,6 +306,11 @@ class TimedRun:
             if not helped:
                 break
         return best
+
+    def _load_roots(self) -> List[int]:
+        """The candidate's process (its tree is the measured work, not load on the machine)."""
+        process = getattr(getattr(self, "session", None), "process", None)
+        return [process.pid] if process is not None else []
 
     def _withheld(self, mode: str, failure: CandidateFailure, machine: Optional[dict],
                   retries: int) -> Optional[TimingWithheld]:
