@@ -458,6 +458,14 @@ class BoundsTest(unittest.TestCase):
         self.assertIsNone(cache.get(("python", "cpu")))
 
 
+def stub_session(notes=None):
+    """A candidate session for a TimedRun made without one: its notes appended to `notes`; its
+    process is this one (the tree a load window leaves out)."""
+    process = type("P", (), {"pid": os.getpid()})()
+    return type("S", (), {"note": lambda self, text: (notes.append(text) if notes is not None else None),
+                          "process": process})()
+
+
 class BoundedPassRetryTest(unittest.TestCase):
     """A pass the bounds reject is taken again (up to BOUND_RETRIES times) against the null loop
     measured again: a machine that got busier since the null loop was measured is no claim of the
@@ -471,7 +479,7 @@ class BoundedPassRetryTest(unittest.TestCase):
         (True: measured again)."""
         run = timed_runs.TimedRun.__new__(timed_runs.TimedRun)
         notes = []
-        run.session = type("S", (), {"note": lambda self, text: notes.append(text)})()
+        run.session = stub_session(notes)
         run.progress = lambda text: None
         run.device = parse_device("cpu")
         fresh = list(fresh_costs)
@@ -514,6 +522,7 @@ class BoundedPassRetryTest(unittest.TestCase):
     def test_cpu_time_beside_the_loop_is_not_taken_again(self):
         # The kernel's accounting of the candidate's threads is no clock a busy machine slows.
         run = timed_runs.TimedRun.__new__(timed_runs.TimedRun)
+        run.session = stub_session()
         run.progress = lambda text: None
         passes = []
 
@@ -553,7 +562,7 @@ class BusyMachineBoundTest(unittest.TestCase):
         (the null loop, measured again or not, says NULL_US); every pass's load window says
         `machine`. Returns the pass and the windows opened."""
         run = timed_runs.TimedRun.__new__(timed_runs.TimedRun)
-        run.session = type("S", (), {"note": lambda self, text: None})()
+        run.session = stub_session()
         run.progress = lambda text: None
         run.device = parse_device("cpu")
         run.slot_count, run.flush_bytes, run._copy_us, run._others_us = 1000, 1, 0.0, None
@@ -705,25 +714,26 @@ class KernelRecordsTest(unittest.TestCase):
                     acts.append(records.Activity(name, 7, t, t + d, kind))
                     t += d
             return acts
-        self.assertIsNone(kernel_records.work_among_inputs(trace(None), 2, True))
+        self.assertIsNone(kernel_records.work_among_inputs(trace(None), True))
         # A kernel of the candidate's on the caller's stream after the inputs are made: it reads
         # them and computes the call's output before the timer starts; copy_out then is all the call does.
-        why = kernel_records.work_among_inputs(trace(("precompute", 40.0, "kernel")), 2, True)
+        why = kernel_records.work_among_inputs(trace(("precompute", 40.0, "kernel")), True)
         self.assertIn("precompute (kernel, stream 7, 40.0 us)", why)
         self.assertIn("escapes the timer", why)
         # Between the two mixes, too; and without a flush, up to the last mix.
         between = trace(None)
         first_mix = next(a for a in between[8:] if a.name == "hone_mix")  # call 1's first mix
         between.append(records.Activity("peek", 7, first_mix.end_us - 0.5, first_mix.end_us - 0.1))
-        self.assertIn("peek", kernel_records.work_among_inputs(between, 2, True))
+        self.assertIn("peek", kernel_records.work_among_inputs(between, True))
         self.assertIsNone(kernel_records.work_among_inputs([a for a in trace(("late", 5.0, "kernel"))
-                                                            if a.name != "hone_flush"], 2, False))
+                                                            if a.name != "hone_flush"], False))
         # No mixes: nothing marks where a call's inputs begin.
-        self.assertIsNone(kernel_records.work_among_inputs(trace(("precompute", 40.0, "kernel")), 0, True))
+        unmixed = [a for a in trace(("precompute", 40.0, "kernel")) if a.name != "hone_mix"]
+        self.assertIsNone(kernel_records.work_among_inputs(unmixed, True))
 
     def test_a_timed_op_with_side_stream_work_is_rejected_even_when_records_cannot_be_attributed(self):
         run = timed_runs.TimedRun.__new__(timed_runs.TimedRun)
-        run.session = type("S", (), {"note": lambda self, text: None})()
+        run.session = stub_session()
         run.flush_bytes, run.sets = 1, type("Sets", (), {"mixed": []})()
         acts = held_trace([[("copy_out", 2.0)]] * 3, side=(1, "precompute", 1.0, 80.0))
         reply = {"activities": [{"name": a.name, "stream": a.stream, "start_us": a.start_us, "end_us": a.end_us,
@@ -783,7 +793,7 @@ class KernelRecordsTest(unittest.TestCase):
         """TimedRun._pass of mode device over `replies` (one per op), the ops simulated."""
         run = timed_runs.TimedRun.__new__(timed_runs.TimedRun)
         notes = []
-        run.session = type("S", (), {"note": lambda self, text: notes.append(text)})()
+        run.session = stub_session(notes)
         run.device = parse_device("cpu")
         run.slot_count, run.flush_bytes = 1000, 1 if flush else 0
         run._held_calls = lambda: 1000
@@ -797,7 +807,7 @@ class KernelRecordsTest(unittest.TestCase):
 
     def test_a_cpu_op_whose_other_threads_worked_beside_the_calls_is_rejected(self):
         run = timed_runs.TimedRun.__new__(timed_runs.TimedRun)
-        run.session = type("S", (), {"note": lambda self, text: None})()
+        run.session = stub_session()
         run.device = parse_device("cpu")
         run.slot_count, run.flush_bytes = 1000, 1
         run.sets = type("Sets", (), {"draw": lambda self: None, "mixed": ()})()
@@ -912,7 +922,7 @@ class KernelCountersTest(unittest.TestCase):
         """TimedRun._count_kernels after a device pass of `records_us` (events `events_us`)."""
         run = timed_runs.TimedRun.__new__(timed_runs.TimedRun)
         notes = []
-        run.session = type("S", (), {"note": lambda self, text: notes.append(text)})()
+        run.session = stub_session(notes)
         run.slot_count, run.flush_bytes, run.extra = 1000, 1, {}
         run.sets = type("Sets", (), {"draw": lambda self: None, "mixed": (),
                                      "overwrite_one": lambda self, entries: entries})()

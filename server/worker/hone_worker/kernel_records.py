@@ -91,10 +91,10 @@ def off_caller_stream(activities: Sequence[Activity]) -> Optional[str]:
     (a kernel that starts inside one call and computes later calls' outputs while the runner
     flushes and writes their inputs counts in that one call alone, and the median hides it). On
     the caller's stream nothing overlaps the loop: stream order puts it between hone's own work."""
-    holds = [a for a in activities if a.name == HOLD]
-    if len(holds) != 1:
+    hold = _the_hold(activities)
+    if hold is None:
         return None  # not attributable: the pass takes the events (per_call_work says why)
-    caller = holds[0].stream
+    caller = hold.stream
     side = [a for a in activities if a.name not in _HONE and a.stream != caller]
     if not side:
         return None
@@ -106,23 +106,22 @@ def off_caller_stream(activities: Sequence[Activity]) -> Optional[str]:
             "inputs, where no call's timer sees it; enqueue the call's work on the caller's current stream")
 
 
-def work_among_inputs(activities: Sequence[Activity], mixes: int, flushed: bool) -> Optional[str]:
+def work_among_inputs(activities: Sequence[Activity], flushed: bool) -> Optional[str]:
     """Why a held op's records show the candidate's work where no timer looks, or None: between a
     call's first hone_mix (its fresh inputs being made) and its flush (without a flush: its last
     hone_mix), where only hone's mixes run. A kernel placed there (on the caller's stream, by a
     candidate that hooks the runner) reads the call's finished inputs and can compute its output
     before the call's timer starts. Before the first mix stand hone's own copies of the previous
-    result (python runner), which cannot see the next inputs; after the flush the call's window."""
-    if mixes < 1:
-        return None
-    holds = [a for a in activities if a.name == HOLD]
-    if len(holds) != 1:
+    result (python runner), which cannot see the next inputs; after the flush the call's window.
+    Calls without fresh inputs (no hone_mix) have no such span."""
+    hold = _the_hold(activities)
+    if hold is None:
         return None  # not attributable: per_call_work says why
-    caller = holds[0].stream
+    caller = hold.stream
     ordered = sorted(activities, key=lambda a: (a.start_us, a.end_us))
     on_caller = [a for a in ordered if a.stream == caller]
     markers = [a for a in on_caller if a.name == MARKER]
-    spans, previous_end = [], holds[0].end_us
+    spans, previous_end = [], hold.end_us
     for bound in [m.start_us for m in markers] + [float("inf")]:  # each call's region, then what follows the last
         region = [a for a in on_caller if previous_end - SLACK_US <= a.start_us < bound]
         mixed = [a for a in region if a.name == MIX]
@@ -138,6 +137,12 @@ def work_among_inputs(activities: Sequence[Activity], mixes: int, flushed: bool)
                     "while hone was making a call's inputs, before the call's flush and timer; the candidate's work "
                     "belongs inside its call")
     return None
+
+
+def _the_hold(activities: Sequence[Activity]) -> Optional[Activity]:
+    """The op's one hone_hold (it marks the caller's stream), or None."""
+    holds = [a for a in activities if a.name == HOLD]
+    return holds[0] if len(holds) == 1 else None
 
 
 def _busy_us(work: Sequence[Activity]) -> float:

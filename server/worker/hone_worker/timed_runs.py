@@ -268,17 +268,12 @@ class TimedRun:
         cost = loop_cost(mode, False)
         retries = 0
         while True:
-            load = LoadWindow(self._load_roots())
             try:
-                best = self._pass(mode, reps, cost)
+                best = self._bounded_pass(mode, reps, cost, retries, last=retries == BOUND_RETRIES)
                 break
             except CandidateFailure as failure:
-                if failure.check != "timing_bounded" or "cpu_beside_loop_us" in failure.evidence or cost is None:
-                    raise
-                if retries == BOUND_RETRIES:
-                    withheld = self._withheld(mode, failure, load.finish(), retries)
-                    if withheld is not None:
-                        raise withheld from failure
+                if (failure.check != "timing_bounded" or "cpu_beside_loop_us" in failure.evidence or cost is None
+                        or retries == BOUND_RETRIES):
                     raise
                 retries += 1
                 self.progress(f"{mode} time below what the judge's clock allows: measuring the null loop and the "
@@ -293,24 +288,26 @@ class TimedRun:
                and time.perf_counter() - started < REMEASURE_S):
             again_count += 1
             self.progress(f"{mode} time noisy ({100 * _spread(best.samples_us):.0f}% spread): measuring again")
-            load = LoadWindow(self._load_roots())
-            try:
-                again = self._pass(mode, reps, cost)
-            except CandidateFailure as failure:
-                withheld = self._withheld(mode, failure, load.finish(), 0)
-                if withheld is not None:
-                    raise withheld from failure
-                raise
+            again = self._bounded_pass(mode, reps, cost, 0, last=True)
             helped = _spread(again.samples_us) < REMEASURE_GAIN * _spread(best.samples_us)
             best = min(best, again, key=lambda p: _spread(p.samples_us))
             if not helped:
                 break
         return best
 
-    def _load_roots(self) -> List[int]:
-        """The candidate's process (its tree is the measured work, not load on the machine)."""
-        process = getattr(getattr(self, "session", None), "process", None)
-        return [process.pid] if process is not None else []
+    def _bounded_pass(self, mode: str, reps: int, cost: Optional[bounding.LoopCost], retries: int,
+                      last: bool) -> Pass:
+        """One pass; when it is the `last` try and its bounds reject it, the rejection becomes
+        TimingWithheld where the machine's load during it explains the gap (_withheld). The load
+        window leaves out the candidate's own tree (its work is what is measured)."""
+        load = LoadWindow([self.session.process.pid])
+        try:
+            return self._pass(mode, reps, cost)
+        except CandidateFailure as failure:
+            withheld = self._withheld(mode, failure, load.finish(), retries) if last else None
+            if withheld is not None:
+                raise withheld from failure
+            raise
 
     def _withheld(self, mode: str, failure: CandidateFailure, machine: Optional[dict],
                   retries: int) -> Optional[TimingWithheld]:
@@ -450,7 +447,7 @@ class TimedRun:
         beside = None
         if activities is not None:
             beside = (kernel_records.off_caller_stream(activities) or
-                      kernel_records.work_among_inputs(activities, len(self.sets.mixed), self.flush_bytes > 0))
+                      kernel_records.work_among_inputs(activities, self.flush_bytes > 0))
         if beside:
             raise CandidateFailure("rejected", beside, check="timer_covers_work")
         if result.records_note:
