@@ -54,6 +54,16 @@ class CheckTimingTest(WorkerTestCase):
         self.assertFalse(result["correctness"]["checks"]["timed_calls_verified"])
         self.assertTrue(result["correctness"]["checks"]["fresh_inputs"])  # it passed the correctness trials
 
+    def test_two_output_slots_are_enough(self):
+        # An output too large for more than two slots (a KernelBench level-1 task on the GPU: 6 GiB
+        # of ReLU output against the 8 GiB the slots may take) leaves one slot for the timed calls;
+        # max_reps 1 makes the same two slots here.
+        result = self.check_result(TASKS / "relu.cpp", TASKS / "relu.py",
+                                   policy={"warmup_ms": 1, "rep_ms": 1, "min_reps": 1, "max_reps": 1})
+        self.assertEqual(result["status"], "correct", result.get("reason"))
+        self.assertEqual(result["timing"]["reps"], 1)
+        self.assertGreater(result["timing"]["p50_us"], 0)
+
     def test_no_timing_when_the_policy_says_so(self):
         result = self.check_result(TASKS / "relu.cpp", TASKS / "relu.py", policy={"timing": False})
         self.assertNotIn("timing", result)
@@ -73,6 +83,15 @@ class TimeReferenceTest(WorkerTestCase):
         self.assertEqual(result["busy_machine"], result["machine_load"]["busy"])
         self.assertGreater(result["machine_load"]["seconds"], 0)
         self.assertTrue(any("loading a reference-form candidate" in line for line in self.worker.stderr))
+
+    def test_two_output_slots_are_enough(self):
+        # As CheckTimingTest's: 9_Tall_skinny, 19_ReLU and 33_BatchNorm of KernelBench level 1 had no
+        # baseline on the H200 (IndexError in the estimate, which asked for three slots).
+        result = self.worker.result("time_reference", {"task": str(TASKS / "relu.py"), "device": "cpu", "mode": "eager",
+                                                       "policy": {"rep_ms": 1, "warmup_ms": 1, "min_reps": 1,
+                                                                  "max_reps": 1}})
+        self.assertEqual(result["timing"]["reps"], 1)
+        self.assertGreater(result["timing"]["p50_us"], 0)
 
     def test_a_busy_machine_is_measured_again_and_said_noisy(self):
         # More spinners than CPUs, outside the worker's tree: the load is seen however quiet the spread.

@@ -93,6 +93,23 @@ class Device:
             return True
 
 
+CACHE_KEPT_BYTES = 1 << 30  # cached CUDA memory the judge keeps between requests
+
+
+def release_cached_memory() -> None:
+    """Gives the judge's cached CUDA blocks back to the driver after a request when they exceed
+    CACHE_KEPT_BYTES. torch's caching allocator keeps what a check's input sets, reference outputs
+    and copies took (GiBs for a KernelBench level-1 task): the long-lived judge would hold them
+    while the next check's shared arenas (cuMemCreate) and its candidate processes, which cannot
+    use that cache, run out of memory (2 of 141 GiB free on the H200 after three such tasks)."""
+    if not torch.cuda.is_available() or not torch.cuda.is_initialized():
+        return
+    for index in range(torch.cuda.device_count()):
+        if torch.cuda.memory_reserved(index) - torch.cuda.memory_allocated(index) > CACHE_KEPT_BYTES:
+            with torch.cuda.device(index):
+                torch.cuda.empty_cache()
+
+
 def parse_device(spec) -> Device:
     """Device named by a request ("cpu", "cuda", "cuda:1", "meta"); Unsupported if absent here."""
     if not isinstance(spec, str) or not spec:

@@ -48,6 +48,8 @@ def _prestart(torch) -> None:
 
 
 def _serve(channel: Channel, methods: dict) -> int:
+    from .devices import release_cached_memory
+
     while True:
         try:
             message = channel.read()
@@ -61,6 +63,7 @@ def _serve(channel: Channel, methods: dict) -> int:
         params = message.get("params") or {}
         reply, restart = _dispatch(channel, methods, request_id, method, params)
         channel.send(reply)
+        release_cached_memory()
         if method == "shutdown" and "result" in reply:
             return EXIT_OK
         if restart:
@@ -87,6 +90,7 @@ def _dispatch(channel: Channel, methods: dict, request_id, method, params) -> tu
         return {"id": request_id, "error": error}, restart
     except Exception as exc:  # noqa: BLE001 - a bug in the worker must not end the process
         error = {"code": "internal", "message": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()}
+        log(f"internal error in {method}: {error['traceback']}")  # the engine shows the message only
         restart = _context_broken(params)
         if restart:
             error["restart_required"] = True

@@ -228,11 +228,13 @@ class TimedRun:
                        "settled": reply.get("settled"), "judge_ms": elapsed_us / 1000.0,
                        "cold": cold, "min_ms": min(self._settle_min_ms, settle_ms)}
         # What one iteration (input copy, flush, call) costs on the judge's clock, settling done.
-        reply, _ = self._op("call", [self.sets.draw() for _ in range(ESTIMATE_CALLS)], 0, 0.0, None, "estimate")
-        claimed = _times(reply, ESTIMATE_CALLS)
+        # As many calls as the slots hold (two slots, one timed call, for an output of GiBs).
+        estimate_calls = min(ESTIMATE_CALLS, self.slot_count - 1)
+        reply, _ = self._op("call", [self.sets.draw() for _ in range(estimate_calls)], 0, 0.0, None, "estimate")
+        claimed = _times(reply, estimate_calls)
         clock.lap("estimate")
         # Budgets are wall time (what the user waits), waits for a CPU included.
-        iteration_ms = max(sorted(claimed)[len(claimed) // 2], self._wall_us / ESTIMATE_CALLS, 1.0) / 1000.0
+        iteration_ms = max(sorted(claimed)[len(claimed) // 2], self._wall_us / estimate_calls, 1.0) / 1000.0
         warmup = int(clamp(self.policy.warmup_ms / iteration_ms, 1, self.policy.max_reps))
         reps = int(clamp(self.policy.rep_ms / iteration_ms, self.policy.min_reps, self.policy.max_reps))
         self._op("call", [self.sets.draw()], warmup, 0.0, None, "warm-up")
