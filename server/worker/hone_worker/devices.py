@@ -102,7 +102,7 @@ def release_cached_memory() -> None:
     and copies took (GiBs for a KernelBench level-1 task): the long-lived judge would hold them
     while the next check's shared arenas (cuMemCreate) and its candidate processes, which cannot
     use that cache, run out of memory (2 of 141 GiB free on the H200 after three such tasks)."""
-    if not torch.cuda.is_available() or not torch.cuda.is_initialized():
+    if not torch.cuda.is_initialized():  # nothing of CUDA used yet (and no driver call to ask)
         return
     for index in range(torch.cuda.device_count()):
         if torch.cuda.memory_reserved(index) - torch.cuda.memory_allocated(index) > CACHE_KEPT_BYTES:
