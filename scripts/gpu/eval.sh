@@ -86,7 +86,7 @@ quiet "after hone check tasks/*.cu"
 # 4. KernelBench level-1 eager baselines, one process (one worker) for all ten tasks.
 kb_args=()
 for t in $TASKS; do kb_args+=("$KB/level1/$t.py"); done
-timeout 120 "$HONE_BIN/hone" task "${kb_args[@]}" --device cuda --time eager --json > "$OUT/eval/kernelbench_eager.jsonl" \
+timeout 170 "$HONE_BIN/hone" task "${kb_args[@]}" --device cuda --time eager --json > "$OUT/eval/kernelbench_eager.jsonl" \
   2> "$OUT/eval/kernelbench_eager.err"
 rc=$?
 step "KernelBench level-1 eager baselines" "rc=$rc"
