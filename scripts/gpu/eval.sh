@@ -7,7 +7,8 @@
 # 3) `hone check` of every CUDA example with both baselines (eager and torch.compile), JSON
 # validated against the schema (or kept for validation on the build machine); 4) eager baselines of
 # ten KernelBench level-1 tasks beside KernelBench's published H100 numbers. Logs and JSON land in
-# $OUT/eval/. About 4 minutes: give it HONE_TIMEOUT_eval=300.
+# $OUT/eval/. About 4 minutes: give it HONE_TIMEOUT_eval=300. HONE_EVAL_LATENCY=0 leaves out 1,
+# HONE_EVAL_KB_ONLY=1 runs 4 alone.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 : "${HONE_BIN:?}" "${OUT:?}" "${PY:=python3}"
@@ -36,6 +37,9 @@ else
   step "bench/check_latency" "SKIPPED (HONE_EVAL_LATENCY=0)"
 fi
 
+if [ "${HONE_EVAL_KB_ONLY:-0}" = 1 ]; then  # HONE_EVAL_KB_ONLY=1: step 4 alone (a call short of device time)
+  step "engine, adversarial, hone check tasks" "SKIPPED (HONE_EVAL_KB_ONLY=1)"
+else
 # 2. The CUDA examples build in the background (torch-form builds take ~30 s each on one core)
 # while the engine's GPU tests and the adversarial cases run.
 ls tasks/*.cu | xargs -P 8 -I{} "$HONE_BIN/hone" build {} --python "$PYTHON" > "$OUT/eval/prebuild.log" 2>&1 &
@@ -83,6 +87,8 @@ print(f"torch.compile baselines: {'all present' if missing == 0 else f'{missing}
 EOF
 
 quiet "after hone check tasks/*.cu"
+fi
+
 # 4. KernelBench level-1 eager baselines, one process (one worker) for all ten tasks.
 kb_args=()
 for t in $TASKS; do kb_args+=("$KB/level1/$t.py"); done
