@@ -24,7 +24,7 @@ from hone_worker.candidate_process import Reply  # noqa: E402
 from hone_worker.policy import Policy  # noqa: E402
 from hone_worker.task import load_task  # noqa: E402
 from hone_worker.timed_checks import SlotChecker  # noqa: E402
-from hone_worker.variation import InputSets  # noqa: E402
+from hone_worker.variation import InputSets, sets_fitting  # noqa: E402
 from hone_worker.devices import Device, parse_device  # noqa: E402
 from hone_worker.errors import BadRequest, WorkerError  # noqa: E402
 
@@ -1017,6 +1017,24 @@ class ProfileChildModelNewTest(unittest.TestCase):
             with self.assertRaises(KernelError) as raised:
                 profile._modelnew_call(spec, str(self.KB / "linear_relu.py"), parse_device("cpu"), [torch.zeros(8, 16)])
             self.assertIn("ModelNew", raised.exception.message)
+
+
+class SetsFittingTest(unittest.TestCase):
+    GiB = 1 << 30
+
+    def test_small_tasks_keep_three_sets(self):
+        self.assertEqual(sets_fitting(70 * self.GiB, 4 << 20, 4 << 20), 3)
+
+    def test_a_kernelbench_sized_task_keeps_two_on_an_h100(self):
+        # 19_ReLU of KernelBench level 1: 6 GiB in and out; the H100's judge held 66 GiB with three
+        # sets and the runner ran out of memory. Two sets, never fewer, however short the device.
+        self.assertEqual(sets_fitting(66 * self.GiB, 6 * self.GiB, 6 * self.GiB), 2)
+        self.assertEqual(sets_fitting(1 * self.GiB, 6 * self.GiB, 6 * self.GiB), 2)
+
+    def test_the_outputs_count_too(self):
+        # 47_Sum: 8 GiB in, 2 MiB out, fits three sets on an H200; the same input with an output as large does not.
+        self.assertEqual(sets_fitting(130 * self.GiB, 8 * self.GiB, 2 << 20), 3)
+        self.assertEqual(sets_fitting(130 * self.GiB, 8 * self.GiB, 8 * self.GiB), 2)
 
 
 class InputSetsTest(unittest.TestCase):

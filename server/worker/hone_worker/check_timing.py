@@ -3,6 +3,7 @@ slots shared with the candidate process), so that a runner which times the null 
 load (hone-runner) measures the loop's own cost in the very process the candidate then runs in;
 other runners get a clean process of the same kind for it. Measured after correctness. The null
 loop's cost is reused for the same buffers for a while (hone_worker/bounds.py)."""
+import math
 from typing import Callable, Dict, List, Optional
 
 import torch
@@ -11,7 +12,7 @@ from . import bounds
 from .candidate_session import CandidateSession, Deadline
 from .channel import log
 from .correctness import output_tolerances
-from .devices import Device
+from .devices import Device, release_cached_memory
 from .exchange import SharedMemory
 from .faults import CandidateFailure
 from .instance import build_instance, clone_args, run_reference
@@ -35,12 +36,15 @@ class TimingStage:
         self.session, self.memory, self.device, self.deadline = session, memory, device, deadline
         seed = policy.seeds[0]
         instance = build_instance(task, device, seed, model_seed)
-        sets = InputSets(task, device, instance.inputs, pool_size(instance.inputs, device), seed)
+        outputs = [(getattr(torch, o.dtype), o.shape) for o in signature.outputs]
+        output_bytes = sum(torch.empty((), dtype=d).element_size() * math.prod(shape) for d, shape in outputs)
+        sets = InputSets(task, device, instance.inputs, pool_size(instance.inputs, device, output_bytes), seed)
         checker = SlotChecker(lambda inputs: run_reference(instance, inputs), output_tolerances(task, signature, policy),
                               raw, policy.verify_ms, policy.spot_checks)
-        outputs = [(getattr(torch, o.dtype), o.shape) for o in signature.outputs]
         self.run = TimedRun(session, memory, device, sets, instance.inputs + ([] if model_seed is not None else clone_args(instance.params)),
                             len(instance.inputs), outputs, policy, checker, progress)
+        instance.inputs = []  # in the timed buffers now; the checker passes every call's own inputs
+        release_cached_memory()  # for the runner, which cannot use torch's cache
         self._costs: Dict[str, bounds.LoopCost] = {}
         self._nulls: List[CandidateSession] = []
 

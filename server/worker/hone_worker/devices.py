@@ -97,8 +97,8 @@ CACHE_KEPT_BYTES = 1 << 30  # cached CUDA memory the judge keeps between request
 
 
 def release_cached_memory() -> None:
-    """Gives the judge's cached CUDA blocks back to the driver after a request when they exceed
-    CACHE_KEPT_BYTES. torch's caching allocator keeps what a check's input sets, reference outputs
+    """Gives the judge's cached CUDA blocks back to the driver (after a request, and in a timing
+    run once its large copies are dropped) when they exceed CACHE_KEPT_BYTES. torch's caching allocator keeps what a check's input sets, reference outputs
     and copies took (GiBs for a KernelBench level-1 task): the long-lived judge would hold them
     while the next check's shared arenas (cuMemCreate) and its candidate processes, which cannot
     use that cache, run out of memory (2 of 141 GiB free on the H200 after three such tasks)."""

@@ -147,7 +147,7 @@ class TimedRun:
         self.session, self.memory, self.device, self.sets = session, memory, device, sets
         self.policy, self.checker, self.progress = policy, checker, progress
         self.n_inputs = n_inputs
-        self.values = list(values)
+        self.params = list(values[n_inputs:])  # the inputs themselves are the caller's (and soon the sets')
         self.targets = ArgBuffers(memory, values)
         self.targets.write(values)
         self._set_regions = [memory.region(arg_specs(s)) for s in sets.sets]
@@ -528,7 +528,7 @@ class TimedRun:
         if not entries:
             return
         last = self.sets.rebuild(entries[-1])
-        expected = last + self.values[self.n_inputs:]
+        expected = last + self.params
         for i, (view, value) in enumerate(zip(self.targets.views, expected)):
             if view is not None and not bitwise_equal(view, value):
                 raise CandidateFailure("incorrect", f"forward modified its arguments during the timed calls "

@@ -140,11 +140,29 @@ def _sorted_rows(t: torch.Tensor) -> bool:
     return bool((t[..., 1:] >= t[..., :-1]).all())
 
 
-def pool_size(targets: list, device: Device, wanted: int = 3) -> int:
-    """How many input sets to keep: `wanted`, fewer when the device is short of memory."""
+# What one timing run holds on the device, in copies of the inputs' and the outputs' bytes, to
+# choose how many input sets fit (pool_size): each set twice (the judge's private copy and its
+# copy in the memory shared with the runner), the timed buffers and a verified call's rebuilt
+# input, two output slots at least, the judge's copy of one and the reference's output while it
+# verifies it; the runner's process needs about an output of its own beside them.
+SET_COPIES, INPUT_COPIES, OUTPUT_COPIES = 2, 2, 5
+PLANNED_SHARE = 0.6  # of the device's free memory a timing run plans for (allocator slack, the runner's workspace)
+
+
+def pool_size(targets: list, device: Device, output_bytes: int = 0, wanted: int = 3) -> int:
+    """How many input sets to keep: `wanted`, fewer (two at least) when the whole timing run's
+    copies would not fit the device's free memory with them. A KernelBench level-1 task with 6 GiB
+    of input and of output took 66 GiB of an 80 GiB H100 with three sets, and its runner ran out of
+    memory; with two it leaves the runner room."""
     input_bytes = sum(t.numel() * t.element_size() for t in targets if isinstance(t, torch.Tensor))
     if input_bytes == 0 or not device.is_cuda:
         return wanted
     free, _ = torch.cuda.mem_get_info(device.index)
-    fitting = int(free * 0.25 // input_bytes)
-    return max(2, min(wanted, fitting))
+    return sets_fitting(free, input_bytes, output_bytes, wanted)
+
+
+def sets_fitting(free: int, input_bytes: int, output_bytes: int, wanted: int = 3) -> int:
+    """pool_size's rule on numbers: the sets whose copies fit PLANNED_SHARE of `free` bytes beside
+    the run's other copies, between 2 and `wanted`."""
+    room = free * PLANNED_SHARE - INPUT_COPIES * input_bytes - OUTPUT_COPIES * output_bytes
+    return int(max(2, min(wanted, room // (SET_COPIES * max(1, input_bytes)))))
