@@ -1026,7 +1026,7 @@ class SetsFittingTest(unittest.TestCase):
         self.assertEqual(sets_fitting(70 * self.GiB, 4 << 20, 4 << 20), 3)
 
     def test_a_kernelbench_sized_task_keeps_two_on_an_h100(self):
-        # 19_ReLU of KernelBench level 1: 6 GiB in and out; the H100's judge held 66 GiB with three
+        # 19_ReLU of KernelBench level 1: 6 GiB in and out; the H100's judge held 61 GiB with three
         # sets and the runner ran out of memory. Two sets, never fewer, however short the device.
         self.assertEqual(sets_fitting(66 * self.GiB, 6 * self.GiB, 6 * self.GiB), 2)
         self.assertEqual(sets_fitting(1 * self.GiB, 6 * self.GiB, 6 * self.GiB), 2)

@@ -98,10 +98,11 @@ CACHE_KEPT_BYTES = 1 << 30  # cached CUDA memory the judge keeps between request
 
 def release_cached_memory() -> None:
     """Gives the judge's cached CUDA blocks back to the driver (after a request, and in a timing
-    run once its large copies are dropped) when they exceed CACHE_KEPT_BYTES. torch's caching allocator keeps what a check's input sets, reference outputs
-    and copies took (GiBs for a KernelBench level-1 task): the long-lived judge would hold them
-    while the next check's shared arenas (cuMemCreate) and its candidate processes, which cannot
-    use that cache, run out of memory (2 of 141 GiB free on the H200 after three such tasks)."""
+    run once its large copies are dropped) when they exceed CACHE_KEPT_BYTES. torch's caching
+    allocator keeps what a check's input sets, reference outputs and copies took (GiBs for a
+    KernelBench level-1 task): the long-lived judge would hold them while the next check's shared
+    arenas (cuMemCreate) and its candidate processes, which cannot use that cache, run out of
+    memory (2 of 141 GiB free on the H200 after three such tasks)."""
     if not torch.cuda.is_initialized():  # nothing of CUDA used yet (and no driver call to ask)
         return
     for index in range(torch.cuda.device_count()):

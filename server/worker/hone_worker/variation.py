@@ -152,8 +152,8 @@ PLANNED_SHARE = 0.6  # of the device's free memory a timing run plans for (alloc
 def pool_size(targets: list, device: Device, output_bytes: int = 0, wanted: int = 3) -> int:
     """How many input sets to keep: `wanted`, fewer (two at least) when the whole timing run's
     copies would not fit the device's free memory with them. A KernelBench level-1 task with 6 GiB
-    of input and of output took 66 GiB of an 80 GiB H100 with three sets, and its runner ran out of
-    memory; with two it leaves the runner room."""
+    of input and of output had the judge hold 61 GiB of an 80 GiB H100 with three sets, and its
+    runner ran out of memory; two sets leave the runner room."""
     input_bytes = sum(t.numel() * t.element_size() for t in targets if isinstance(t, torch.Tensor))
     if input_bytes == 0 or not device.is_cuda:
         return wanted
