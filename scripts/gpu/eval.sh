@@ -100,7 +100,7 @@ step "KernelBench level-1 eager baselines" "rc=$rc"
 "$PYTHON" - "$OUT/eval/kernelbench_eager.jsonl" "$KB/baselines/H100_Modal/baseline_time_torch.json" <<'EOF'
 import json, os, sys
 published = json.load(open(sys.argv[2]))["level1"]
-print(f"{'task':<42} {'H200 hone p50':>14} {'H100 KernelBench':>17} {'ratio':>6}")
+print(f"{'task':<42} {'hone p50 here':>14} {'H100 KernelBench':>17} {'ratio':>6}")
 for line in open(sys.argv[1]):
     r = json.loads(line)
     name = os.path.basename(r.get("task", "?"))
@@ -109,6 +109,9 @@ for line in open(sys.argv[1]):
     ours = f"{t['p50_us'] / 1000:.3f} ms" if t else "n/a"
     ratio = f"{h100 / (t['p50_us'] / 1000):.2f}" if t and h100 else "-"
     print(f"{name:<42} {ours:>14} {(str(h100) + ' ms') if h100 else '-':>17} {ratio:>6}")
+    if not t:  # why there is no time: the worker's reason, or the task's own error
+        why = (r.get("reference_unavailable") or {}).get("eager") or r.get("error") or "no reference time"
+        print(f"    {str(why)[:150]}")
 print("(KernelBench: mean of 100 CUDA-event trials, no L2 flush; hone: median, L2 flushed before each call)")
 EOF
 
