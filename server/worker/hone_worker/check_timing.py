@@ -3,7 +3,6 @@ slots shared with the candidate process), so that a runner which times the null 
 load (hone-runner) measures the loop's own cost in the very process the candidate then runs in;
 other runners get a clean process of the same kind for it. Measured after correctness. The null
 loop's cost is reused for the same buffers for a while (hone_worker/bounds.py)."""
-import math
 from typing import Callable, Dict, List, Optional
 
 import torch
@@ -21,7 +20,7 @@ from .sessions import null_session
 from .signature import Signature
 from .task import Task
 from .timed_checks import SlotChecker
-from .timed_runs import Outcome, TimedRun
+from .timed_runs import Outcome, TimedRun, outputs_bytes
 from .variation import InputSets, pool_size
 
 PRELOAD_NULL_RUNNERS = ("native",)  # runners whose forward is the null form until a load
@@ -37,8 +36,7 @@ class TimingStage:
         seed = policy.seeds[0]
         instance = build_instance(task, device, seed, model_seed)
         outputs = [(getattr(torch, o.dtype), o.shape) for o in signature.outputs]
-        output_bytes = sum(torch.empty((), dtype=d).element_size() * math.prod(shape) for d, shape in outputs)
-        sets = InputSets(task, device, instance.inputs, pool_size(instance.inputs, device, output_bytes), seed)
+        sets = InputSets(task, device, instance.inputs, pool_size(instance.inputs, device, outputs_bytes(outputs)), seed)
         checker = SlotChecker(lambda inputs: run_reference(instance, inputs), output_tolerances(task, signature, policy),
                               raw, policy.verify_ms, policy.spot_checks)
         self.run = TimedRun(session, memory, device, sets, instance.inputs + ([] if model_seed is not None else clone_args(instance.params)),

@@ -28,8 +28,8 @@ def _system_busy() -> Tuple[int, int]:
     return busy, max(cpus, 1)
 
 
-def _processes() -> Dict[int, Tuple[int, int]]:
-    """pid -> (parent pid, CPU jiffies of the process and of the children it reaped)."""
+def _processes() -> Dict[int, Tuple[int, int, int]]:
+    """pid -> (parent pid, CPU jiffies of the process, of the children it reaped)."""
     out = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -40,30 +40,22 @@ def _processes() -> Dict[int, Tuple[int, int]]:
         except OSError:
             continue  # gone since the listing
         fields = text[text.rindex(")") + 2:].split()  # after "pid (comm) "
-        out[int(name)] = (int(fields[1]), sum(int(x) for x in fields[11:15]))  # utime stime cutime cstime
+        out[int(name)] = (int(fields[1]), int(fields[11]) + int(fields[12]),  # utime stime
+                          int(fields[13]) + int(fields[14]))  # cutime cstime
     return out
 
 
-def _tree_jiffies(root: int) -> int:
-    procs = _processes()
+def _tree_jiffies(procs: Dict[int, Tuple[int, int, int]], root: int) -> int:
     children: Dict[int, List[int]] = {}
-    for pid, (ppid, _) in procs.items():
+    for pid, (ppid, _, _) in procs.items():
         children.setdefault(ppid, []).append(pid)
     total, todo = 0, [root]
     while todo:
         pid = todo.pop()
         if pid in procs:
-            total += procs[pid][1]
+            total += procs[pid][1] + procs[pid][2]
         todo.extend(children.get(pid, []))
     return total
-
-
-def _own_jiffies(pid: int) -> int:
-    """CPU jiffies of one process alone (utime + stime: not the children it reaped)."""
-    with open(f"/proc/{pid}/stat") as f:
-        text = f.read()
-    fields = text[text.rindex(")") + 2:].split()
-    return int(fields[11]) + int(fields[12])
 
 
 class LoadWindow:
@@ -80,10 +72,11 @@ class LoadWindow:
     def _sample(self):
         try:
             busy, cpus = _system_busy()
+            procs, me = _processes(), os.getpid()  # one scan of /proc for every tree
             if self._roots is None:
-                own = _tree_jiffies(os.getpid())
+                own = _tree_jiffies(procs, me)
             else:
-                own = _own_jiffies(os.getpid()) + sum(_tree_jiffies(r) for r in self._roots)
+                own = procs[me][1] + sum(_tree_jiffies(procs, r) for r in self._roots)
             return time.perf_counter(), busy, cpus, own
         except (OSError, ValueError, IndexError):
             return None

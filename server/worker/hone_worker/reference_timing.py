@@ -21,7 +21,7 @@ from .policy import Policy
 from .sessions import open_session, prepare
 from .task import load_task
 from .timed_checks import SlotChecker
-from .timed_runs import TimedRun
+from .timed_runs import TimedRun, outputs_bytes
 from .timing import NOISY_SPREAD
 from .variation import InputSets, pool_size
 
@@ -48,7 +48,6 @@ def handle_time_reference(params: dict, request: Request) -> dict:
     expected = run_reference(instance)
     outputs = [(o.dtype, list(o.shape)) for o in expected]
     tolerances = [tolerance_for(o.dtype, task.atol, task.rtol) for o in expected]
-    output_bytes = sum(o.numel() * o.element_size() for o in expected)
     del expected  # only its shapes are needed: GiBs for a KernelBench level-1 task
     release_cached_memory()  # for the shared arenas and the runner, which cannot use torch's cache
     memory = SharedMemory(device)
@@ -59,7 +58,7 @@ def handle_time_reference(params: dict, request: Request) -> dict:
         _load(session, task.path, mode)
         checker = SlotChecker(lambda inputs: run_reference(instance, inputs), tolerances, raw=False,
                               budget_ms=VERIFY_MS, spot_checks=policy.spot_checks)
-        sets = InputSets(task, device, instance.inputs, pool_size(instance.inputs, device, output_bytes), REFERENCE_SEED)
+        sets = InputSets(task, device, instance.inputs, pool_size(instance.inputs, device, outputs_bytes(outputs)), REFERENCE_SEED)
         run = TimedRun(session, memory, device, sets, list(instance.inputs), len(instance.inputs), outputs, policy,
                        checker, lambda m: request.progress("timing", f"{task.name} ({mode}): {m}"))
         instance.inputs = []  # in the timed buffers now; the checker passes every call's own inputs

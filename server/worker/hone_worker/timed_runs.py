@@ -154,7 +154,7 @@ class TimedRun:
         for region, values_k in zip(self._set_regions, sets.sets):
             _write([v for v in values_k if isinstance(v, torch.Tensor)], region.views)
         self.output_specs = [(dtype, list(shape), None) for dtype, shape in outputs]
-        out_bytes = max(1, sum(torch.empty((), dtype=d).element_size() * _numel(s) for d, s, _ in self.output_specs))
+        out_bytes = max(1, outputs_bytes(outputs))
         self.slot_count = int(clamp(SLOT_BYTES[device.is_cuda] / out_bytes, 2, policy.max_reps + 1))
         self.slot_region = memory.region(self.output_specs * self.slot_count)
         self.release = memory.release_word() if device.is_cuda else None
@@ -707,6 +707,11 @@ def _write(values: List[torch.Tensor], views: List[torch.Tensor]) -> None:
     with torch.no_grad():
         for view, v in zip(views, values):
             view.copy_(v)
+
+
+def outputs_bytes(outputs: Sequence[tuple]) -> int:
+    """The bytes of outputs given as (dtype, shape) pairs."""
+    return sum(torch.empty((), dtype=d).element_size() * _numel(shape) for d, shape in outputs)
 
 
 def _numel(shape) -> int:
