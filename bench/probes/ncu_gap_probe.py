@@ -1,0 +1,276 @@
+"""bench/probes/ncu_gap_probe.py (issue 14, item 2): why does hone's counted device time of a
+µs kernel (the Range Profiler's gpu__time_duration.sum in the timed process, after hone's L2 read
+flush) read 0.3-0.4 µs below ncu's (--clock-control none, its default --cache-control all) on
+kernels under ~6 µs, and only ~0.1 µs below on larger ones? ncu flushes "all caches" before each
+kernel; hone reads a 2x-L2 buffer. What ncu's flush leaves cold that a read does not is the
+question: the SMs' instruction caches (hone's flush kernel is tiny, the timed kernel's code stays
+cached), or the GPU's TLBs (the flush touches ~60 large pages; the kernel's own translations may
+survive in the shared TLB levels), or the GPU's state after ncu's idle gap between replays.
+
+One relu kernel (its own, compiled here with nvcc: the same code in every mode) at 2^16, 2^19,
+2^22 elements, each call preceded by:
+  plain      nothing
+  read       the read flush (hone's: a 2x-L2 buffer read into a sink)
+  read_code  the read flush, then a kernel whose ~200 KB of straight-line code runs on every SM
+             (evicts the SMs' instruction caches)
+  read_tlb   a sweep loading one word every 64 KiB over a 32 GiB buffer (evicts the TLBs' entries
+             for the kernel's pages), then the read flush
+  all        the sweep, the read flush and the code kernel
+  read_idle  the read flush, the host synchronises and sleeps 2 ms (an idle GPU, as between ncu's
+             replays), then the kernel
+In-process (`counted`): libhone_cupti's Range Profiler, auto range, kernel replay (hone's counted
+path), the relu kernel's range picked by position. Under ncu (`ncu-child`, run by the parent with
+--clock-control none and -k probe_relu): ncu's own duration of the same kernel in each mode, with
+its cache flush (the default) and without (--cache-control none). A mode whose counted time meets
+ncu's (flush all) says what hone's flush leaves warm. Also: the Range Profiler's set-up seconds
+by stage for several max_ranges (is cuptiRangeProfilerSetConfig's ~1 s the counter image's size?).
+
+  python3 bench/probes/ncu_gap_probe.py --cupti build/share/hone/lib/libhone_cupti.so --out /tmp/gap
+"""
+import argparse
+import csv
+import ctypes
+import io
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+SIZES = (16, 19, 22)
+MODES = ("plain", "read", "read_code", "read_tlb", "all", "read_idle")
+PREP = {"plain": (), "read": ("flush",), "read_code": ("flush", "code"), "read_tlb": ("tlb", "flush"),
+        "all": ("tlb", "flush", "code"), "read_idle": ("flush", "idle")}
+CODE_STEPS = 4000  # ~3 instructions each: ~190 KB of SASS
+TLB_BYTES, TLB_STRIDE = 32 << 30, 64 << 10
+
+KERNELS = r'''
+#include <cuda_runtime.h>
+#include <cstdint>
+extern "C" __global__ void probe_relu(const float* x, float* y, long n) {
+  long i = long(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = fmaxf(x[i], 0.0f);
+}
+extern "C" __global__ void probe_flush(const uint4* b, size_t words, unsigned* sink) {
+  unsigned acc = 0;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < words; i += size_t(gridDim.x) * blockDim.x) {
+    uint4 w = b[i]; acc ^= w.x ^ w.y ^ w.z ^ w.w;
+  }
+  if (acc == 0x9e3779b9u) sink[0] = acc;
+}
+extern "C" __global__ void probe_tlb(const unsigned char* b, size_t bytes, size_t stride, unsigned* sink) {
+  unsigned acc = 0;
+  for (size_t o = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) * stride; o < bytes; o += size_t(gridDim.x) * blockDim.x * stride)
+    acc += *(const volatile unsigned*)(b + o);
+  if (acc == 0x9e3779b9u) sink[1] = acc;
+}
+extern "C" __global__ void probe_code(unsigned* sink, unsigned seed) {
+  unsigned x = seed ^ threadIdx.x, y = seed * 0x85ebca6bu + blockIdx.x;
+@@BODY@@
+  if ((x ^ y) == 0x9e3779b9u) sink[2] = x;
+}
+extern "C" int probe_launch(int what, const void* a, void* b, long n, void* stream) {
+  cudaStream_t s = (cudaStream_t)stream;
+  int sms = 0; cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  switch (what) {
+    case 0: probe_relu<<<(n + 255) / 256, 256, 0, s>>>((const float*)a, (float*)b, n); break;
+    case 1: probe_flush<<<sms * 8, 256, 0, s>>>((const uint4*)a, size_t(n) / 16, (unsigned*)b); break;
+    case 2: probe_tlb<<<sms * 4, 256, 0, s>>>((const unsigned char*)a, size_t(n), %(stride)d, (unsigned*)b); break;
+    case 3: probe_code<<<sms * 2, 32, 0, s>>>((unsigned*)b, 12345u); break;
+  }
+  return (int)cudaGetLastError();
+}
+'''
+
+
+def code_body() -> str:
+    lines = []
+    for i in range(CODE_STEPS):
+        c1, c2, r = (0x9E3779B1 * (i + 1)) & 0xFFFFFFFF, (0x7F4A7C15 * (i + 7)) & 0xFFFFFFFF, 1 + (i * 7) % 31
+        lines.append(f"  x = __funnelshift_l(x, x, {r}) ^ 0x{c1:08x}u; y = y * 0x{c2 | 1:08x}u + x;")
+    return "\n".join(lines)
+
+
+def build(out: str, nvcc: str) -> str:
+    src = os.path.join(out, "probe_kernels.cu")
+    lib = os.path.join(out, "probe_kernels.so")
+    with open(src, "w") as f:
+        f.write(KERNELS.replace("@@BODY@@", code_body()).replace("%(stride)d", str(TLB_STRIDE)))
+    started = time.perf_counter()
+    subprocess.run([nvcc, "-O3", "-arch=sm_90", "-shared", "-Xcompiler", "-fPIC", "-o", lib, src], check=True)
+    print(f"built {lib}: {os.path.getsize(lib)} bytes in {time.perf_counter() - started:.1f} s", flush=True)
+    return lib
+
+
+class Probe:
+    def __init__(self, lib_path: str):
+        import torch
+
+        self.torch = torch
+        self.lib = ctypes.CDLL(lib_path)
+        self.lib.probe_launch.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p]
+        dev = torch.device("cuda")
+        l2 = torch.cuda.get_device_properties(dev).L2_cache_size
+        self.flush = torch.ones(2 * l2, dtype=torch.uint8, device=dev)
+        self.tlb = torch.empty(TLB_BYTES, dtype=torch.uint8, device=dev)
+        self.sink = torch.zeros(4, dtype=torch.int32, device=dev)
+        self.stream = torch.cuda.current_stream().cuda_stream
+        self.data = {k: (torch.randn(1 << k, device=dev), torch.empty(1 << k, device=dev)) for k in SIZES}
+
+    def launch(self, what: int, a, b, n: int) -> None:
+        rc = self.lib.probe_launch(what, a, b, n, self.stream)
+        if rc:
+            raise RuntimeError(f"probe_launch({what}) failed: cudaError {rc}")
+
+    def call(self, size: int, mode: str) -> int:
+        """One call's preparation and the relu; returns how many kernels it launched."""
+        kernels = 0
+        for step in PREP[mode]:
+            if step == "flush":
+                self.launch(1, self.flush.data_ptr(), self.sink.data_ptr(), self.flush.numel()); kernels += 1
+            elif step == "tlb":
+                self.launch(2, self.tlb.data_ptr(), self.sink.data_ptr(), self.tlb.numel()); kernels += 1
+            elif step == "code":
+                self.launch(3, 0, self.sink.data_ptr(), 0); kernels += 1
+            elif step == "idle":
+                self.torch.cuda.synchronize()
+                time.sleep(0.002)
+        x, y = self.data[size]
+        self.launch(0, x.data_ptr(), y.data_ptr(), x.numel())
+        return kernels + 1
+
+
+def counted(args) -> dict:
+    cupti = ctypes.CDLL(args.cupti)  # before torch: the one CUPTI of the process
+    for name in ("hone_cupti_begin", "hone_cupti_prepare"):
+        getattr(cupti, name).argtypes = [ctypes.c_char_p]
+        getattr(cupti, name).restype = ctypes.c_char_p
+    cupti.hone_cupti_end.argtypes = []
+    cupti.hone_cupti_end.restype = ctypes.c_char_p
+    probe = Probe(args.lib)
+    torch = probe.torch
+    out = {"setup": {}, "counted": {}}
+    for size in SIZES:  # warm code and clocks
+        for mode in MODES[:-1]:
+            for _ in range(5):
+                probe.call(size, mode)
+    torch.cuda.synchronize()
+    for ranges in (32, 256, 1024, 32):  # the set-up's cost against the counter image's size
+        request = {"metrics": ["gpu__time_duration.sum"], "max_ranges": ranges, "max_passes": 1}
+        begun = json.loads(cupti.hone_cupti_begin(json.dumps(request).encode()))
+        probe.call(SIZES[0], "read")
+        torch.cuda.synchronize()
+        ended = json.loads(cupti.hone_cupti_end())
+        out["setup"][ranges] = (ended.get("seconds") or {}) if begun.get("ok") else begun
+        print(f"set-up with max_ranges {ranges}: {json.dumps(out['setup'][ranges])}", flush=True)
+    calls = args.calls
+    for size in SIZES:
+        for mode in MODES:
+            per = len(PREP[mode]) - PREP[mode].count("idle") + 1
+            request = {"metrics": ["gpu__time_duration.sum"], "max_ranges": calls * per + 8, "max_passes": 1}
+            begun = json.loads(cupti.hone_cupti_begin(json.dumps(request).encode()))
+            if not begun.get("ok"):
+                print(f"2^{size} {mode}: begin failed {begun}", flush=True)
+                continue
+            for _ in range(calls):
+                probe.call(size, mode)
+            torch.cuda.synchronize()
+            ended = json.loads(cupti.hone_cupti_end())
+            ranges = (ended.get("metrics") or {}).get("ranges", [])
+            if len(ranges) != calls * per:
+                print(f"2^{size} {mode}: {len(ranges)} ranges for {calls} calls of {per} kernels", flush=True)
+                continue
+            us = [ranges[i * per + per - 1]["values"]["gpu__time_duration.sum"] / 1000.0 for i in range(calls)]
+            prep = [sum(r["values"]["gpu__time_duration.sum"] for r in ranges[i * per:i * per + per - 1]) / 1000.0
+                    for i in range(calls)]
+            out["counted"][f"{size}|{mode}"] = {"p50": statistics.median(us), "min": min(us), "max": max(us),
+                                                "prep_p50": statistics.median(prep)}
+            print(f"counted 2^{size} {mode:<10} p50 {statistics.median(us):7.3f} us  min {min(us):7.3f}  max "
+                  f"{max(us):7.3f}  (preparation {statistics.median(prep):8.2f} us)", flush=True)
+    return out
+
+
+def ncu_child(args) -> None:
+    probe = Probe(args.lib)
+    torch = probe.torch
+    for size in SIZES:
+        for mode in MODES[:-1]:
+            probe.call(size, mode)
+    torch.cuda.synchronize()
+    for size in SIZES:
+        for mode in MODES:
+            torch.cuda.nvtx.range_push(f"gap|{size}|{mode}")
+            for _ in range(args.ncu_calls):
+                probe.call(size, mode)
+            torch.cuda.synchronize()
+            torch.cuda.nvtx.range_pop()
+
+
+def parse_ncu(text: str) -> dict:
+    start = text.find('"ID"')
+    if start < 0:
+        return {}
+    rows = list(csv.reader(io.StringIO(text[start:])))
+    header = rows[0]
+    vi, mi = header.index("Metric Value"), header.index("Metric Name")
+    ui = header.index("Metric Unit")
+    scale = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3}
+    found = {}
+    for r in rows[1:]:
+        if len(r) <= vi or r[mi] != "gpu__time_duration.sum":
+            continue
+        m = re.search(r"gap\|(\d+)\|(\w+)", " ".join(r))
+        if not m:
+            continue
+        found.setdefault(f"{m.group(1)}|{m.group(2)}", []).append(float(r[vi].replace(",", "")) * scale.get(r[ui].strip(), 1e-3))
+    return {k: statistics.median(v) for k, v in found.items()}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("mode", nargs="?", default="run", choices=["run", "counted", "ncu-child"])
+    ap.add_argument("--cupti", default=os.environ.get("HONE_CUPTI_LIBRARY", "build/share/hone/lib/libhone_cupti.so"))
+    ap.add_argument("--lib", default=None)
+    ap.add_argument("--out", default="/tmp/ncu_gap")
+    ap.add_argument("--nvcc", default="nvcc")
+    ap.add_argument("--ncu", default="ncu")
+    ap.add_argument("--calls", type=int, default=40)
+    ap.add_argument("--ncu-calls", type=int, default=9)
+    args = ap.parse_args()
+    if args.mode == "counted":
+        print("COUNTED " + json.dumps(counted(args)), flush=True)
+        return 0
+    if args.mode == "ncu-child":
+        ncu_child(args)
+        return 0
+    os.makedirs(args.out, exist_ok=True)
+    args.lib = build(args.out, args.nvcc)
+    me = [sys.executable, os.path.abspath(__file__), "--lib", args.lib, "--cupti", args.cupti,
+          "--calls", str(args.calls), "--ncu-calls", str(args.ncu_calls)]
+    p = subprocess.run(me[:2] + ["counted"] + me[2:], stdout=subprocess.PIPE, text=True, timeout=240)
+    print("\n".join(line for line in p.stdout.splitlines() if not line.startswith("COUNTED ")), flush=True)
+    result = next((json.loads(line[8:]) for line in p.stdout.splitlines() if line.startswith("COUNTED ")), {})
+    base = [args.ncu, "--clock-control", "none", "--metrics", "gpu__time_duration.sum", "-k", "regex:probe_relu",
+            "--nvtx", "--csv", "--print-units", "base"]
+    for label, extra in (("ncu", []), ("ncu_no_flush", ["--cache-control", "none"])):
+        q = subprocess.run(base + extra + me[:2] + ["ncu-child"] + me[2:], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=300)
+        result[label] = parse_ncu(q.stdout)
+        if not result[label]:
+            print(f"{label}: no rows; rc {q.returncode}: {q.stdout[-800:]}", flush=True)
+    print("\nsize mode       | counted | ncu (flush all) | ncu (no flush) | counted - ncu", flush=True)
+    for size in SIZES:
+        for mode in MODES:
+            key = f"{size}|{mode}"
+            c = (result.get("counted") or {}).get(key, {}).get("p50", float("nan"))
+            n, w = result.get("ncu", {}).get(key, float("nan")), result.get("ncu_no_flush", {}).get(key, float("nan"))
+            print(f"2^{size} {mode:<10} | {c:7.3f} | {n:7.3f} | {w:7.3f} | {c - n:+.3f}", flush=True)
+    with open(os.path.join(args.out, "ncu_gap.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
