@@ -3,11 +3,15 @@
 For each case (relu at 2^16, 2^19, 2^22 and 2^26 elements, an fp32 matmul, relu(x) * scale -- two
 eager kernels -- and the tasks/ examples) it prints, for the eager reference and for hone's native
 candidate where the case has one:
-  hone device time and call time (p50; `hone task --time eager`, `hone check --baselines none`),
+  hone device time and call time (p50; `hone task --time eager`, `hone check --baselines none`;
+  device time is counted as ncu counts it unless the environment says HONE_DEVICE_TIME=records,
+  and the activity records' time stays beside it as `records`),
   ncu gpu__time_duration.sum summed over the call's kernels (ncu --clock-control none, the median
-  per call of 5 calls, in this same run), triton's do_bench (median), and plain CUDA events around
-  each call with the L2 read-flushed before it (median), with the ratio of each to ncu; and ncu
-  once more with --cache-control none (its flush before every kernel left out: the last column);
+  per call of 11 calls, in this same run), triton's do_bench (median), and plain CUDA events around
+  each call with the L2 read-flushed before it (median; issued from Python for the eager reference,
+  whose call is Python, and from C for a raw-form candidate, whose call is a C function:
+  call_events.cu, built with nvcc), with the ratio of each to ncu; and ncu once more with
+  --cache-control none (its flush before every kernel left out);
 plus the five-process spread of `hone check`'s device time (tasks/relu.cu on the 2^22 case) and
 each check's own p10..p90 spread. Targets (issue 14): device time within 5% or 0.3 us of ncu;
 call time within 10% of plain events; spreads <= 3% for kernels of 5 us or more.
@@ -17,6 +21,7 @@ Every step has its own time limit; a failing step is reported and the rest still
 lines are the table, then one `timing_truth:` verdict line per target; --json writes everything.
 The `ncu-child` and `measure-child` subcommands are the script's own child processes."""
 import argparse
+import ctypes
 import glob
 import importlib.util
 import json
@@ -130,7 +135,7 @@ class SectionLimit(Exception):
     """SIGTERM from the GPU section's limit (not an OSError: run() must not swallow it)."""
 
 
-RUN_ENV = dict(os.environ)  # the environment hone's commands get (step 4b asks for counters)
+RUN_ENV = dict(os.environ)  # the environment hone's commands get
 
 
 def run(cmd, limit_s, what):
@@ -260,23 +265,6 @@ def hone_candidates(hone: str, python: str, cases: dict, results: dict) -> dict:
     return libraries
 
 
-def counted_step(args, cases: dict, results: dict) -> None:
-    counted = {name: {"reference": {}, "candidate": {} if c["candidate"] else None} for name, c in cases.items()}
-    RUN_ENV["HONE_DEVICE_TIME"] = "counters"
-    try:
-        hone_candidates(args.hone, args.python, cases, counted)
-        hone_references(args.hone, args.python, cases, counted)
-    finally:
-        RUN_ENV.pop("HONE_DEVICE_TIME", None)
-    for name, sides in counted.items():
-        for what, r in (sides or {}).items():
-            if r and results.get(name, {}).get(what) is not None:
-                results[name][what].update(hone_counted=r.get("hone_device"), counted_method=r.get("device_method"),
-                                           counted_spread=r.get("hone_device_spread"), counted_note=r.get("counters_note"))
-                if r.get("device_method") != "cupti_gpu_time_duration":  # why hone kept the records
-                    log(f"  [counted: {name}/{what} not counted: {r.get('counters_note') or 'no note in the verdict'}]")
-
-
 def five_processes(hone: str, python: str, case: dict) -> dict:
     devices, spreads = [], []
     for k in range(SPREAD_RUNS):
@@ -328,6 +316,7 @@ def load_callables(cases: dict, libraries: dict):
                 lib.forward(block, stream)
 
             fns["candidate"] = candidate
+            fns["raw"] = (ctypes.cast(lib._forward, ctypes.c_void_p).value, block, stream)  # for call_events.cu
         out[name] = fns
     return out
 
@@ -337,12 +326,13 @@ def ncu_child(cases: dict, libraries: dict) -> None:
 
     fns = load_callables(cases, libraries)
     for side in fns.values():
-        for fn in side.values():
-            if fn:
-                fn()
+        for what in ("reference", "candidate"):
+            if side[what]:
+                side[what]()
     torch.cuda.synchronize()
     for name, side in fns.items():
-        for what, fn in side.items():
+        for what in ("reference", "candidate"):
+            fn = side[what]
             if not fn:
                 continue
             torch.cuda.nvtx.range_push(f"tt|{name}|{what}")
@@ -352,11 +342,32 @@ def ncu_child(cases: dict, libraries: dict) -> None:
             torch.cuda.nvtx.range_pop()
 
 
-def measure_child(cases: dict, libraries: dict) -> None:
-    """Plain events (L2 read-flushed before each call, the device idle) and triton's do_bench."""
+def c_events(out: str):
+    """call_events.cu built with nvcc (the raw candidates' plain events, issued from C), or None."""
+    lib = os.path.join(out, "call_events.so")
+    try:
+        subprocess.run([os.environ.get("NVCC", "nvcc"), "-O2", "-shared", "-Xcompiler", "-fPIC", "-o", lib,
+                        os.path.join(HERE, "call_events.cu")], check=True, timeout=120, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT)
+        c = ctypes.CDLL(lib)
+    except (OSError, subprocess.SubprocessError) as exc:
+        print(f"call_events.cu not built ({exc}): raw candidates' events from Python", file=sys.stderr, flush=True)
+        return None
+    vp = ctypes.c_void_p
+    c.call_events_time.argtypes = [vp, vp, ctypes.c_int, vp, vp, ctypes.c_size_t, vp, ctypes.c_int,
+                                   ctypes.POINTER(ctypes.c_float)]
+    c.call_events_time.restype = ctypes.c_int
+    return c
+
+
+def measure_child(cases: dict, libraries: dict, out: str) -> None:
+    """Plain events (L2 read-flushed before each call, the device idle) and triton's do_bench. A
+    raw-form candidate's events are issued from C (call_events.cu): a C caller's call time, as
+    hone's native runner's is; its Python-issued events stay beside as py_events_us."""
     import torch
 
     fns = load_callables(cases, libraries)
+    cev = c_events(out) if any(side.get("raw") for side in fns.values()) else None
     l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 0) or (60 << 20)
     flush = torch.ones(2 * l2 // 4, dtype=torch.float32, device="cuda")
     sink = torch.zeros((), device="cuda")
@@ -371,7 +382,8 @@ def measure_child(cases: dict, libraries: dict) -> None:
     torch.cuda.synchronize()
     result = {}
     for name, side in fns.items():
-        for what, fn in side.items():
+        for what in ("reference", "candidate"):
+            fn = side[what]
             if not fn:
                 continue
             for _ in range(10):
@@ -387,6 +399,16 @@ def measure_child(cases: dict, libraries: dict) -> None:
                 e.synchronize()
                 times.append(s.elapsed_time(e) * 1000.0)
             entry = {"events_us": statistics.median(times), "events_spread": per_call_spread(times)}
+            if what == "candidate" and cev is not None and side.get("raw"):
+                forward, block, stream = side["raw"]
+                c_times = (ctypes.c_float * 200)()
+                rc = cev.call_events_time(forward, ctypes.cast(block.descs, ctypes.c_void_p), block.count, stream,
+                                          flush.data_ptr(), flush.numel() * 4, sink.data_ptr(), 200, c_times)
+                if rc == 0:
+                    entry.update(py_events_us=entry["events_us"], events_us=statistics.median(list(c_times)),
+                                 events_spread=per_call_spread(list(c_times)), events_from="C")
+                else:
+                    entry["c_events_error"] = rc
             if do_bench is not None:
                 try:
                     entry["do_bench_us"] = float(do_bench(fn, warmup=25, rep=100, return_mode="median")) * 1000.0
@@ -451,15 +473,15 @@ def fmt(x, digits=2):
 
 def report(results: dict, spread_run: dict) -> list:
     lines = ["case | side | hone device | hone call | ncu | do_bench | events | device/ncu | call/ncu | "
-             "do_bench/ncu | events/ncu | call/events | kernels | device spread | p50 interval | records | records/ncu | device method | counted | counted/ncu | "
-             "counted method | ncu no flush | events spread | ncu spread"]
+             "do_bench/ncu | events/ncu | call/events | kernels | device spread | p50 interval | records | records/ncu | device method | "
+             "ncu no flush | events spread | ncu spread | events from"]
     # median_interval: not one of the issue's bars (its stability bar reads the per-call spread), the
     # same 3% read on how precisely the check knows p50 (the 95% interval of the median), for the
     # question on the issue whether the bar should be read so.
     # spread_vs_instruments: not a bar of the issue either: hone's per-call spread within a check
     # against the per-call spread of plain events and of ncu on the same kernel (named baselines:
     # if the instruments spread as much per call, the 3% per-call bar reads the GPU, not hone).
-    verdicts = {"device_vs_ncu": [], "counted_vs_ncu": [], "call_vs_events": [], "spread": [], "median_interval": [],
+    verdicts = {"device_vs_ncu": [], "records_vs_ncu": [], "call_vs_events": [], "spread": [], "median_interval": [],
                 "spread_vs_instruments": []}
     for name, sides in results.items():
         for what, r in sides.items():
@@ -473,16 +495,15 @@ def report(results: dict, spread_run: dict) -> list:
                                      fmt(r.get("hone_device_spread"), 3), fmt(r.get("hone_device_p50_interval"), 4),
                                      fmt(r.get("hone_records")),
                                      fmt(ratio(r.get("hone_records"), ncu), 3), str(r.get("device_method") or "-"),
-                                     fmt(r.get("hone_counted")), fmt(ratio(r.get("hone_counted"), ncu), 3),
-                                     str(r.get("counted_method") or "-"), fmt(r.get("ncu_no_flush_us")),
-                                     fmt(r.get("events_spread"), 3), fmt(r.get("ncu_spread"), 3)]))
+                                     fmt(r.get("ncu_no_flush_us")), fmt(r.get("events_spread"), 3),
+                                     fmt(r.get("ncu_spread"), 3), str(r.get("events_from") or "Python")]))
             if dev == dev and dev is not None and ncu:
                 ok = abs(dev - ncu) <= max(0.05 * ncu, 0.3)
                 verdicts["device_vs_ncu"].append((f"{name}/{what}", ok, f"{dev:.2f} vs {ncu:.2f}"))
-            counted = r.get("hone_counted")
-            if counted == counted and counted is not None and ncu and r.get("counted_method") == "cupti_gpu_time_duration":
-                ok = abs(counted - ncu) <= max(0.05 * ncu, 0.3)
-                verdicts["counted_vs_ncu"].append((f"{name}/{what}", ok, f"{counted:.2f} vs {ncu:.2f}"))
+            records = r.get("hone_records")
+            if records == records and records is not None and ncu:  # not a bar: the records beside the counters
+                ok = abs(records - ncu) <= max(0.05 * ncu, 0.3)
+                verdicts["records_vs_ncu"].append((f"{name}/{what}", ok, f"{records:.2f} vs {ncu:.2f}"))
             if call == call and call is not None and ev:
                 ok = abs(call - ev) <= 0.10 * ev
                 verdicts["call_vs_events"].append((f"{name}/{what}", ok, f"{call:.2f} vs {ev:.2f}"))
@@ -524,7 +545,10 @@ def main() -> int:
     args = ap.parse_args()
     if args.mode != "run":
         plan = json.load(open(args.plan))
-        (ncu_child if args.mode == "ncu-child" else measure_child)(plan["cases"], plan["libraries"])
+        if args.mode == "ncu-child":
+            ncu_child(plan["cases"], plan["libraries"])
+        else:
+            measure_child(plan["cases"], plan["libraries"], os.path.dirname(args.plan))
         return 0
 
     os.makedirs(args.out, exist_ok=True)
@@ -581,9 +605,6 @@ def main() -> int:
                     results[name][what]["ncu_no_flush_us"] = entry["ncu_us"]
         # 4. Five `hone check` processes of one kernel of >= 5 us.
         spread_run = five_processes(args.hone, args.python, cases["relu_2p22"]) if "relu_2p22" in cases else {}
-        # 4b. Device time counted as ncu counts it (HONE_DEVICE_TIME=counters: the Range Profiler's
-        # gpu__time_duration per kernel), for the candidates and the references.
-        counted_step(args, cases, results)
         # 5. Last (a limit cuts only this): the torch.compile reference's device and call time.
         if not args.no_compile:
             hone_references(args.hone, args.python, cases, results, modes=("compile",), only={"relu_scale_256x2048"})

@@ -2,6 +2,7 @@
 #include "eval/baseline_cache.h"
 
 #include <cstdlib>
+#include <string_view>
 
 #include "support/hash.h"
 
@@ -13,13 +14,13 @@ BaselineCache::BaselineCache(std::filesystem::path dir) : dir_(std::move(dir)) {
 
 std::filesystem::path BaselineCache::path_for(const BaselineKey& key) const {
   Sha256 h;
-  // The worker's device-time method (HONE_DEVICE_TIME=counters asks for ncu's counters): a
-  // baseline of one method never stands in for the other.
+  // The worker's device-time method (counters, ncu's metric, unless HONE_DEVICE_TIME=records):
+  // a baseline of one method never stands in for the other.
   const char* method = std::getenv("HONE_DEVICE_TIME");
   // v4: entries written before the worker told a busy machine apart (machine_load.py) may hold a
   // CPU baseline slowed by a steady load (tasks/matmul.py's 6.11 ms for 2.24 ms): never reused.
   h.field("baseline-v4").field(key.task_hash).field(key.device_name).field(key.torch_version).field(key.mode);
-  h.field(method && *method ? method : "records");
+  h.field(method && std::string_view(method) == "records" ? "records" : "counters");
   return dir_ / (h.hex() + ".json");
 }
 

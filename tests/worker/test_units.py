@@ -909,7 +909,21 @@ class KernelCountersTest(unittest.TestCase):
         uneven = held_trace([[("a", 1.0)], [("a", 1.0), ("b", 1.0)]])
         self.assertIsNone(kernel_records.kernels_per_call(uneven, 2, True))
         outside = held_trace([[("a", 1.0)]] * 2) + [records.Activity("late", 7, 1e6, 1e6 + 1)]
-        self.assertIsNone(kernel_records.kernels_per_call(outside, 2, True))
+        self.assertEqual(kernel_records.kernels_per_call(outside, 2, True), 1)  # after the last result: hone's
+        on_a_side_stream = held_trace([[("a", 1.0)]] * 2) + [records.Activity("late", 99, 1e6, 1e6 + 1)]
+        self.assertIsNone(kernel_records.kernels_per_call(on_a_side_stream, 2, True))
+        before = [records.Activity("early", 7, 51.0, 52.0)] + held_trace([[("a", 1.0)]] * 2)
+        self.assertIsNone(kernel_records.kernels_per_call(before, 2, True))
+
+    def test_the_python_runners_result_handling_after_a_marker_is_not_outside_the_calls(self):
+        """The python runner overwrites the arguments after one call's marker (fill kernels) and
+        copies results there: hone's work, between the marker and the next call's inputs."""
+        acts = held_trace([[("relu", 2.0)]] * 3, mixes=1)
+        second_marker = [a for a in acts if a.name == "hone_marker"][1]
+        fills = [records.Activity("fill_kernel", 7, second_marker.end_us + 0.1 + k, second_marker.end_us + 0.6 + k)
+                 for k in range(2)]
+        self.assertEqual(kernel_records.kernels_per_call(acts + fills, 3, True, mixes=1), 1)
+        self.assertIsNone(kernel_records.kernels_per_call(acts + fills, 3, False, mixes=1))  # no flush: no such span
 
     def test_a_reply_without_counters_says_why(self):
         self.assertEqual(kernel_counters.parse({"kernel_counters_error": "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"}),
@@ -929,8 +943,9 @@ class KernelCountersTest(unittest.TestCase):
         run.progress = lambda text: None
         asked = []
 
-        def op(mode, entries, warmup, settle, position, what, counters=0):
+        def op(mode, entries, warmup, settle, position, what, counters=0, overwrite=True):
             asked.append((mode, len(entries), counters))
+            self.assertFalse(overwrite)  # no fill kernels among the numbered ranges
             return reply(len(entries)), 1000.0
 
         run._op = op
@@ -976,12 +991,14 @@ class KernelCountersTest(unittest.TestCase):
         self.assertEqual(raised.exception.status, "rejected")
         self.assertIn("kernel counters put", raised.exception.reason)
 
-    def test_counters_are_only_counted_when_asked(self):
+    def test_counters_are_the_default_and_records_opt_out(self):
         with mock.patch.dict(os.environ, {}, clear=False):
             os.environ.pop(timed_runs.DEVICE_TIME_VARIABLE, None)
-            self.assertFalse(timed_runs.counters_asked())
+            self.assertTrue(timed_runs.counters_asked())
             os.environ[timed_runs.DEVICE_TIME_VARIABLE] = "counters"
             self.assertTrue(timed_runs.counters_asked())
+            os.environ[timed_runs.DEVICE_TIME_VARIABLE] = "records"
+            self.assertFalse(timed_runs.counters_asked())
 
 
 class ProfileChildModelNewTest(unittest.TestCase):

@@ -34,15 +34,43 @@ def kernels_per_call(activities: Sequence[Activity], calls: int, flushed: bool, 
     """How many kernels each call launched (see uniform_kernel_count); None when the records
     cannot be attributed."""
     work, _ = per_call_work(activities, calls, flushed, mixes)
-    return uniform_kernel_count(activities, work) if work is not None else None
+    return uniform_kernel_count(activities, work, flushed) if work is not None else None
 
 
-def uniform_kernel_count(activities: Sequence[Activity], work: Sequence[Sequence[Activity]]) -> Optional[int]:
+def uniform_kernel_count(activities: Sequence[Activity], work: Sequence[Sequence[Activity]],
+                         flushed: bool = True) -> Optional[int]:
     """The number of kernels in each call's work, when every call launched the same number and no
-    kernel but hone's ran outside the calls; None otherwise."""
+    kernel but hone's ran outside the calls; None otherwise. With a flush, a call's marker is
+    followed by hone's own handling of its result before the next call's inputs (the python
+    runner copies the result into its slot and, once an op, overwrites the arguments: fill
+    kernels); kernels there are hone's, not outside the calls. Elsewhere (before the first call's
+    inputs, between a call's inputs and its marker but outside its work) none may run."""
     counts = [sum(1 for a in mine if a.kind == "kernel") for mine in work]
-    outside = sum(1 for a in activities if a.kind == "kernel" and a.name not in _HONE) - sum(counts)
-    return counts[0] if counts and len(set(counts)) == 1 and outside == 0 else None
+    if not counts or len(set(counts)) != 1:
+        return None
+    stray = [a for a in activities if a.kind == "kernel" and a.name not in _HONE]
+    outside = len(stray) - sum(counts)
+    if outside and flushed:
+        outside -= sum(1 for a in stray if _after_a_result(a, activities))
+    return counts[0] if outside == 0 else None
+
+
+def _after_a_result(kernel: Activity, activities: Sequence[Activity]) -> bool:
+    """Whether `kernel` starts after a call's marker and before the next call's first hone_mix or
+    flush (after the last marker: before the op's end), on the held stream."""
+    hold = _the_hold(activities)
+    if hold is None or kernel.stream != hold.stream:
+        return False
+    ordered = sorted(activities, key=lambda a: (a.start_us, a.end_us))
+    markers = [a for a in ordered if a.name == MARKER and a.stream == hold.stream]
+    inputs = [a for a in ordered if a.name in (MIX, FLUSH) and a.stream == hold.stream]
+    for marker in markers:
+        if kernel.start_us < marker.end_us - SLACK_US:
+            continue
+        following = [a.start_us for a in inputs if a.start_us >= marker.end_us - SLACK_US]
+        if not following or kernel.start_us < min(following):
+            return True
+    return False
 
 
 def per_call_work(activities: Sequence[Activity], calls: int, flushed: bool,

@@ -57,9 +57,11 @@ KERNEL_OVER_EVENTS, KERNEL_OVER_EVENTS_US = 1.05, 1.0
 # counters below COUNTERS_UNDER_RECORDS of the records contradict them.
 COUNTER_CALLS, COUNTER_RANGES = 24, 1024
 COUNTER_OVER_EVENTS_US, COUNTERS_UNDER_RECORDS = 1.5, 0.8
-# Only when asked: the Range Profiler's set-up costs 1.5-2 s in every candidate process (H200,
-# 2026-12-03), more than the rest of a check. HONE_DEVICE_TIME=counters asks; the default is the
-# activity records.
+# The default on CUDA since 2026-12-05: ncu's own metric is the only device time that agrees with
+# ncu to 0.3 us (the activity records read ~1 us a kernel below it: NVIDIA takes the two pairs of
+# timestamps at different points). It costs the Range Profiler's start, 1.1-1.9 s in every candidate
+# process (H200, 2026-12-03/04; setting it up ahead does not remove it). HONE_DEVICE_TIME=records
+# keeps the records' time instead (no counters, each check that much faster).
 DEVICE_TIME_VARIABLE = "HONE_DEVICE_TIME"
 # Device time takes half the call time's repetitions (at least min_reps): it is the GPU's own time,
 # whose spread is a few percent where the call time's host jitter reaches 30% at microseconds, and
@@ -85,8 +87,8 @@ COLD_AFTER_S, COLD_SETTLE_MS = 5.0, 300.0
 
 
 def counters_asked() -> bool:
-    """Whether the judge's environment asks for device time from kernel counters."""
-    return os.environ.get(DEVICE_TIME_VARIABLE, "records") == "counters"
+    """Whether device time is counted as ncu counts it (the default; HONE_DEVICE_TIME=records opts out)."""
+    return os.environ.get(DEVICE_TIME_VARIABLE, "counters") != "records"
 
 
 @dataclass
@@ -405,7 +407,10 @@ class TimedRun:
                                            f"fit the counters' {COUNTER_RANGES} ranges")
         entries = [self.sets.draw() for _ in range(calls)]
         self.progress(f"counting the kernels' GPU time ({calls} calls under the Range Profiler)")
-        reply, _ = self._op("call", entries, 0, 0.0, None, f"kernel counters, {calls} calls", COUNTER_RANGES)
+        # No argument overwrite in this op (its fill kernels would stand among the numbered
+        # ranges); every other op has one.
+        reply, _ = self._op("call", entries, 0, 0.0, None, f"kernel counters, {calls} calls", COUNTER_RANGES,
+                            overwrite=False)
         ranges, why = kernel_counters.parse(reply)
         times = None
         if ranges is not None:
@@ -462,16 +467,18 @@ class TimedRun:
             result.records_note = why
             self.session.note(f"device time from the caller's events, not activity records: {why}")
             return list(events_us)
-        k = kernel_records.uniform_kernel_count(activities, work)
+        k = kernel_records.uniform_kernel_count(activities, work, self.flush_bytes > 0)
         first = len(result.events_us) == len(events_us)  # this op's events are appended already
         result.kernels_per_call = k if first or result.kernels_per_call == k else None
         return kernel_records.busy_times(work)
 
     def _op(self, mode: str, entries: List[Entry], warmup: int, settle_ms: float, position, what: str,
-            counters: int = 0):
+            counters: int = 0, overwrite: bool = True):
         """Sends one `time` op and checks what came back; returns (reply, judge's microseconds:
-        mode call from sending to the reply, mode device from the release to `finished`)."""
-        entries = self.sets.overwrite_one(entries)
+        mode call from sending to the reply, mode device from the release to `finished`).
+        `overwrite`: one call's arguments are overwritten after it returns (variation.py)."""
+        if overwrite:
+            entries = self.sets.overwrite_one(entries)
         for j in range(len(entries) + 1):
             poison_outputs(self._slot_views(j))
         window = _DeviceWindow(self.release)

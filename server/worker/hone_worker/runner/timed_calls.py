@@ -339,9 +339,15 @@ class TimedLoop:
                     overwrite_arguments(self.plan.targets)
                 keep(result)
             marks.append((start, end))
-        if entries and entries[-1].overwrite and self.plan.sets:
-            self._apply_inputs(entries[-1])  # the op ends with the last call's input in the targets
         return marks
+
+    def _restore_last_input(self) -> None:
+        """The op ends with the last call's input in the targets: put back after an overwrite,
+        once the recording stopped (its hone_mix and copies are no call's, and no record's)."""
+        schedule = self.plan.schedule
+        if schedule and schedule[-1].overwrite and self.plan.sets:
+            self._apply_inputs(schedule[-1])
+            self.device.synchronize()
 
     def _release_hold(self) -> None:
         if self._holding:
@@ -390,6 +396,7 @@ class TimedLoop:
             send_event("finished")
         records = recorder.stop(self.device)
         reply = dict(reply, **counters.stop(self.device))
+        self._restore_last_input()
         reply.update({
             "times_us": [self.clock.elapsed_us(*m) for m in timed],
             "warmup_us": [self.clock.elapsed_us(*m) for m in warm],
