@@ -266,7 +266,9 @@ def hone_candidates(hone: str, python: str, cases: dict, results: dict) -> dict:
 
 
 def five_processes(hone: str, python: str, case: dict) -> dict:
-    devices, spreads = [], []
+    """Five `hone check` processes of one kernel, then one more without the sandbox (not a bar: its
+    call time beside the sandboxed checks' says what the sandbox adds to a call's host side)."""
+    devices, spreads, calls = [], [], []
     for k in range(SPREAD_RUNS):
         rc, out = run([hone, "check", case["candidate"], "--device", "cuda", "--baselines", "none", "--json",
                        "--python", python], 90, f"five-process spread, check {k + 1}")
@@ -275,11 +277,21 @@ def five_processes(hone: str, python: str, case: dict) -> dict:
             if t:
                 devices.append(p50(t))
                 spreads.append(spread(t))
+                calls.append(p50((v.get("timing") or {}).get("call")))
     if not devices:
         return {}
     med = statistics.median(devices)
-    return {"device_p50_us": devices, "within_check_spreads": spreads,
-            "across_processes_spread": (max(devices) - min(devices)) / med if med > 0 else float("nan")}
+    out = {"device_p50_us": devices, "within_check_spreads": spreads, "call_p50_us": calls,
+           "across_processes_spread": (max(devices) - min(devices)) / med if med > 0 else float("nan")}
+    rc, text = run([hone, "check", case["candidate"], "--device", "cuda", "--baselines", "none", "--json",
+                    "--no-sandbox", "--python", python], 90, "the same check without the sandbox")
+    for v in json_lines(text):
+        t = v.get("timing") or {}
+        if t.get("call"):
+            out["unsandboxed"] = {"call_p50_us": p50(t.get("call")), "device_p50_us": p50(t.get("device"))}
+            log(f"  [call p50: sandboxed {', '.join(f'{c:.2f}' for c in calls)} us; without the sandbox "
+                f"{out['unsandboxed']['call_p50_us']:.2f} us (device {out['unsandboxed']['device_p50_us']:.2f})]")
+    return out
 
 
 # ---------------------------------------------------------------- the instruments (children)

@@ -367,17 +367,18 @@ class TimedLoop:
         settle_ms, settle_calls, settled = self._settle()
         warm = self._run_calls([_Entry(0, 0, [])] * plan.warmup, held=False)
         self.device.synchronize()
-        timed_out = None
         recorder = _recorder(plan.kernel_records and held)
         counters = _Counters(plan.kernel_counters)
         if recorder.active or plan.kernel_counters:
             self._marker_word = torch.zeros(1, dtype=torch.int32, device=self.device.torch)
+        # Made before the recording starts: its fill kernel would be a kernel outside the calls.
+        timed_out = torch.zeros(1, dtype=torch.int32, device=self.device.torch) if held else None
+        self.device.synchronize()
         recorder.start()
         counters.start()
         started = time.perf_counter()
         try:
             if held:
-                timed_out = torch.zeros(1, dtype=torch.int32, device=self.device.torch)
                 ctypes.c_uint32.from_address(plan.release_host).value = 0
                 self.harness.hold(self._stream, plan.release, int(plan.spin_timeout_ms * 1e6), timed_out.data_ptr())
                 self._holding = True
