@@ -50,8 +50,11 @@ HELD_LAUNCHES, KERNELS_PER_CALL, MAX_HELD_CALLS = 800, 4, 200
 # before the claims contradict each other: the events bracket all of the call's work.
 KERNEL_OVER_EVENTS, KERNEL_OVER_EVENTS_US = 1.05, 1.0
 # Device time is then counted again the way ncu counts it (hone_worker/kernel_counters.py): one op
-# of COUNTER_CALLS calls at most under the Range Profiler, COUNTER_RANGES kernels at most (its
-# counter image; a call's kernels plus hone's flush and marker). ncu's duration of a kernel counts
+# of COUNTER_CALLS calls at most under the Range Profiler, COUNTER_RANGES kernels at most (a call's
+# kernels plus hone's mixes, flush and marker). The op asks for exactly the ranges it expects: the
+# profiler's start grows with its counter image (H100, 2026-12-05: 0.15 s for 32 ranges, 0.36 s for
+# 256, 0.94 s for 1024), and a kernel beyond them is a dropped range, which the attribution refuses
+# anyway. ncu's duration of a kernel counts
 # the launch's front end, which the activity record leaves out: it exceeds the record, and may
 # exceed the held stream's events (where launches overlap) by COUNTER_OVER_EVENTS_US per kernel;
 # counters below COUNTERS_UNDER_RECORDS of the records contradict them.
@@ -401,7 +404,8 @@ class TimedRun:
             return self._uncounted(device, (device.records_note or "the calls did not all launch the same number of "
                                             "kernels (or kernels ran outside them)") +
                                    ": the counters' numbered ranges cannot be attributed")
-        calls = min(COUNTER_RANGES // (device.kernels_per_call + 2), COUNTER_CALLS, self.slot_count - 1)
+        per_call = device.kernels_per_call + 1 + (self.flush_bytes > 0) + len(self.sets.mixed)
+        calls = min(COUNTER_RANGES // per_call, COUNTER_CALLS, self.slot_count - 1)
         if calls < MIN_CALLS_PER_OP:
             return self._uncounted(device, f"{device.kernels_per_call} kernels a call: {MIN_CALLS_PER_OP} calls do not "
                                            f"fit the counters' {COUNTER_RANGES} ranges")
@@ -409,7 +413,7 @@ class TimedRun:
         self.progress(f"counting the kernels' GPU time ({calls} calls under the Range Profiler)")
         # No argument overwrite in this op (its fill kernels would stand among the numbered
         # ranges); every other op has one.
-        reply, _ = self._op("call", entries, 0, 0.0, None, f"kernel counters, {calls} calls", COUNTER_RANGES,
+        reply, _ = self._op("call", entries, 0, 0.0, None, f"kernel counters, {calls} calls", calls * per_call,
                             overwrite=False)
         ranges, why = kernel_counters.parse(reply)
         times = None
