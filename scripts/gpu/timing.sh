@@ -2,8 +2,10 @@
 # scripts/gpu/timing.sh: issue 14's timing truth on the H200 (a section of scripts/gpu-check.sh,
 # which sets HONE_BIN, PY and OUT): bench/timing_truth prints, for relu at 2^16..2^26, an fp32
 # matmul, relu(x) * scale (two eager kernels) and the tasks/ examples, hone's device and call
-# time beside ncu (--clock-control none), triton's do_bench and plain events with an L2 read
-# flush, the ratios to ncu, and the five-process spread of `hone check`. Its last lines are the
+# time (counted as ncu counts it, the activity records' time beside) next to ncu (--clock-control
+# none; also --cache-control none, and over calls flushed before each call), triton's do_bench and
+# plain events with an L2 read flush (from C for a raw candidate), the ratios to ncu, and the
+# five-process spread of `hone check`. Its last lines are the
 # table and one `timing_truth: <target>: PASS|MISS|NO DATA` line per target (device vs ncu within
 # 5% or 0.3 us; call vs events within 10%; spreads <= 3% for kernels >= 5 us). About 290 s with the probe: give
 # it HONE_TIMEOUT_timing=340. Logs, the ncu CSVs and JSON in $OUT/timing/.

@@ -869,7 +869,7 @@ def counted_ranges(calls, numbered=True):
 
 
 class KernelCountersTest(unittest.TestCase):
-    """Device time as ncu counts it (issue 14, HONE_DEVICE_TIME=counters): each call's kernels'
+    """Device time as ncu counts it (issue 14, the default on CUDA): each call's kernels'
     gpu__time_duration, attributed by position (auto ranges are numbered) from the number of
     kernels the records saw per call; it replaces the records when both agree."""
 

@@ -1,5 +1,5 @@
-"""Device time from hardware counters (issue 14), when asked (HONE_DEVICE_TIME=counters): the GPU
-duration ncu reports, gpu__time_duration.sum, of every kernel of a `time` op of mode `call` with
+"""Device time from hardware counters (issue 14; the default on CUDA, HONE_DEVICE_TIME=records opts
+out): the GPU duration ncu reports, gpu__time_duration.sum, of every kernel of a `time` op of mode `call` with
 `kernel_counters`, counted by the candidate process's Range Profiler (libhone_cupti: auto range,
 kernel replay, so each kernel runs alone, as under ncu). Per call the op launched hone's flush,
 the call's kernels, then hone's marker. Auto ranges are numbered, not named (the H200, CUDA 13.0),

@@ -62,9 +62,10 @@ COUNTER_CALLS, COUNTER_RANGES = 24, 1024
 COUNTER_OVER_EVENTS_US, COUNTERS_UNDER_RECORDS = 1.5, 0.8
 # The default on CUDA since 2026-12-05: ncu's own metric is the only device time that agrees with
 # ncu to 0.3 us (the activity records read ~1 us a kernel below it: NVIDIA takes the two pairs of
-# timestamps at different points). It costs the Range Profiler's start, 1.1-1.9 s in every candidate
-# process (H200, 2026-12-03/04; setting it up ahead does not remove it). HONE_DEVICE_TIME=records
-# keeps the records' time instead (no counters, each check that much faster).
+# timestamps at different points). It costs the Range Profiler's set-up in every candidate process:
+# its first begin's counter availability (0.07-0.55 s) and a start that grows with the ranges asked
+# for (0.15 s for 32, 1.1 s for 1024: H100, 2026-12-05; the op asks for exactly what it expects).
+# HONE_DEVICE_TIME=records keeps the records' time instead (no counters, each check that much faster).
 DEVICE_TIME_VARIABLE = "HONE_DEVICE_TIME"
 # Device time takes half the call time's repetitions (at least min_reps): it is the GPU's own time,
 # whose spread is a few percent where the call time's host jitter reaches 30% at microseconds, and
