@@ -623,29 +623,23 @@ def main() -> int:
         # 3b. ncu again without its cache flush before each kernel (--cache-control none): how much
         # of hone's distance to ncu on a call of several kernels is ncu flushing between them
         # (hone flushes before the call only, as the call runs in a program).
+        # 3c. And so over calls the child read-flushes before each call (outside the profiled
+        # range): the cache state hone times a call in -- cold before its first kernel, the call's
+        # own intermediates warm between its kernels, where ncu's default flushes before every
+        # kernel. Neither is the issue's bar; they say what the gap on calls of several kernels is.
         if not args.no_ncu_warm:
-            warm_csv = os.path.join(args.out, "ncu_no_flush.csv")
-            rc, out = run(base + ["--cache-control", "none", "--print-units", "base"] + child, 300, "ncu --cache-control none")
-            with open(warm_csv, "w") as f:
-                f.write(out[out.find('"ID"'):] if '"ID"' in out else out)
-            for key, entry in parse_ncu(warm_csv).items():
-                name, what = key.split("|")
-                if results.get(name, {}).get(what) is not None:
-                    results[name][what]["ncu_no_flush_us"] = entry["ncu_us"]
-        # 3c. ncu --cache-control none over calls the child read-flushes before each call (outside
-        # the profiled range): the cache state hone times a call in -- cold before its first kernel,
-        # the call's own intermediates warm between its kernels, where ncu's default flushes
-        # before every kernel. Not the issue's bar; says what the calls of several kernels' gap is.
-        if not args.no_ncu_warm:
-            flushed_csv = os.path.join(args.out, "ncu_call_flushed.csv")
-            rc, out = run(base + ["--cache-control", "none", "--print-units", "base"] + child + ["--flush-calls"], 300,
-                          "ncu --cache-control none, calls flushed")
-            with open(flushed_csv, "w") as f:
-                f.write(out[out.find('"ID"'):] if '"ID"' in out else out)
-            for key, entry in parse_ncu(flushed_csv).items():
-                name, what = key.split("|")
-                if results.get(name, {}).get(what) is not None:
-                    results[name][what]["ncu_call_flushed_us"] = entry["ncu_us"]
+            warm = base + ["--cache-control", "none", "--print-units", "base"] + child
+            for field, cmd, what, csv_name in (
+                    ("ncu_no_flush_us", warm, "ncu --cache-control none", "ncu_no_flush.csv"),
+                    ("ncu_call_flushed_us", warm + ["--flush-calls"], "ncu --cache-control none, calls flushed",
+                     "ncu_call_flushed.csv")):
+                rc, out = run(cmd, 300, what)
+                with open(os.path.join(args.out, csv_name), "w") as f:
+                    f.write(out[out.find('"ID"'):] if '"ID"' in out else out)
+                for key, entry in parse_ncu(os.path.join(args.out, csv_name)).items():
+                    name, side = key.split("|")
+                    if results.get(name, {}).get(side) is not None:
+                        results[name][side][field] = entry["ncu_us"]
         # 4. Five `hone check` processes of one kernel of >= 5 us.
         spread_run = five_processes(args.hone, args.python, cases["relu_2p22"]) if "relu_2p22" in cases else {}
         # 5. Last (a limit cuts only this): the torch.compile reference's device and call time.

@@ -368,5 +368,23 @@ TEST_F(EvaluatorTest, TheCpuHasNoFloor) {
   EXPECT_DOUBLE_EQ(v.speedup->eager.value_or(0), 2.0);
 }
 
+// The device-time method is part of a baseline's key: counters (ncu's metric) by default, the
+// activity records' time only under HONE_DEVICE_TIME=records; one never stands in for the other.
+TEST_F(EvaluatorTest, BaselineKeyNamesTheDeviceTimeMethod) {
+  BaselineCache cache(dir_ / "baselines");
+  const BaselineKey key{"task", "NVIDIA H200", "2.11.0", "eager"};
+  const char* before = std::getenv("HONE_DEVICE_TIME");
+  const std::string saved = before ? before : "";
+  ::unsetenv("HONE_DEVICE_TIME");
+  const fs::path by_default = cache.path_for(key);
+  ::setenv("HONE_DEVICE_TIME", "counters", 1);
+  const fs::path counters = cache.path_for(key);
+  ::setenv("HONE_DEVICE_TIME", "records", 1);
+  const fs::path records = cache.path_for(key);
+  if (before) ::setenv("HONE_DEVICE_TIME", saved.c_str(), 1); else ::unsetenv("HONE_DEVICE_TIME");
+  EXPECT_EQ(by_default, counters);
+  EXPECT_NE(by_default, records);
+}
+
 }  // namespace
 }  // namespace hone::eval
