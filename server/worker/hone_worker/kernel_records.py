@@ -51,26 +51,27 @@ def uniform_kernel_count(activities: Sequence[Activity], work: Sequence[Sequence
     stray = [a for a in activities if a.kind == "kernel" and a.name not in _HONE]
     outside = len(stray) - sum(counts)
     if outside and flushed:
-        outside -= sum(1 for a in stray if _after_a_result(a, activities))
+        spans = _result_spans(activities)
+        outside -= sum(1 for a in stray if any(begin <= a.start_us < end for stream, begin, end in spans
+                                               if a.stream == stream))
     return counts[0] if outside == 0 else None
 
 
-def _after_a_result(kernel: Activity, activities: Sequence[Activity]) -> bool:
-    """Whether `kernel` starts after a call's marker and before the next call's first hone_mix or
-    flush (after the last marker: before the op's end), on the held stream."""
+def _result_spans(activities: Sequence[Activity]) -> List[Tuple[int, float, float]]:
+    """(stream, start, end) of each span after a call's marker and before the next call's first
+    hone_mix or flush (after the last marker: to the op's end), on the held stream."""
     hold = _the_hold(activities)
-    if hold is None or kernel.stream != hold.stream:
-        return False
+    if hold is None:
+        return []
     ordered = sorted(activities, key=lambda a: (a.start_us, a.end_us))
     markers = [a for a in ordered if a.name == MARKER and a.stream == hold.stream]
-    inputs = [a for a in ordered if a.name in (MIX, FLUSH) and a.stream == hold.stream]
+    inputs = [a.start_us for a in ordered if a.name in (MIX, FLUSH) and a.stream == hold.stream]
+    spans = []
     for marker in markers:
-        if kernel.start_us < marker.end_us - SLACK_US:
-            continue
-        following = [a.start_us for a in inputs if a.start_us >= marker.end_us - SLACK_US]
-        if not following or kernel.start_us < min(following):
-            return True
-    return False
+        begin = marker.end_us - SLACK_US
+        following = [t for t in inputs if t >= begin]
+        spans.append((hold.stream, begin, min(following) if following else float("inf")))
+    return spans
 
 
 def per_call_work(activities: Sequence[Activity], calls: int, flushed: bool,
