@@ -33,6 +33,12 @@ def parse(reply: dict) -> Tuple[Optional[List[Tuple[str, float]]], str]:
     return out, ""
 
 
+def ranges_per_call(kernels_per_call: int, flushed: bool, mixes: int = 0) -> int:
+    """A counted call's kernel ranges: its input mixes, hone's flush (when flushed), its kernels,
+    hone's marker."""
+    return mixes + (1 if flushed else 0) + kernels_per_call + 1
+
+
 def per_call_us(ranges: List[Tuple[str, float]], calls: int, flushed: bool, kernels_per_call: int,
                 mixes: int = 0) -> Tuple[Optional[List[float]], str]:
     """Each call's summed kernel duration, or (None, why the ranges cannot be attributed): per
@@ -40,7 +46,7 @@ def per_call_us(ranges: List[Tuple[str, float]], calls: int, flushed: bool, kern
     `flushed`), the call's `kernels_per_call` kernels, hone's marker. Named ranges must carry
     hone's names where hone's kernels stand."""
     lead = mixes + (1 if flushed else 0)
-    per = kernels_per_call + 1 + lead
+    per = ranges_per_call(kernels_per_call, flushed, mixes)
     if kernels_per_call < 1 or len(ranges) != calls * per:
         return None, (f"the counters hold {len(ranges)} kernel ranges; {calls} calls of {kernels_per_call} kernels "
                       f"(the activity records') with hone's {mixes} input mixes, {'flush and ' if flushed else ''}"

@@ -38,7 +38,7 @@ def kernels_per_call(activities: Sequence[Activity], calls: int, flushed: bool, 
 
 
 def uniform_kernel_count(activities: Sequence[Activity], work: Sequence[Sequence[Activity]],
-                         flushed: bool = True) -> Optional[int]:
+                         flushed: bool) -> Optional[int]:
     """The number of kernels in each call's work, when every call launched the same number and no
     kernel but hone's ran outside the calls; None otherwise. With a flush, a call's marker is
     followed by hone's own handling of its result before the next call's inputs (the python

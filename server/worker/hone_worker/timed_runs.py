@@ -405,7 +405,7 @@ class TimedRun:
             return self._uncounted(device, (device.records_note or "the calls did not all launch the same number of "
                                             "kernels (or kernels ran outside them)") +
                                    ": the counters' numbered ranges cannot be attributed")
-        per_call = device.kernels_per_call + 1 + (self.flush_bytes > 0) + len(self.sets.mixed)
+        per_call = kernel_counters.ranges_per_call(device.kernels_per_call, self.flush_bytes > 0, len(self.sets.mixed))
         calls = min(COUNTER_RANGES // per_call, COUNTER_CALLS, self.slot_count - 1)
         if calls < MIN_CALLS_PER_OP:
             return self._uncounted(device, f"{device.kernels_per_call} kernels a call: {MIN_CALLS_PER_OP} calls do not "

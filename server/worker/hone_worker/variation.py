@@ -153,7 +153,8 @@ def pool_size(targets: list, device: Device, output_bytes: int = 0, wanted: int 
     """How many input sets to keep: `wanted`, fewer (two at least) when the whole timing run's
     copies would not fit the device's free memory with them. A KernelBench level-1 task with 6 GiB
     of input and of output had the judge hold 61 GiB of an 80 GiB H100 with three sets, and its
-    runner ran out of memory; two sets leave the runner room."""
+    runner ran out of memory; with two it still does (H100, 2026-12-05 night: docs/gpu-runs.md),
+    so such tasks time on a larger card only."""
     input_bytes = sum(t.numel() * t.element_size() for t in targets if isinstance(t, torch.Tensor))
     if input_bytes == 0 or not device.is_cuda:
         return wanted

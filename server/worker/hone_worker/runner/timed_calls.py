@@ -366,14 +366,13 @@ class TimedLoop:
         reply = dict(self.candidate.warm(lambda: keep(forward()) if keep else forward()))
         settle_ms, settle_calls, settled = self._settle()
         warm = self._run_calls([_Entry(0, 0, [])] * plan.warmup, held=False)
-        self.device.synchronize()
         recorder = _recorder(plan.kernel_records and held)
         counters = _Counters(plan.kernel_counters)
         if recorder.active or plan.kernel_counters:
             self._marker_word = torch.zeros(1, dtype=torch.int32, device=self.device.torch)
         # Made before the recording starts: its fill kernel would be a kernel outside the calls.
         timed_out = torch.zeros(1, dtype=torch.int32, device=self.device.torch) if held else None
-        self.device.synchronize()
+        self.device.synchronize()  # the warm-up and these fills done before the recording starts
         recorder.start()
         counters.start()
         started = time.perf_counter()
