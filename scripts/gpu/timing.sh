@@ -35,6 +35,15 @@ if [ "${HONE_TIMING_GAP_PROBE:-0}" = 1 ]; then
   echo "bench/probes/ncu_gap_probe rc=$?"
   cat "$OUT/timing/ncu_gap_probe.log"
 fi
+# Why the native runner's call time sits 1-2 us above plain events from C (bench/probes/
+# call_gap_probe.py: hone's flush, a device-wide synchronise, a second CUDA context; ~40 s with
+# its nvcc build). Off unless HONE_TIMING_CALL_PROBE=1.
+if [ "${HONE_TIMING_CALL_PROBE:-0}" = 1 ]; then
+  timeout 120 "$PYTHON" bench/probes/call_gap_probe.py --harness "$HONE_BUILD/share/hone/lib/libhone_harness.so" \
+    --out "$OUT/timing/call_gap" --json "$OUT/timing/call_gap_probe.json" > "$OUT/timing/call_gap_probe.log" 2>&1
+  echo "bench/probes/call_gap_probe rc=$?"
+  cat "$OUT/timing/call_gap_probe.log"
+fi
 [ "${HONE_TIMING_BENCH:-1}" = 1 ] || { echo "timing section: probes only (HONE_TIMING_BENCH=0)"; exit 0; }
 timeout "${HONE_TIMING_LIMIT:-280}" "$PYTHON" bench/timing_truth/timing_truth.py --hone "$HONE_BIN/hone" --python "$PYTHON" --ncu "$NCU" ${HONE_TIMING_ARGS:-} \
   --out "$OUT/timing/work" --json "$OUT/timing/timing_truth.json" > "$OUT/timing/timing_truth.log" 2>&1

@@ -18,6 +18,7 @@
 #include "cupti_error.h"
 #include "driver.h"
 #include "host_config.h"
+#include "kernel_prologue.h"
 #include "range_session.h"
 #include "sass_session.h"
 
@@ -34,6 +35,7 @@ struct Recording {
   bool activity = false;
   std::unique_ptr<hone::cupti::RangeSession> range;
   std::unique_ptr<hone::cupti::SassSession> sass;
+  std::unique_ptr<hone::cupti::KernelPrologue> prologue;  // "kernel_prologue": armed by hone_cupti_kernel_prologue
   Clock::time_point started;
   double setup_seconds = 0;
   std::optional<double> prepared_seconds;  // the range profiler's set-up, done ahead by hone_cupti_prepare
@@ -183,6 +185,10 @@ extern "C" const char* hone_cupti_begin(const char* request_json) {
     // One range profiler per context, and SASS patching beside none: a prepared session that this
     // request does not use is discarded; an activity-only recording leaves it for a later begin.
     if (g_prepared && !use_prepared && (want_metrics || want_sass)) g_prepared.reset();
+    if (req.value("kernel_prologue", false)) {
+      if (want_sass) throw std::invalid_argument("a kernel prologue launches kernels of its own: not beside \"sass\"");
+      rec.prologue = std::make_unique<hone::cupti::KernelPrologue>();
+    }
     if (want_metrics) {
       hone::cupti::synchronize_context();
       if (use_prepared) {
@@ -215,6 +221,10 @@ extern "C" const char* hone_cupti_end(void) {
     double region = seconds_since(rec.started);
     Clock::time_point collect = Clock::now();
     json out = {{"ok", true}};
+    if (rec.prologue) {
+      out["kernel_prologue"] = rec.prologue->summary();
+      rec.prologue.reset();
+    }
     if (rec.activity) out["activity"] = hone::cupti::activity_stop();
     json stages = rec.range ? rec.range->setup_stages() : json();
     if (rec.range) out["metrics"] = rec.range->finish();
@@ -244,5 +254,18 @@ extern "C" const char* hone_cupti_prepare(const char* request_json) {
     json answer = {{"ok", true}, {"seconds", {{"setup", p.seconds}, {"setup_stages", p.session->setup_stages()}}}};
     g_prepared = std::move(p);
     return answer;
+  });
+}
+
+extern "C" const char* hone_cupti_kernel_prologue(hone_cupti_prologue_fn fn, void* user) {
+  return guarded([&] {
+    if (!g_recording || !g_recording->prologue)
+      throw CuptiFailure("bad_request", "hone_cupti_kernel_prologue",
+                         "no recording with a kernel prologue is running: begin one with \"kernel_prologue\": true");
+    if (fn)
+      g_recording->prologue->arm(fn, user);
+    else
+      g_recording->prologue->disarm();
+    return json{{"ok", true}};
   });
 }

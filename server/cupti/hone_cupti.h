@@ -35,9 +35,26 @@ HONE_CUPTI_API const char* hone_cupti_host_query(const char* request_json);
  * API); "metrics" collects counters per kernel with the Range Profiler (auto range, kernel
  * replay); "sass" counts per instruction with the SASS Metrics API (GPU granularity, lazy
  * patching: each kernel launched inside the recording is patched at its first launch), which
- * changes the kernels' code, so it is refused beside "metrics" or "activity".
+ * changes the kernels' code, so it is refused beside "metrics" or "activity". "kernel_prologue":
+ * true (beside "metrics" or "activity") subscribes to CUPTI's launch callbacks for the recording,
+ * so that hone_cupti_kernel_prologue can arm a function run before each kernel launch.
  * Answer: {"ok": true, ...} or an error. */
 HONE_CUPTI_API const char* hone_cupti_begin(const char* request_json);
+
+/* A kernel prologue: stream is the launch's CUstream (NULL: the legacy default stream; the
+ * per-thread stream for a per-thread launch on stream 0), user what was armed with it; returns 0
+ * or an error code (counted as a failure). */
+typedef int (*hone_cupti_prologue_fn)(void* stream, void* user);
+
+/* Arms (fn non-NULL) or disarms (fn NULL) the running recording's kernel prologue (begun with
+ * "kernel_prologue": true): while armed, fn(stream, user) runs on the launching thread at the
+ * entry of every kernel launch of the process (runtime or driver API, Ex and cooperative launches;
+ * a runtime launch that enters the driver is one launch; launches fn makes are none; a graph
+ * launch is one, its kernels not separated). hone arms hone_harness_flush_prologue around a
+ * counted call, so each of its kernels starts from a flushed cache, as under ncu. hone_cupti_end's
+ * answer then carries "kernel_prologue": {"launches" (seen while armed), "failures",
+ * "first_failure" (a code, 0: none), "graphs"}. Answer: {"ok": true} or an error. */
+HONE_CUPTI_API const char* hone_cupti_kernel_prologue(hone_cupti_prologue_fn fn, void* user);
 
 /* Sets up the Range Profiler on the current context ahead of need (counter availability, the
  * configuration, cuptiRangeProfilerSetConfig: about a second on the H200) without collecting:

@@ -10,17 +10,23 @@ namespace hone::eval {
 
 using nlohmann::json;
 
+std::string device_time_method() {
+  const char* variable = std::getenv("HONE_DEVICE_TIME");
+  const std::string_view method = variable ? variable : "";
+  if (method == "records") return "records";
+  // Counters flushed once per call were the default's key ("counters") until 2026-12-05: a
+  // baseline counted that way is not one counted as ncu counts, each kernel from a flushed cache.
+  return method == "counters-call" ? "counters" : "counters-each-kernel";
+}
+
 BaselineCache::BaselineCache(std::filesystem::path dir) : dir_(std::move(dir)) {}
 
 std::filesystem::path BaselineCache::path_for(const BaselineKey& key) const {
   Sha256 h;
-  // The worker's device-time method (counters, ncu's metric, unless HONE_DEVICE_TIME=records):
-  // a baseline of one method never stands in for the other.
-  const char* method = std::getenv("HONE_DEVICE_TIME");
   // v4: entries written before the worker told a busy machine apart (machine_load.py) may hold a
   // CPU baseline slowed by a steady load (tasks/matmul.py's 6.11 ms for 2.24 ms): never reused.
   h.field("baseline-v4").field(key.task_hash).field(key.device_name).field(key.torch_version).field(key.mode);
-  h.field(method && std::string_view(method) == "records" ? "records" : "counters");
+  h.field(device_time_method());
   return dir_ / (h.hex() + ".json");
 }
 

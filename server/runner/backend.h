@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "harness.h"
+
 namespace hone::runner {
 
 // A CUDA call that failed. `sticky`: the context is broken (every later call fails too).
@@ -55,6 +57,9 @@ class Backend {
   // so never while the stream is held); flush reserves what it lacks first.
   virtual void reserve_flush(std::size_t bytes) = 0;
   virtual void flush(std::size_t bytes) = 0;
+  // What hone_harness_flush_prologue needs to flush `bytes` before each kernel of a counted call
+  // (the buffer reserved now). CUDA only: the CPU backend throws OpError unsupported.
+  virtual hone_harness_flush_args flush_args(std::size_t bytes) = 0;
 
   // Timing marks 0..count-1 (reserve_marks first): mark(i) records mark i (a CUDA event on the
   // legacy stream, or the steady clock now); elapsed_us(a, b) after synchronize(); wait_mark(i)

@@ -38,7 +38,8 @@ class CpuBackend final : public Backend {
     auto* d = static_cast<unsigned char*>(dst);
     const auto* s = static_cast<const unsigned char*>(src);
     for (std::size_t r = 0; r < rows; ++r) std::memmove(d + r * dst_pitch, s + r * src_pitch, width);
-  }  void mix(void* dst, const void* const* sets, int n_sets, std::size_t elem_bytes, std::size_t count,
+  }
+  void mix(void* dst, const void* const* sets, int n_sets, std::size_t elem_bytes, std::size_t count,
            unsigned seed) override {
     if (hone_harness_host_mix(dst, sets, n_sets, elem_bytes, count, seed) != 0)
       throw OpError(ErrorKind::BadRequest, "time: an input mix of " + std::to_string(n_sets) + " sets of " +
@@ -53,6 +54,8 @@ class CpuBackend final : public Backend {
     reserve_flush(bytes);
     hone_harness_host_flush(flush_buffer_.data(), bytes);
   }
+
+  hone_harness_flush_args flush_args(std::size_t) override { unsupported("a flush before each kernel"); }
 
   void reserve_marks(std::size_t count) override {
     if (marks_.size() < count) marks_.resize(count);

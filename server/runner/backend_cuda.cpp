@@ -108,6 +108,11 @@ class CudaBackend final : public Backend {
     check_harness(hone_harness_flush(nullptr, flush_, bytes, words_ + kSink), "hone_flush");
   }
 
+  hone_harness_flush_args flush_args(std::size_t bytes) override {
+    reserve_flush(bytes);
+    return {flush_, bytes, words_ + kSink};
+  }
+
   void reserve_marks(std::size_t count) override {
     while (events_.size() < count) {
       cudaEvent_t e = nullptr;

@@ -55,6 +55,7 @@ void CuptiLibrary::load() {
   begin_ = begin;
   end_ = end;
   prepare_ = reinterpret_cast<Begin>(dlsym(handle, "hone_cupti_prepare"));
+  prologue_ = reinterpret_cast<Arm>(dlsym(handle, "hone_cupti_kernel_prologue"));
 }
 
 nlohmann::json CuptiLibrary::begin(const nlohmann::json& request) {
@@ -67,6 +68,13 @@ nlohmann::json CuptiLibrary::prepare(const nlohmann::json& request) {
   if (!prepare_)
     return {{"ok", false}, {"error", {{"code", "unsupported"}, {"message", "this libhone_cupti.so has no hone_cupti_prepare"}}}};
   return parse_answer(prepare_(dump(request).c_str()), "hone_cupti_prepare");
+}
+
+nlohmann::json CuptiLibrary::kernel_prologue(Prologue fn, void* user) {
+  if (!prologue_)
+    return {{"ok", false},
+            {"error", {{"code", "unsupported"}, {"message", "this libhone_cupti.so has no hone_cupti_kernel_prologue"}}}};
+  return parse_answer(prologue_(fn, user), "hone_cupti_kernel_prologue");
 }
 
 }  // namespace hone::runner

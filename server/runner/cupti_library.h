@@ -24,6 +24,12 @@ class CuptiLibrary {
   // hone_cupti_prepare (kernel counters set up ahead of the begin that asks for the same ones);
   // unsupported when the library predates it.
   nlohmann::json prepare(const nlohmann::json& request);
+  // hone_cupti_kernel_prologue: arms fn(stream, user) before each kernel launch of the running
+  // recording (begun with "kernel_prologue": true), or disarms it (fn NULL); unsupported when the
+  // library predates it.
+  using Prologue = int (*)(void* stream, void* user);
+  nlohmann::json kernel_prologue(Prologue fn, void* user);
+  bool has_kernel_prologue() const { return prologue_ != nullptr; }
 
  private:
   using Begin = const char* (*)(const char*);
@@ -31,6 +37,8 @@ class CuptiLibrary {
   Begin begin_ = nullptr;
   End end_ = nullptr;
   Begin prepare_ = nullptr;
+  using Arm = const char* (*)(Prologue, void*);
+  Arm prologue_ = nullptr;
 };
 
 }  // namespace hone::runner

@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-/* 2 (hone_mix added). */
+/* 3 (hone_harness_flush_prologue added; 2: hone_mix). */
 HONE_HARNESS_API int hone_harness_version(void);
 /* 1 when the library was built with CUDA; 0 when only the CPU functions work (the CUDA functions
  * then return 801, cudaErrorNotSupported). */
@@ -33,6 +33,16 @@ HONE_HARNESS_API int hone_harness_has_cuda(void);
  * buffer's 4-byte-aligned 32-bit words (a partial word at either end counts the bytes present),
  * so the reads cannot be optimised away. */
 HONE_HARNESS_API int hone_harness_flush(void* stream, const void* buffer, size_t bytes, void* sink);
+/* The arguments of hone_harness_flush_prologue: hone_flush's buffer, its size and its sink. */
+typedef struct hone_harness_flush_args {
+  const void* buffer;
+  size_t bytes;
+  void* sink;
+} hone_harness_flush_args;
+/* hone_harness_flush(stream, a->buffer, a->bytes, a->sink) for `args`, a hone_harness_flush_args*:
+ * the kernel prologue (hone_cupti.h, hone_cupti_kernel_prologue) both runners arm around a counted
+ * call, so that each of the call's kernels starts from a flushed cache, as under ncu. */
+HONE_HARNESS_API int hone_harness_flush_prologue(void* stream, void* args);
 /* Kernel "hone_hold" (one thread): spins until the 32-bit word at release_word (a device-visible
  * address, e.g. registered host memory from hone_harness_register) is non-zero, read with
  * system-scope acquire loads, or until timeout_ns of %globaltimer have passed (clamped to 120 s);

@@ -8,7 +8,12 @@
 #include "harness.h"
 #include "mix_choice.h"
 
-extern "C" int hone_harness_version(void) { return 2; }
+extern "C" int hone_harness_version(void) { return 3; }
+
+extern "C" int hone_harness_flush_prologue(void* stream, void* args) {
+  const auto* a = static_cast<const hone_harness_flush_args*>(args);
+  return a ? hone_harness_flush(stream, a->buffer, a->bytes, a->sink) : hone_harness_flush(stream, nullptr, 0, nullptr);
+}
 
 extern "C" unsigned hone_harness_mix_choice(unsigned seed, unsigned long long element) {
   return hone::harness::mix_hash(seed, element);

@@ -67,6 +67,11 @@ class TimedLoop {
     if (!counters_.is_null()) reply["counter_ranges"] = counters_;
     if (!counter_seconds_.is_null()) reply["counter_seconds"] = counter_seconds_;
     if (!counters_error_.empty()) reply["kernel_counters_error"] = counters_error_;
+    if (p_.kernel_counters > 0 && p_.flush_each_kernel) {
+      reply["flushed_each_kernel"] = each_kernel_;
+      if (!kernel_prologue_.is_null()) reply["kernel_prologue"] = kernel_prologue_;
+      if (!kernel_flush_error_.empty()) reply["kernel_flush_error"] = kernel_flush_error_;
+    }
     return reply;
   }
 
@@ -140,15 +145,19 @@ class TimedLoop {
   }
 
   // Mode call: one mark pair per call, the device idle before each (inputs and flush done);
-  // `marked`: hone_marker after each call's end mark (kernel counters attribute by it).
+  // `marked`: hone_marker after each call's end mark (kernel counters attribute by it). With the
+  // kernel prologue (counted calls, flush_each_kernel), hone_flush runs before each of the call's
+  // kernels instead of once before the call.
   std::vector<double> run_calls(const std::vector<TimedCall>& calls, const char* what, bool marked = false) {
     for (std::size_t i = 0; i < calls.size(); ++i) {
       const hone::ArgDesc* args = packs_[calls[i].slot].prepare();
       apply_inputs(calls[i]);
-      ctx_.backend.flush(p_.flush_bytes);
+      if (!each_kernel_) ctx_.backend.flush(p_.flush_bytes);
       ctx_.backend.synchronize();
       ctx_.backend.mark(2 * i);
+      if (each_kernel_) arm_prologue(true);
       call(calls[i].slot, args, what, i);
+      if (each_kernel_) arm_prologue(false);
       ctx_.backend.mark(2 * i + 1);
       if (marked) ctx_.backend.marker();
     }
@@ -164,11 +173,7 @@ class TimedLoop {
     bool counting = false;
     try {
       cupti_.load();
-      const nlohmann::json begun = cupti_.begin(counter_request(p_.kernel_counters));
-      if (begun.value("ok", false))
-        counting = true;
-      else
-        counters_error_ = "hone_cupti_begin: " + cupti_error_text(begun);
+      counting = begin_counters();
     } catch (const OpError& e) {
       counters_error_ = e.what();
     }
@@ -176,15 +181,47 @@ class TimedLoop {
     try {
       times = run_calls(p_.schedule, "counted call", counting);
     } catch (...) {
+      each_kernel_ = false;
       if (counting) (void)cupti_.end();
       throw;
     }
     if (counting) end_counters();
+    each_kernel_ = false;
     return times;
+  }
+
+  // The Range Profiler, with the kernel prologue where each kernel is to be flushed; where the
+  // prologue cannot be had, each call is flushed once and kernel_flush_error says why.
+  bool begin_counters() {
+    nlohmann::json request = counter_request(p_.kernel_counters);
+    if (p_.flush_each_kernel && !cupti_.has_kernel_prologue()) {
+      kernel_flush_error_ = "this libhone_cupti.so has no hone_cupti_kernel_prologue";
+    } else if (p_.flush_each_kernel) {
+      prologue_args_ = ctx_.backend.flush_args(p_.flush_bytes);
+      request["kernel_prologue"] = true;
+      const nlohmann::json begun = cupti_.begin(request);
+      if (begun.value("ok", false)) {
+        each_kernel_ = true;
+        return true;
+      }
+      kernel_flush_error_ = "hone_cupti_begin (kernel prologue): " + cupti_error_text(begun);
+      request.erase("kernel_prologue");
+    }
+    const nlohmann::json begun = cupti_.begin(request);
+    if (begun.value("ok", false)) return true;
+    counters_error_ = "hone_cupti_begin: " + cupti_error_text(begun);
+    return false;
+  }
+
+  void arm_prologue(bool on) {
+    const nlohmann::json answer = cupti_.kernel_prologue(on ? hone_harness_flush_prologue : nullptr, &prologue_args_);
+    if (!answer.value("ok", false))
+      throw OpError(ErrorKind::Internal, "hone_cupti_kernel_prologue: " + cupti_error_text(answer));
   }
 
   void end_counters() {
     const nlohmann::json ended = cupti_.end();
+    if (ended.contains("kernel_prologue")) kernel_prologue_ = ended["kernel_prologue"];
     if (!ended.value("ok", false)) {
       counters_error_ = "hone_cupti_end: " + cupti_error_text(ended);
       return;
@@ -304,6 +341,10 @@ class TimedLoop {
   std::string counters_error_;  // kernel_counters: why there are none
   nlohmann::json counter_seconds_;  // kernel_counters: the profiler's setup, region and collection
   std::string records_error_;   // kernel_records: why there are none
+  bool each_kernel_ = false;    // kernel_counters, flush_each_kernel: the prologue flushes before each kernel
+  hone_harness_flush_args prologue_args_{};
+  nlohmann::json kernel_prologue_;  // its launches and failures (hone_cupti_end's "kernel_prologue")
+  std::string kernel_flush_error_;  // why each call was flushed once instead
   std::vector<ArgPack> packs_;
   bool holding_ = false;
   double enqueue_s_ = 0;

@@ -145,6 +145,10 @@ void parse_options(const nlohmann::json& request, TimePlan& p) {
     if (n < 0 || n > 4096) bad_request("time.kernel_counters must be 0..4096 (the most kernel ranges to count)");
     p.kernel_counters = static_cast<std::size_t>(n);
   }
+  if (const nlohmann::json* v = find(request, "flush_each_kernel")) {
+    if (!v->is_boolean()) bad_request("time.flush_each_kernel must be true or false");
+    p.flush_each_kernel = v->get<bool>();
+  }
   if (!(p.settle_ms >= 0 && p.settle_ms <= 600000) || !(p.spin_timeout_ms > 0 && p.spin_timeout_ms <= 120000))
     bad_request("time: settle_ms must be 0..600000 and spin_timeout_ms 0..120000 (exclusive of 0)");
 }
@@ -219,6 +223,8 @@ TimePlan plan_time(const nlohmann::json& request, const ArenaTable& arenas, cons
   if (p.kernel_records && !p.device_mode) bad_request("time.kernel_records needs mode \"device\" (the records of held calls)");
   if (p.kernel_counters > 0 && p.device_mode)
     bad_request("time.kernel_counters needs mode \"call\" (the Range Profiler replays each kernel: it cannot hold a stream)");
+  if (p.flush_each_kernel && (p.kernel_counters == 0 || p.flush_bytes == 0))
+    bad_request("time.flush_each_kernel needs kernel_counters and flush_bytes (it flushes before each counted kernel)");
   if (p.kernel_counters > 0 && !backend.is_cuda())
     throw OpError(ErrorKind::Unsupported, "time.kernel_counters needs a CUDA device (hardware counters)");
   plan_copies(p);

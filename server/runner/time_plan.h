@@ -57,6 +57,8 @@ struct TimePlan {
   bool kernel_records = false;                  // device mode: activity records of the held calls, a marker after each
   std::size_t kernel_counters = 0;              // call mode, CUDA: gpu__time_duration of every kernel (Range Profiler,
                                                 // at most this many ranges), a marker after each call
+  bool flush_each_kernel = false;               // kernel_counters: hone_flush before each of a call's kernels (the
+                                                // kernel prologue), not once before the call: as ncu flushes
   std::vector<std::vector<CopyRun>> whole;      // per target: its whole-tensor copy (empty: a scalar)
   std::vector<std::vector<CopyRun>> row0;       // per target: the copy of row 0
   std::vector<std::size_t> row_bytes;           // per target: bytes from one row to the next

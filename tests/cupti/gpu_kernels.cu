@@ -1,11 +1,16 @@
 // tests/cupti/gpu_kernels.cu: the kernels of known work behind gpu_kernels.h.
 #include "gpu_kernels.h"
 
+#include <cuda.h>
 #include <cuda_bf16.h>
+#include <dlfcn.h>
 #include <cuda_runtime.h>
 
 #include <map>
 #include <stdexcept>
+
+extern "C" __global__ void prologue_work(unsigned* word) { atomicAdd(word, 1u); }
+extern "C" __global__ void prologue_mark(unsigned* word) { atomicAdd(word, 1u); }
 
 namespace hone::cupti_test {
 namespace {
@@ -200,5 +205,42 @@ void release_buffers() {
   for (auto& [name, p] : buffers()) cudaFree(p);
   buffers().clear();
 }
+
+void* new_stream() {
+  cudaStream_t s = nullptr;
+  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  return s;
+}
+
+void delete_stream(void* stream) { cudaStreamDestroy(static_cast<cudaStream_t>(stream)); }
+
+void work_by_runtime(void* stream) {
+  prologue_work<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(reinterpret_cast<unsigned*>(buffer("work", 4)));
+  check(cudaGetLastError(), "prologue_work launch");
+}
+
+void work_by_driver(void* stream) {
+  cudaFunction_t function = nullptr;
+  check(cudaGetFuncBySymbol(&function, reinterpret_cast<const void*>(prologue_work)), "cudaGetFuncBySymbol");
+  auto* word = reinterpret_cast<unsigned*>(buffer("work", 4));
+  void* args[] = {&word};
+  // The driver's own entry point, from the libcuda.so.1 the runtime loaded (linking libcuda would
+  // keep this binary from starting on a machine without a driver, where its tests skip).
+  using Launch = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
+                              void**, void**);
+  void* libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  auto launch = libcuda ? reinterpret_cast<Launch>(dlsym(libcuda, "cuLaunchKernel")) : nullptr;
+  if (!launch) throw std::runtime_error("cuLaunchKernel not found in libcuda.so.1");
+  if (launch(reinterpret_cast<CUfunction>(function), 1, 1, 1, 1, 1, 1, 0, static_cast<CUstream>(stream), args,
+             nullptr) != CUDA_SUCCESS)
+    throw std::runtime_error("cuLaunchKernel (prologue_work) failed");
+}
+
+int mark_by_runtime(void* stream) {
+  prologue_mark<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(reinterpret_cast<unsigned*>(buffer("mark", 4)));
+  return static_cast<int>(cudaGetLastError());
+}
+
+void synchronize_device() { check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
 
 }  // namespace hone::cupti_test

@@ -30,4 +30,14 @@ void divergent_local(int n);                    // per-lane loop trip counts (di
 void matmul_bf16_naive(int m, int n, int k);    // bf16 matmul with fp32 FMA on (m/16)(n/16) blocks of 16x16
 void release_buffers();
 
+// The kernel prologue's test (prologue_test.cpp): a stream of its own; one-thread kernels named
+// "prologue_work" (launched through the runtime, <<<>>>, or through the driver, cuLaunchKernel) and
+// "prologue_mark" (the prologue's own, through the runtime; returns the launch's cudaError_t).
+void* new_stream();
+void delete_stream(void* stream);
+void work_by_runtime(void* stream);
+void work_by_driver(void* stream);
+int mark_by_runtime(void* stream);
+void synchronize_device();
+
 }  // namespace hone::cupti_test

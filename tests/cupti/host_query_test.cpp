@@ -133,4 +133,16 @@ TEST(Version, NamesTheCuptiItLoaded) {
   EXPECT_NE(v["cupti_library"].get<std::string>().find("libcupti.so"), std::string::npos);
 }
 
+// The kernel prologue is armed inside a recording that asked for it; anything else is a clear
+// error, never a crash (no GPU needed: there is no recording).
+TEST(KernelPrologue, ArmingWithoutARecordingThatAskedForItIsABadRequest) {
+  const nlohmann::json armed = nlohmann::json::parse(
+      hone_cupti_kernel_prologue([](void*, void*) { return 0; }, nullptr));
+  EXPECT_FALSE(armed["ok"].get<bool>());
+  EXPECT_EQ(armed["error"]["code"], "bad_request") << armed.dump();
+  EXPECT_NE(armed["error"]["message"].get<std::string>().find("kernel_prologue"), std::string::npos) << armed.dump();
+  const nlohmann::json disarmed = nlohmann::json::parse(hone_cupti_kernel_prologue(nullptr, nullptr));
+  EXPECT_EQ(disarmed["error"]["code"], "bad_request") << disarmed.dump();
+}
+
 }  // namespace

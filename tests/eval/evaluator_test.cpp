@@ -368,8 +368,9 @@ TEST_F(EvaluatorTest, TheCpuHasNoFloor) {
   EXPECT_DOUBLE_EQ(v.speedup->eager.value_or(0), 2.0);
 }
 
-// The device-time method is part of a baseline's key: counters (ncu's metric) by default, the
-// activity records' time only under HONE_DEVICE_TIME=records; one never stands in for the other.
+// The device-time method is part of a baseline's key: counters (ncu's metric, each kernel from a
+// flushed cache) by default, counters flushed once per call under HONE_DEVICE_TIME=counters-call,
+// the activity records' time under HONE_DEVICE_TIME=records; none stands in for another.
 TEST_F(EvaluatorTest, BaselineKeyNamesTheDeviceTimeMethod) {
   BaselineCache cache(dir_ / "baselines");
   const BaselineKey key{"task", "NVIDIA H200", "2.11.0", "eager"};
@@ -379,11 +380,15 @@ TEST_F(EvaluatorTest, BaselineKeyNamesTheDeviceTimeMethod) {
   const fs::path by_default = cache.path_for(key);
   ::setenv("HONE_DEVICE_TIME", "counters", 1);
   const fs::path counters = cache.path_for(key);
+  ::setenv("HONE_DEVICE_TIME", "counters-call", 1);
+  const fs::path per_call = cache.path_for(key);
   ::setenv("HONE_DEVICE_TIME", "records", 1);
   const fs::path records = cache.path_for(key);
   if (before) ::setenv("HONE_DEVICE_TIME", saved.c_str(), 1); else ::unsetenv("HONE_DEVICE_TIME");
   EXPECT_EQ(by_default, counters);
   EXPECT_NE(by_default, records);
+  EXPECT_NE(by_default, per_call);
+  EXPECT_NE(per_call, records);
 }
 
 }  // namespace

@@ -117,6 +117,13 @@ TEST(Headline, DeviceTimeAndRangesWhenNoisy) {
   EXPECT_NE(details.find("  device time not from kernel counters: the counters exceed the events around the held calls\n"),
             std::string::npos) << details;
   EXPECT_NE(details.find("  reference eager: device 8.10 µs, call 9.31 µs\n"), std::string::npos) << details;
+  Verdict counted = v;  // counted, but not as asked: the note says so, not that counters were missing
+  counted.timing->device->method = "cupti_gpu_time_duration";
+  counted.timing->kernel_counters_note = "the cache was flushed once per call, not before each kernel: why";
+  const std::string counted_details = verdict_details(counted);
+  EXPECT_NE(counted_details.find("  device time counted, but the cache was flushed once per call, not before each "
+                                 "kernel: why\n"), std::string::npos) << counted_details;
+  EXPECT_EQ(counted_details.find("not from kernel counters"), std::string::npos) << counted_details;
   EXPECT_NE(details.find("  speedup (device time): 2.0× eager\n"), std::string::npos) << details;
   EXPECT_NE(details.find("  speedup (call time): 1.7× eager\n"), std::string::npos) << details;
   EXPECT_EQ(details.find("range"), std::string::npos) << details;

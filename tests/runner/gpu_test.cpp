@@ -63,13 +63,15 @@ class GpuRunnerTest : public RunnerTest {
             {"release", buf(2, 0, {1}, std::nullopt, "int32")}, {"spin_timeout_ms", 5000}};
   }
   // cuda_scale loaded and `calls` calls timed in mode call under the Range Profiler
-  // (kernel_counters 1024): the reply, or the failed load's reply (counter_ranges then missing).
-  json counted_scale_calls(int calls) {
+  // (kernel_counters 1024, the cache flushed before each kernel when `each_kernel`): the reply, or
+  // the failed load's reply (counter_ranges then missing).
+  json counted_scale_calls(int calls, bool each_kernel = false) {
     const json loaded = load("cuda_scale");
     if (kind_of(loaded) != "ok") return loaded;
     write_sets();
     json request = time_request("call", calls);
     request["kernel_counters"] = 1024;
+    if (each_kernel) request["flush_each_kernel"] = true;
     return runner().request("time", request);
   }
   void expect_slots(int calls) const {
@@ -280,6 +282,30 @@ TEST_F(GpuRunnerTest, TimeModeCallWithKernelCountersCountsEachKernelInLaunchOrde
   }
   std::printf("kernel counters: %d calls, scale_kernel mean %.3f us; profiler seconds %s\n", calls, sum / calls,
               r.value("counter_seconds", json()).dump().c_str());
+  expect_slots(calls);
+}
+
+// flush_each_kernel: the kernel prologue (libhone_cupti's launch callbacks) runs hone_flush before
+// each of the call's kernels, none before hone's own (input copies, marker): the same three ranges
+// a call, the flush now launched from inside the call's launch, and one prologue per call's kernel.
+TEST_F(GpuRunnerTest, CountedCallsFlushBeforeEachOfTheirKernels) {
+  if (!ready_["cupti"].get<bool>()) GTEST_SKIP() << "libhone_cupti.so was not built here";
+  const int calls = 10;
+  const json r = counted_scale_calls(calls, true);
+  ASSERT_TRUE(r.contains("counter_ranges")) << r.dump().substr(0, 2000);
+  ASSERT_TRUE(r.value("flushed_each_kernel", false)) << r.value("kernel_flush_error", std::string());
+  const json& summary = r["kernel_prologue"];
+  EXPECT_EQ(summary["launches"], calls) << summary.dump();
+  EXPECT_EQ(summary["failures"], 0) << summary.dump();
+  EXPECT_EQ(summary["graphs"], 0) << summary.dump();
+  const json& ranges = r["counter_ranges"];
+  ASSERT_EQ(ranges.size(), static_cast<std::size_t>(3 * calls)) << ranges.dump();
+  for (int i = 0; i < calls; ++i) {
+    const double flush = ranges[3 * i]["gpu_time_us"].get<double>();
+    const double us = ranges[3 * i + 1]["gpu_time_us"].get<double>();
+    EXPECT_GE(us, kSpinNs / 1000.0 * 0.95) << i;
+    EXPECT_GT(flush, 5.0) << i;  // 64 MiB read and the SMs' code evicted: tens of us
+  }
   expect_slots(calls);
 }
 

@@ -195,6 +195,11 @@ TEST_F(TimeChecks, BadSchedulesAreBadRequests) {
   EXPECT_EQ(kind_of(runner().request("time", counted)), "unsupported");  // hardware counters need CUDA
   counted["kernel_counters"] = -1;
   EXPECT_EQ(kind_of(runner().request("time", counted)), "bad_request");
+  json each_kernel = base(json::array({json{{"set", 0}, {"slot", 0}}}));
+  each_kernel["flush_each_kernel"] = true;  // a flush before each counted kernel: no counters asked
+  EXPECT_EQ(kind_of(runner().request("time", each_kernel)), "bad_request");
+  each_kernel["flush_each_kernel"] = "yes";
+  EXPECT_EQ(kind_of(runner().request("time", each_kernel)), "bad_request");
   EXPECT_EQ(kind_of(runner().request("prepare_counters", {{"kernel_counters", 1024}})), "unsupported");  // CUDA only
   EXPECT_EQ(kind_of(runner().request("prepare_counters", {{"kernel_counters", 0}})), "bad_request");
   EXPECT_EQ(kind_of(runner().request("prepare_counters", json::object())), "bad_request");

@@ -149,6 +149,8 @@ class TimeCallModeTest(HarnessTestCase):
                                     ({"settle_min_ms": -1}, "bad_request", "settle_min_ms"),
                                     ({"kernel_counters": -1}, "bad_request", "kernel_counters"),
                                     ({"kernel_counters": 64}, "unsupported", "CUDA device (hardware counters)"),
+                                    ({"flush_each_kernel": True}, "bad_request", "needs kernel_counters"),
+                                    ({"flush_each_kernel": "yes"}, "bad_request", "true or false"),
                                     ({"mode": "device"}, "unsupported", "CUDA")):
             reply = self.runner.request("time", **dict(base, **change))
             self.assertEqual(reply["error"]["kind"], kind, change)
@@ -361,6 +363,31 @@ class CudaRunnerTest(unittest.TestCase):
             self.assertTrue(torch.equal(slot, want))
         print(f"\npython runner kernel counters: median {sorted(times)[len(times) // 2]:.2f} us "
               f"(setup and region {reply.get('counter_seconds')})")
+
+    def test_counted_calls_flush_before_each_of_their_kernels(self):
+        """flush_each_kernel: the kernel prologue runs hone_flush before each of a call's two
+        kernels (relu, then mul), as ncu flushes before each kernel; none before hone's own."""
+        from hone_worker import kernel_counters
+
+        self.load(RUNNER_FIXTURES / "relu_twice_torch.cpp")
+        fields, slots, expected = self.timing_request("call")
+        fields.update(kernel_counters=1024, flush_each_kernel=True)
+        reply = self.runner.ok("time", **fields)
+        self.assertIn("counter_ranges", reply, reply.get("kernel_counters_error"))
+        self.assertTrue(reply.get("flushed_each_kernel"), reply.get("kernel_flush_error"))
+        n = len(slots)
+        self.assertEqual(reply["kernel_prologue"], {"launches": 2 * n, "failures": 0, "first_failure": 0, "graphs": 0})
+        self.assertEqual(kernel_counters.flush_layout(reply, True, n, 2), (True, ""))
+        ranges, why = kernel_counters.parse(reply)
+        self.assertEqual(len(ranges), 5 * n)  # per call: flush, relu, flush, mul, marker
+        times, why = kernel_counters.per_call_us(ranges, n, True, 2, 0, each_kernel=True)
+        self.assertEqual(why, "")
+        flushes = [us for i, (_, us) in enumerate(ranges) if i % 5 in (0, 2)]
+        self.assertGreater(min(flushes), max(times) / 2)  # 64 MiB read (and the SMs' code evicted): the longest
+        for slot, want in zip(slots, expected):
+            self.assertTrue(torch.equal(slot, want))
+        print(f"\npython runner, flushed before each kernel: median call {sorted(times)[n // 2]:.2f} us, "
+              f"median flush {sorted(flushes)[len(flushes) // 2]:.2f} us")
 
     def test_counters_prepared_ahead_are_started_by_the_counted_time_op(self):
         prepared = self.runner.ok("prepare_counters", kernel_counters=1024)

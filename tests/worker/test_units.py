@@ -857,13 +857,18 @@ class KernelRecordsTest(unittest.TestCase):
         self.assertIn("p50 9.00 us", raised.exception.reason)
 
 
-def counted_ranges(calls, numbered=True):
+def counted_ranges(calls, numbered=True, each_kernel=False, flush_us=20.0):
     """Ranges shaped like a counted `time` op's: per call hone_flush, the call's kernels
-    (`calls[i]`: (name, us)), hone_marker; `numbered`: named "0", "1", ... as auto ranges are."""
+    (`calls[i]`: (name, us)), hone_marker; with `each_kernel`, hone_flush before each kernel
+    instead; `numbered`: named "0", "1", ... as auto ranges are."""
     out = []
     for kernels in calls:
-        out.append(("hone_flush", 20.0))
-        out += list(kernels)
+        if not each_kernel:
+            out.append(("hone_flush", flush_us))
+        for kernel in kernels:
+            if each_kernel:
+                out.append(("hone_flush", flush_us))
+            out.append(kernel)
         out.append(("hone_marker", 0.8))
     return [(str(i), us) for i, (_, us) in enumerate(out)] if numbered else out
 
@@ -932,6 +937,43 @@ class KernelCountersTest(unittest.TestCase):
         self.assertIsNone(ranges)
         self.assertIn("malformed", why)
 
+    def test_flushed_before_each_kernel_a_call_is_every_other_range(self):
+        ranges = counted_ranges([[("a", 3.0), ("b", 4.0)], [("a", 2.5), ("b", 1.0)]], each_kernel=True)
+        self.assertEqual(len(ranges), 2 * kernel_counters.ranges_per_call(2, True, 0, each_kernel=True))
+        self.assertEqual(kernel_counters.per_call_us(ranges, 2, True, 2, 0, each_kernel=True), ([7.0, 3.5], ""))
+        self.assertEqual(kernel_counters.per_call_us(ranges, 2, True, 2)[0], None)  # not the once-a-call layout
+        named = counted_ranges([[("a", 3.0), ("b", 4.0)]] * 2, numbered=False, each_kernel=True)
+        self.assertEqual(kernel_counters.per_call_us(named, 2, True, 2, 0, each_kernel=True), ([7.0, 7.0], ""))
+        mixed = [("hone_mix", 9.0)] + named[:5] + [("hone_mix", 9.0)] + named[5:]
+        self.assertEqual(kernel_counters.per_call_us(mixed, 2, True, 2, 1, each_kernel=True), ([7.0, 7.0], ""))
+        swapped = [named[1], named[0]] + named[2:]  # a kernel where hone's flush stands
+        times, why = kernel_counters.per_call_us(swapped, 2, True, 2, 0, each_kernel=True)
+        self.assertIsNone(times)
+        self.assertIn("do not stand where", why)
+        # a later kernel may find cold what the earlier left in L2: half a flush each
+        self.assertEqual(kernel_counters.cold_allowance_us(ranges, 2, 2, 0), 10.0)
+        self.assertEqual(kernel_counters.cold_allowance_us(counted_ranges([[("a", 3.0)]] * 2, each_kernel=True),
+                                                           2, 1, 0), 0.0)
+
+    def test_the_flush_layout_is_each_kernel_only_where_the_prologue_ran_at_every_kernel(self):
+        ok = {"flushed_each_kernel": True, "kernel_prologue": {"launches": 6, "failures": 0, "graphs": 0}}
+        self.assertEqual(kernel_counters.flush_layout(ok, True, 3, 2), (True, ""))
+        self.assertEqual(kernel_counters.flush_layout(ok, False, 3, 2), (False, ""))  # not asked
+        fallback = {"flushed_each_kernel": False, "kernel_flush_error": "multiple_subscribers: another tool"}
+        each, why = kernel_counters.flush_layout(fallback, True, 3, 2)
+        self.assertFalse(each)
+        self.assertIn("once per call", why)
+        self.assertIn("multiple_subscribers", why)
+        for summary in ({"launches": 5, "failures": 0, "graphs": 0},  # a launch it missed
+                        {"launches": 6, "failures": 1, "graphs": 0},  # a flush that failed
+                        {"launches": 6, "failures": 0, "graphs": 1}):  # a graph's kernels, one flush
+            each, why = kernel_counters.flush_layout(dict(ok, kernel_prologue=summary), True, 3, 2)
+            self.assertIsNone(each, summary)
+            self.assertIn("3 calls of 2 kernels make 6", why)
+        each, why = kernel_counters.flush_layout({"flushed_each_kernel": True}, True, 3, 2)
+        self.assertIsNone(each)
+        self.assertIn("no count", why)
+
     def count(self, reply, records_us, events_us, kernels=1, method="cupti_kernel_records"):
         """TimedRun._count_kernels after a device pass of `records_us` (events `events_us`)."""
         run = timed_runs.TimedRun.__new__(timed_runs.TimedRun)
@@ -943,10 +985,10 @@ class KernelCountersTest(unittest.TestCase):
         run.progress = lambda text: None
         asked = []
 
-        def op(mode, entries, warmup, settle, position, what, counters=0, overwrite=True):
-            asked.append((mode, len(entries), counters))
+        def op(mode, entries, warmup, settle, position, what, counters=0, overwrite=True, each_kernel=False):
+            asked.append((mode, len(entries), counters, each_kernel))
             self.assertFalse(overwrite)  # no fill kernels among the numbered ranges
-            return reply(len(entries)), 1000.0
+            return reply(len(entries), each_kernel), 1000.0
 
         run._op = op
         device = timed_runs.Pass("device", samples_us=list(records_us), method=method,
@@ -955,27 +997,47 @@ class KernelCountersTest(unittest.TestCase):
         return device, run.extra, notes, asked
 
     @staticmethod
-    def counted(us, kernels=1):
-        return lambda n: {"times_us": [90.0] * n, "counter_ranges": [
-            {"name": name, "gpu_time_us": t} for name, t in counted_ranges([[("k", us)] * kernels] * n)]}
+    def counted(us, kernels=1, prologue=True, flush_us=20.0):
+        """A runner's counted reply: flushed before each kernel where asked and `prologue` (the
+        kernel prologue armed), else once per call (and saying why where each kernel was asked)."""
+        def reply(n, each_kernel=False):
+            each = each_kernel and prologue
+            ranges = counted_ranges([[("k", us)] * kernels] * n, each_kernel=each, flush_us=flush_us)
+            out = {"times_us": [90.0] * n, "counter_ranges": [{"name": name, "gpu_time_us": t} for name, t in ranges]}
+            if each_kernel:
+                out["flushed_each_kernel"] = each
+                if each:
+                    out["kernel_prologue"] = {"launches": n * kernels, "failures": 0, "first_failure": 0, "graphs": 0}
+                else:
+                    out["kernel_flush_error"] = "hone_cupti_begin (kernel prologue): multiple_subscribers"
+            return out
+        return reply
 
     def test_counters_replace_the_records_and_the_records_are_kept_beside(self):
         device, extra, _, asked = self.count(self.counted(2.7), [1.5] * 30, [4.0] * 30)
-        # exactly the ranges expected (a call's kernel, hone's flush and marker): the profiler's start
-        # grows with its counter image
-        self.assertEqual(asked, [("call", timed_runs.COUNTER_CALLS, timed_runs.COUNTER_CALLS * 3)])
+        # exactly the ranges expected (a call's kernel, hone's flush before it and marker): the
+        # profiler's start grows with its counter image; flushed before each kernel, as ncu
+        self.assertEqual(asked, [("call", timed_runs.COUNTER_CALLS, timed_runs.COUNTER_CALLS * 3, True)])
         self.assertEqual(device.method, "cupti_gpu_time_duration")
         self.assertEqual(device.samples_us, [2.7] * timed_runs.COUNTER_CALLS)
         self.assertEqual(device.records_us, [1.5] * 30)
         self.assertAlmostEqual(extra["device_records"]["p50_us"], 1.5)
-        _, _, _, asked = self.count(self.counted(0.01, 200), [1.5] * 30, [400.0] * 30, kernels=200)
-        self.assertEqual(asked[0][1], 5)  # many kernels a call: fewer calls fit the counter image (1024 // 202)
+        self.assertEqual(extra["kernel_counters"]["flushed"], "each kernel")
+        self.assertNotIn("kernel_counters_note", extra)
+        _, _, _, asked = self.count(self.counted(0.02, 100), [1.5] * 30, [400.0] * 30, kernels=100)
+        self.assertEqual(asked[0][1:], (5, 5 * 201, True))  # fewer calls fit the counter image (1024 // 201)
+        device, extra, _, asked = self.count(self.counted(0.01, 200), [1.5] * 30, [400.0] * 30, kernels=200)
+        # two calls of 200 kernels flushed before each (401 ranges) do not fit: once a call, five do
+        self.assertEqual(asked[0][1:], (5, 5 * 202, False))
+        self.assertEqual(device.method, "cupti_gpu_time_duration")
+        self.assertEqual(extra["kernel_counters"]["flushed"], "each call")
+        self.assertIn("once per call", extra["kernel_counters_note"])
         device, extra, _, asked = self.count(self.counted(2.7), [1.5] * 30, [4.0] * 30, kernels=400)
         self.assertEqual((asked, device.method), ([], "cupti_kernel_records"))  # not even three calls fit
         self.assertIn("do not fit", extra["kernel_counters_note"])
 
     def test_counters_that_cannot_be_used_leave_the_records_with_a_note(self):
-        unavailable = lambda n: {"times_us": [9.0] * n, "kernel_counters_error": "CUPTI_ERROR_NOT_SUPPORTED"}
+        unavailable = lambda n, each: {"times_us": [9.0] * n, "kernel_counters_error": "CUPTI_ERROR_NOT_SUPPORTED"}
         device, extra, notes, _ = self.count(unavailable, [1.5] * 30, [4.0] * 30)
         self.assertEqual((device.method, device.samples_us), ("cupti_kernel_records", [1.5] * 30))
         self.assertIn("NOT_SUPPORTED", extra["kernel_counters_note"])
@@ -986,6 +1048,22 @@ class KernelCountersTest(unittest.TestCase):
         device, extra, _, asked = self.count(self.counted(2.7), [1.5] * 30, [4.0] * 30, kernels=None)
         self.assertEqual((asked, device.method), ([], "cupti_kernel_records"))
         self.assertIn("cannot be attributed", extra["kernel_counters_note"])
+
+    def test_a_runner_that_could_not_flush_each_kernel_is_counted_once_per_call_and_says_so(self):
+        device, extra, notes, _ = self.count(self.counted(2.7, prologue=False), [1.5] * 30, [4.0] * 30)
+        self.assertEqual((device.method, device.samples_us[0]), ("cupti_gpu_time_duration", 2.7))
+        self.assertEqual(extra["kernel_counters"]["flushed"], "each call")
+        self.assertIn("multiple_subscribers", extra["kernel_counters_note"])
+        self.assertTrue(any("flushed once per call" in n for n in notes))
+
+    def test_kernels_flushed_each_may_exceed_the_held_calls_by_their_cold_caches_and_no_more(self):
+        # two kernels of 7 us whose held calls (sharing the cache) took 8.5 us: 14 us counted is
+        # within 1.05 x 8.5 + 2 x 1.5 + half a 20 us flush
+        device, extra, _, _ = self.count(self.counted(7.0, 2), [8.0] * 30, [8.5] * 30, kernels=2)
+        self.assertEqual(device.method, "cupti_gpu_time_duration")
+        device, extra, _, _ = self.count(self.counted(7.0, 2, flush_us=2.0), [8.0] * 30, [8.5] * 30, kernels=2)
+        self.assertEqual(device.method, "cupti_kernel_records")  # a 2 us flush allows 1 us: 14 > 8.9 + 3 + 1
+        self.assertIn("for cold caches", extra["kernel_counters_note"])
 
     def test_counters_far_below_the_records_are_rejected(self):
         with self.assertRaises(faults.CandidateFailure) as raised:
@@ -999,8 +1077,66 @@ class KernelCountersTest(unittest.TestCase):
             self.assertTrue(timed_runs.counters_asked())
             os.environ[timed_runs.DEVICE_TIME_VARIABLE] = "counters"
             self.assertTrue(timed_runs.counters_asked())
+            self.assertTrue(timed_runs.flush_each_kernel())
+            os.environ[timed_runs.DEVICE_TIME_VARIABLE] = "counters-call"
+            self.assertTrue(timed_runs.counters_asked())
+            self.assertFalse(timed_runs.flush_each_kernel())
             os.environ[timed_runs.DEVICE_TIME_VARIABLE] = "records"
             self.assertFalse(timed_runs.counters_asked())
+
+
+class RunnerCountersPrologueTest(unittest.TestCase):
+    """The python runner's counted op asks libhone_cupti for the kernel prologue (a flush before
+    each kernel) and, where it is refused, counts with each call flushed once and says why."""
+
+    def run_counters(self, refuse_prologue: bool, has_prologue: bool = True):
+        from hone_worker.runner import cupti, timed_calls
+        from hone_worker.runner.harness import FlushArgs
+
+        begun, armed = [], []
+
+        def begin(request):
+            begun.append(request)
+            if refuse_prologue and request.get("kernel_prologue"):
+                return {"ok": False, "error": {"code": "multiple_subscribers", "message": "another tool subscribed"}}
+            return {"ok": True}
+
+        ended = {"ok": True, "metrics": {"ranges": [{"name": "0", "values": {cupti.GPU_TIME: 2000.0}}]}}
+        if not refuse_prologue and has_prologue:
+            ended["kernel_prologue"] = {"launches": 1, "failures": 0, "first_failure": 0, "graphs": 0}
+        device = type("Device", (), {"synchronize": lambda self: None})()
+        with mock.patch.object(cupti, "unavailable", return_value=""), \
+                mock.patch.object(cupti, "has_kernel_prologue", return_value=has_prologue), \
+                mock.patch.object(cupti, "begin", side_effect=begin), \
+                mock.patch.object(cupti, "kernel_prologue", side_effect=lambda f, u: armed.append(f) or {"ok": True}), \
+                mock.patch.object(cupti, "end", return_value=ended):
+            counters = timed_calls._Counters(64, (1234, FlushArgs(0, 0, 0)))
+            counters.start()
+            if counters.each_kernel:
+                counters.arm(True)
+                counters.arm(False)
+            return counters, counters.stop(device), begun, armed
+
+    def test_the_prologue_is_asked_for_and_armed_around_the_call(self):
+        counters, reply, begun, armed = self.run_counters(refuse_prologue=False)
+        self.assertTrue(counters.each_kernel)
+        self.assertEqual([r.get("kernel_prologue", False) for r in begun], [True])
+        self.assertEqual(armed, [1234, None])
+        self.assertTrue(reply["flushed_each_kernel"])
+        self.assertEqual(reply["kernel_prologue"]["launches"], 1)
+        self.assertEqual(reply["counter_ranges"], [{"name": "0", "gpu_time_us": 2.0}])
+
+    def test_a_refused_prologue_leaves_each_call_flushed_once_and_says_why(self):
+        counters, reply, begun, armed = self.run_counters(refuse_prologue=True)
+        self.assertFalse(counters.each_kernel)
+        self.assertEqual([r.get("kernel_prologue", False) for r in begun], [True, False])
+        self.assertEqual(armed, [])
+        self.assertFalse(reply["flushed_each_kernel"])
+        self.assertIn("multiple_subscribers", reply["kernel_flush_error"])
+        self.assertIn("counter_ranges", reply)
+        _, reply, begun, _ = self.run_counters(refuse_prologue=False, has_prologue=False)
+        self.assertEqual([r.get("kernel_prologue", False) for r in begun], [False])
+        self.assertIn("no hone_cupti_kernel_prologue", reply["kernel_flush_error"])
 
 
 class ProfileChildModelNewTest(unittest.TestCase):

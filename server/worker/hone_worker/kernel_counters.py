@@ -7,7 +7,12 @@ so the judge attributes them by position, knowing from the held op's activity re
 kernels each call launches: it must be the same number for every call, with no kernel outside
 the calls, else the counters are not attributed. A call's device time is the sum over its
 kernels, which is what ncu's gpu__time_duration.sum summed over the call's kernels measures.
-The counts are the candidate process's claims: the judge holds them against the records."""
+By default the op flushes before each of a call's kernels (the kernel prologue: libhone_cupti runs
+hone's flush at each launch of the call), as ncu's cache control flushes before each kernel it
+profiles: per call its mixes, then hone's flush and a kernel for each kernel, then the marker.
+The counts are the candidate process's claims: the judge holds them against the records, and the
+prologue's count of launches against the records' kernels."""
+import statistics
 from typing import List, Optional, Tuple
 
 FLUSH, MARKER, MIX = "hone_flush", "hone_marker", "hone_mix"
@@ -33,33 +38,74 @@ def parse(reply: dict) -> Tuple[Optional[List[Tuple[str, float]]], str]:
     return out, ""
 
 
-def ranges_per_call(kernels_per_call: int, flushed: bool, mixes: int = 0) -> int:
-    """A counted call's kernel ranges: its input mixes, hone's flush (when flushed), its kernels,
-    hone's marker."""
+def ranges_per_call(kernels_per_call: int, flushed: bool, mixes: int = 0, each_kernel: bool = False) -> int:
+    """A counted call's kernel ranges: its input mixes, hone's flush (when flushed; before each
+    kernel when `each_kernel`), its kernels, hone's marker."""
+    if each_kernel:
+        return mixes + 2 * kernels_per_call + 1
     return mixes + (1 if flushed else 0) + kernels_per_call + 1
 
 
+def flush_layout(reply: dict, asked: bool, calls: int, kernels_per_call: int) -> Tuple[Optional[bool], str]:
+    """Whether the counted op flushed before each kernel (True), once per call (False, with why
+    not each kernel when that was asked), or (None, why) when the kernel prologue's count of
+    launches says some kernel went unflushed (a graph's kernels, a launch it missed): the ranges
+    then stand nowhere known."""
+    if not asked:
+        return False, ""
+    if not reply.get("flushed_each_kernel"):
+        return False, ("the cache was flushed once per call, not before each kernel: "
+                       f"{reply.get('kernel_flush_error') or 'the runner did not arm the kernel prologue'}")
+    summary = reply.get("kernel_prologue")
+    if not isinstance(summary, dict):
+        return None, "the runner flushed before each kernel but sent no count of the launches it flushed"
+    launches, failures, graphs = (summary.get(k) for k in ("launches", "failures", "graphs"))
+    expected = calls * kernels_per_call
+    if failures or graphs or launches != expected:
+        return None, (f"the flush before each kernel ran at {launches} launches ({graphs or 0} of CUDA graphs, "
+                      f"{failures or 0} failed); {calls} calls of {kernels_per_call} kernels make {expected}")
+    return True, ""
+
+
 def per_call_us(ranges: List[Tuple[str, float]], calls: int, flushed: bool, kernels_per_call: int,
-                mixes: int = 0) -> Tuple[Optional[List[float]], str]:
+                mixes: int = 0, each_kernel: bool = False) -> Tuple[Optional[List[float]], str]:
     """Each call's summed kernel duration, or (None, why the ranges cannot be attributed): per
     call, in launch order, `mixes` hone_mix kernels (the call's fresh inputs), hone's flush (when
-    `flushed`), the call's `kernels_per_call` kernels, hone's marker. Named ranges must carry
-    hone's names where hone's kernels stand."""
-    lead = mixes + (1 if flushed else 0)
-    per = ranges_per_call(kernels_per_call, flushed, mixes)
+    `flushed`), the call's `kernels_per_call` kernels, hone's marker; with `each_kernel`, hone's
+    flush before each of the kernels instead. Named ranges must carry hone's names where hone's
+    kernels stand."""
+    per = ranges_per_call(kernels_per_call, flushed, mixes, each_kernel)
     if kernels_per_call < 1 or len(ranges) != calls * per:
+        flushes = "a flush before each kernel and " if each_kernel else "flush and " if flushed else ""
         return None, (f"the counters hold {len(ranges)} kernel ranges; {calls} calls of {kernels_per_call} kernels "
-                      f"(the activity records') with hone's {mixes} input mixes, {'flush and ' if flushed else ''}"
-                      f"marker make {calls * per}")
+                      f"(the activity records') with hone's {mixes} input mixes, {flushes}marker make {calls * per}")
     out: List[float] = []
     for i in range(calls):
-        own = ranges[i * per:(i + 1) * per]
-        hone = [n for n, _ in own[:lead]] + [own[-1][0]]
-        work = own[lead:-1]
-        if any(_named(n) and n not in (FLUSH, MARKER, MIX) for n in hone) or any(n in _HONE for n, _ in work):
+        hone, work = _split(ranges[i * per:(i + 1) * per], flushed, mixes, each_kernel)
+        if any(_named(n) and n not in (FLUSH, MARKER, MIX) for n, _ in hone) or any(n in _HONE for n, _ in work):
             return None, f"call {i + 1}'s ranges do not stand where hone's flush and marker were launched"
         out.append(sum(us for _, us in work))
     return out, ""
+
+
+def cold_allowance_us(ranges: List[Tuple[str, float]], calls: int, kernels_per_call: int, mixes: int) -> float:
+    """What a call flushed before each kernel may take beyond the same call with its kernels
+    sharing the cache: each later kernel may find cold what the earlier ones left in L2, at most
+    the L2's worth read again, which is half of hone's flush (it reads twice the L2): half the
+    median flush per later kernel. `ranges` in the each-kernel layout."""
+    per = ranges_per_call(kernels_per_call, True, mixes, True)
+    flushes = [us for i in range(calls) for k in range(kernels_per_call)
+               for _, us in [ranges[i * per + mixes + 2 * k]]]
+    return (kernels_per_call - 1) * statistics.median(flushes) / 2 if flushes else 0.0
+
+
+def _split(own: List[Tuple[str, float]], flushed: bool, mixes: int, each_kernel: bool) -> tuple:
+    """One call's ranges as (hone's, the call's kernels')."""
+    if each_kernel:
+        middle = own[mixes:-1]
+        return own[:mixes] + middle[0::2] + own[-1:], middle[1::2]
+    lead = mixes + (1 if flushed else 0)
+    return own[:lead] + own[-1:], own[lead:-1]
 
 
 def _named(name: str) -> bool:

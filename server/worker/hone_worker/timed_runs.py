@@ -66,6 +66,12 @@ COUNTER_OVER_EVENTS_US, COUNTERS_UNDER_RECORDS = 1.5, 0.8
 # its first begin's counter availability (0.07-0.55 s) and a start that grows with the ranges asked
 # for (0.15 s for 32, 1.1 s for 1024: H100, 2026-12-05; the op asks for exactly what it expects).
 # HONE_DEVICE_TIME=records keeps the records' time instead (no counters, each check that much faster).
+# Like ncu's cache control, the counted calls flush the cache before each of their kernels (the
+# kernel prologue: libhone_cupti runs hone_flush at each launch), so a call of several kernels
+# counts each from a cold cache, as ncu's sum does (H100, 2026-12-05: flushing once per call put
+# an eager call of 2-5 kernels 7-13% below ncu's sum: its later kernels found their inputs in L2).
+# HONE_DEVICE_TIME=counters-call flushes once before each call instead: a call's kernels then
+# share the cache as they do in the program, which ncu does not measure.
 DEVICE_TIME_VARIABLE = "HONE_DEVICE_TIME"
 # Device time takes half the call time's repetitions (at least min_reps): it is the GPU's own time,
 # whose spread is a few percent where the call time's host jitter reaches 30% at microseconds, and
@@ -93,6 +99,12 @@ COLD_AFTER_S, COLD_SETTLE_MS = 5.0, 300.0
 def counters_asked() -> bool:
     """Whether device time is counted as ncu counts it (the default; HONE_DEVICE_TIME=records opts out)."""
     return os.environ.get(DEVICE_TIME_VARIABLE, "counters") != "records"
+
+
+def flush_each_kernel() -> bool:
+    """Whether the counted calls flush before each kernel, as ncu does (the default), not once
+    before each call (HONE_DEVICE_TIME=counters-call)."""
+    return os.environ.get(DEVICE_TIME_VARIABLE, "counters") != "counters-call"
 
 
 @dataclass
@@ -195,9 +207,11 @@ class TimedRun:
         n = len(self.output_specs)
         return self.slot_region.views[j * n:(j + 1) * n]
 
-    def fields(self, mode: str, entries: Sequence[Entry], warmup: int, settle_ms: float, counters: int = 0) -> dict:
+    def fields(self, mode: str, entries: Sequence[Entry], warmup: int, settle_ms: float, counters: int = 0,
+               each_kernel: bool = False) -> dict:
         """A `time` op: entry i writes slot i + 1 (slot 0 takes the warm-up calls); `counters`: mode
-        call with the kernel counters of at most that many kernels."""
+        call with the kernel counters of at most that many kernels; `each_kernel`: flushed before
+        each of their kernels."""
         out = {"mode": mode, "args": self.targets.json(), "sets": self.sets_json,
                "outputs": [self._slot_bufs(j) for j in range(len(entries) + 1)],
                "schedule": [e.to_json(i + 1) for i, e in enumerate(entries)], "warmup": warmup,
@@ -209,6 +223,8 @@ class TimedRun:
             out["kernel_records"] = True
         if counters:
             out["kernel_counters"] = counters
+        if counters and each_kernel and self.flush_bytes:
+            out["flush_each_kernel"] = True
         return out
 
     def run(self, loop_cost: Callable[[str, bool], Optional[bounding.LoopCost]]) -> Outcome:
@@ -405,39 +421,57 @@ class TimedRun:
             return self._uncounted(device, (device.records_note or "the calls did not all launch the same number of "
                                             "kernels (or kernels ran outside them)") +
                                    ": the counters' numbered ranges cannot be attributed")
-        per_call = kernel_counters.ranges_per_call(device.kernels_per_call, self.flush_bytes > 0, len(self.sets.mixed))
+        k, mixes, flushed = device.kernels_per_call, len(self.sets.mixed), self.flush_bytes > 0
+        each = flushed and flush_each_kernel()
+        fit_why = ""
+        if each and COUNTER_RANGES // kernel_counters.ranges_per_call(k, flushed, mixes, True) < MIN_CALLS_PER_OP:
+            each, fit_why = False, (f"the cache was flushed once per call, not before each kernel: {MIN_CALLS_PER_OP} "
+                                    f"calls of {k} kernels, each after a flush, do not fit the counters' "
+                                    f"{COUNTER_RANGES} ranges")
+        per_call = kernel_counters.ranges_per_call(k, flushed, mixes, each)
         calls = min(COUNTER_RANGES // per_call, COUNTER_CALLS, self.slot_count - 1)
         if calls < MIN_CALLS_PER_OP:
-            return self._uncounted(device, f"{device.kernels_per_call} kernels a call: {MIN_CALLS_PER_OP} calls do not "
+            return self._uncounted(device, f"{k} kernels a call: {MIN_CALLS_PER_OP} calls do not "
                                            f"fit the counters' {COUNTER_RANGES} ranges")
         entries = [self.sets.draw() for _ in range(calls)]
-        self.progress(f"counting the kernels' GPU time ({calls} calls under the Range Profiler)")
+        self.progress(f"counting the kernels' GPU time ({calls} calls under the Range Profiler"
+                      f"{', the cache flushed before each kernel' if each else ''})")
         # No argument overwrite in this op (its fill kernels would stand among the numbered
         # ranges); every other op has one.
         reply, _ = self._op("call", entries, 0, 0.0, None, f"kernel counters, {calls} calls", calls * per_call,
-                            overwrite=False)
+                            overwrite=False, each_kernel=each)
         ranges, why = kernel_counters.parse(reply)
-        times = None
-        if ranges is not None:
-            times, why = kernel_counters.per_call_us(ranges, calls, self.flush_bytes > 0, device.kernels_per_call,
-                                                     len(self.sets.mixed))
+        layout, flush_why = kernel_counters.flush_layout(reply, each, calls, k)
+        flush_why = flush_why or fit_why
+        times, disagrees = None, ""
+        if ranges is not None and layout is not None:
+            times, why = kernel_counters.per_call_us(ranges, calls, flushed, k, mixes, layout)
+        elif layout is None:
+            why = flush_why
         if times is not None:
-            why = self._counters_disagree(times, device)
-        if times is None or why:
-            return self._uncounted(device, why)
+            disagrees = self._counters_disagree(times, device, kernel_counters.cold_allowance_us(ranges, calls, k, mixes)
+                                                if layout else 0.0)
+        if times is None or disagrees:
+            return self._uncounted(device, disagrees or why)
         device.records_us, device.samples_us = device.samples_us, times
         self.extra["device_records"] = Timing(device.records_us, 0, device.method, 0, 0).summary()
         device.method = "cupti_gpu_time_duration"
-        self.extra["kernel_counters"] = {"calls": calls, "seconds": reply.get("counter_seconds")}
+        self.extra["kernel_counters"] = {"calls": calls, "seconds": reply.get("counter_seconds"),
+                                         "flushed": "each kernel" if layout else "each call" if flushed else "never"}
+        if flush_why:
+            self.extra["kernel_counters_note"] = flush_why
+            self.session.note(f"device time counted with the cache flushed once per call: {flush_why}")
 
     def _uncounted(self, device: Pass, why: str) -> None:
         """The device pass keeps its records' (or events') times: said in the timing and a note."""
         self.extra["kernel_counters_note"] = why
         self.session.note(f"device time from {device.method or 'the events'}, not kernel counters: {why}")
 
-    def _counters_disagree(self, counted: List[float], device: Pass) -> str:
+    def _counters_disagree(self, counted: List[float], device: Pass, cold_us: float = 0.0) -> str:
         """Why the counted times cannot stand beside the device pass ("" when they can); raises
-        CandidateFailure (rejected) when they claim less GPU time than the records do."""
+        CandidateFailure (rejected) when they claim less GPU time than the records do. `cold_us`:
+        what the counted calls may exceed the held calls by for their later kernels' cold caches
+        (flushed before each kernel; the held calls' kernels share the cache)."""
         k, e = statistics.median(counted), statistics.median(device.events_us or device.samples_us)
         if device.method == "cupti_kernel_records":
             r = statistics.median(device.samples_us)
@@ -445,10 +479,11 @@ class TimedRun:
                 raise CandidateFailure("rejected", f"timing claims contradict each other: the kernel counters put the "
                                        f"call's GPU time at p50 {k:.2f} us, the activity records at p50 {r:.2f} us, and "
                                        "the counters count more of each kernel than the records", check="timing_bounded")
-        most = KERNEL_OVER_EVENTS * e + COUNTER_OVER_EVENTS_US * device.kernels_per_call
+        most = KERNEL_OVER_EVENTS * e + COUNTER_OVER_EVENTS_US * device.kernels_per_call + cold_us
         if k > most:
             return (f"the kernel counters' p50 {k:.2f} us exceeds the events around the held calls (p50 {e:.2f} us) by "
-                    f"more than {COUNTER_OVER_EVENTS_US} us per kernel")
+                    f"more than {COUNTER_OVER_EVENTS_US} us per kernel"
+                    f"{f' and {cold_us:.2f} us for cold caches' if cold_us else ''}")
         return ""
 
     def _kernel_times(self, reply: dict, events_us: List[float], result: Pass) -> List[float]:
@@ -478,7 +513,7 @@ class TimedRun:
         return kernel_records.busy_times(work)
 
     def _op(self, mode: str, entries: List[Entry], warmup: int, settle_ms: float, position, what: str,
-            counters: int = 0, overwrite: bool = True):
+            counters: int = 0, overwrite: bool = True, each_kernel: bool = False):
         """Sends one `time` op and checks what came back; returns (reply, judge's microseconds:
         mode call from sending to the reply, mode device from the release to `finished`).
         `overwrite`: one call's arguments are overwritten after it returns (variation.py)."""
@@ -494,7 +529,7 @@ class TimedRun:
                 snapshot.append(self._snapshot(len(entries)))
 
         waited = OpAccounting(self.session.process)
-        reply = self.session.time(self.fields(mode, entries, warmup, settle_ms, counters), what,
+        reply = self.session.time(self.fields(mode, entries, warmup, settle_ms, counters, each_kernel), what,
                                   on_event if mode == "device" else None)
         started, ended = window.span() if mode == "device" else (reply.sent_ns, reply.replied_ns)
         elapsed_us = (ended - started) / 1000.0

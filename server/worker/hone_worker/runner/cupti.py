@@ -36,6 +36,9 @@ def preload() -> None:
     if hasattr(lib, "hone_cupti_prepare"):
         lib.hone_cupti_prepare.argtypes = [ctypes.c_char_p]
         lib.hone_cupti_prepare.restype = ctypes.c_char_p
+    if hasattr(lib, "hone_cupti_kernel_prologue"):
+        lib.hone_cupti_kernel_prologue.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        lib.hone_cupti_kernel_prologue.restype = ctypes.c_char_p
     _lib, _why = lib, ""
 
 
@@ -63,6 +66,18 @@ def prepare(request: dict) -> dict:
     if not hasattr(_lib, "hone_cupti_prepare"):
         return {"ok": False, "error": {"code": "unsupported", "message": "this libhone_cupti.so has no hone_cupti_prepare"}}
     return json.loads(_lib.hone_cupti_prepare(json.dumps(request).encode()))
+
+
+def has_kernel_prologue() -> bool:
+    return _lib is not None and hasattr(_lib, "hone_cupti_kernel_prologue")
+
+
+def kernel_prologue(function: Optional[int], user: int) -> dict:
+    """hone_cupti_kernel_prologue: arms the C function at address `function` (int(void* stream,
+    void* user)) before each kernel launch of the running recording, or disarms it (None)."""
+    if not has_kernel_prologue():
+        return {"ok": False, "error": {"code": "unsupported", "message": _why or "no hone_cupti_kernel_prologue"}}
+    return json.loads(_lib.hone_cupti_kernel_prologue(function, user))
 
 
 def end() -> dict:

@@ -33,6 +33,12 @@ def share_library(variable: str, name: str) -> str:
     return os.path.join(share, "lib", name)
 
 
+class FlushArgs(ctypes.Structure):
+    """hone_harness_flush_args (harness.h): hone_flush's buffer, its size and its sink."""
+
+    _fields_ = [("buffer", ctypes.c_void_p), ("bytes", ctypes.c_size_t), ("sink", ctypes.c_void_p)]
+
+
 class Harness:
     """The loaded library. Streams are cudaStream_t values (0: the legacy default stream)."""
 
@@ -54,6 +60,7 @@ class Harness:
             "hone_harness_mix": ([vp, vp, ctypes.POINTER(vp), i, size, size, ctypes.c_uint], i),
             "hone_harness_host_mix": ([vp, ctypes.POINTER(vp), i, size, size, ctypes.c_uint], i),
             "hone_harness_mix_choice": ([ctypes.c_uint, u64], ctypes.c_uint),
+            "hone_harness_flush_prologue": ([vp, vp], i),
         }
         for name, (argtypes, restype) in signatures.items():
             try:
@@ -74,6 +81,13 @@ class Harness:
     def flush(self, stream: int, buffer: int, size: int, sink: int) -> None:
         """Enqueues hone_flush: reads `size` bytes at device address `buffer` (L2 left clean)."""
         self._check(self._lib.hone_harness_flush(stream or None, buffer, size, sink), "hone_harness_flush")
+
+    def flush_prologue(self, buffer: int, size: int, sink: int) -> tuple:
+        """(address of hone_harness_flush_prologue, its arguments): the kernel prologue that flushes
+        `size` bytes at `buffer` before each kernel of a counted call (libhone_cupti arms it). The
+        caller keeps the arguments alive while it is armed."""
+        arguments = FlushArgs(buffer, size, sink)
+        return ctypes.cast(self._lib.hone_harness_flush_prologue, ctypes.c_void_p).value, arguments
 
     def hold(self, stream: int, release_word: int, timeout_ns: int, timed_out_word: int) -> None:
         """Enqueues hone_hold: the stream waits until the 32-bit word at `release_word` (a device

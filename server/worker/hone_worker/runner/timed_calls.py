@@ -54,6 +54,7 @@ class TimePlan:
     spin_timeout_ms: float
     kernel_records: bool = False  # mode device: the held calls' activity records, a marker after each call
     kernel_counters: int = 0  # mode call, CUDA: gpu__time_duration of every kernel (at most this many), a marker after each call
+    flush_each_kernel: bool = False  # kernel_counters: hone_flush before each of a call's kernels (ncu's), not the call
 
 
 def parse_plan(request: dict, table: ArenaTable, is_cuda: bool) -> TimePlan:
@@ -87,6 +88,13 @@ def parse_plan(request: dict, table: ArenaTable, is_cuda: bool) -> TimePlan:
                           "hold a stream)")
     if plan.kernel_counters and not is_cuda:
         raise unsupported("time.kernel_counters needs a CUDA device (hardware counters)")
+    each = request.get("flush_each_kernel", False)
+    if not isinstance(each, bool):
+        raise bad_request(f"time.flush_each_kernel must be true or false, not {each!r}")
+    if each and not (plan.kernel_counters and plan.flush_bytes):
+        raise bad_request("time.flush_each_kernel needs kernel_counters and flush_bytes (it flushes before each "
+                          "counted kernel)")
+    plan.flush_each_kernel = each
     if mode == "device":
         plan.release, plan.release_host = _release_word(request.get("release"), table)
         _require_device_memory(plan)
@@ -316,18 +324,28 @@ class TimedLoop:
             if (agreed >= SETTLE_AGREEMENTS and spent_ms >= self.plan.settle_min_ms) or spent_ms >= self.plan.settle_ms:
                 return spent_ms, calls, agreed >= SETTLE_AGREEMENTS
 
-    def _run_calls(self, entries: Sequence[_Entry], held: bool, marked: bool = False) -> List[tuple]:
+    def _run_calls(self, entries: Sequence[_Entry], held: bool, marked: bool = False,
+                   counters: Optional["_Counters"] = None) -> List[tuple]:
         """For each call: inputs, flush, (device idle unless held), mark, forward, mark, (hone's
-        marker when `marked`), result kept."""
+        marker when `marked`), result kept. With `counters` flushing each kernel (the kernel
+        prologue), hone_flush runs before each of the call's kernels instead of once before it."""
+        each = counters is not None and counters.each_kernel
         marks = []
         for entry in entries:
             self._apply_inputs(entry)
-            self._flush()
+            if not each:
+                self._flush()
             if not held:
                 self.device.synchronize()
             forward, keep = self._call(entry.set, entry.slot)
             start = self.clock.mark()
-            result = forward()
+            if each:
+                counters.arm(True)
+            try:
+                result = forward()
+            finally:
+                if each:
+                    counters.arm(False)
             end = self.clock.mark()
             if marked:  # before the result's copy: that is not the call's work
                 self.harness.marker(self._stream, self._marker_word.data_ptr())
@@ -349,6 +367,10 @@ class TimedLoop:
             self._apply_inputs(schedule[-1])
             self.device.synchronize()
 
+    def _prologue_args(self):
+        """hone_harness_flush_prologue and its arguments (this op's flush buffer and sink)."""
+        return self.harness.flush_prologue(self._flush_buffer.data_ptr(), self.plan.flush_bytes, self._sink.data_ptr())
+
     def _release_hold(self) -> None:
         if self._holding:
             ctypes.c_uint32.from_address(self.plan.release_host).value = 1
@@ -367,7 +389,7 @@ class TimedLoop:
         settle_ms, settle_calls, settled = self._settle()
         warm = self._run_calls([_Entry(0, 0, [])] * plan.warmup, held=False)
         recorder = _recorder(plan.kernel_records and held)
-        counters = _Counters(plan.kernel_counters)
+        counters = _Counters(plan.kernel_counters, self._prologue_args() if plan.flush_each_kernel else None)
         if recorder.active or plan.kernel_counters:
             self._marker_word = torch.zeros(1, dtype=torch.int32, device=self.device.torch)
         # Made before the recording starts: its fill kernel would be a kernel outside the calls.
@@ -381,7 +403,7 @@ class TimedLoop:
                 ctypes.c_uint32.from_address(plan.release_host).value = 0
                 self.harness.hold(self._stream, plan.release, int(plan.spin_timeout_ms * 1e6), timed_out.data_ptr())
                 self._holding = True
-            timed = self._run_calls(plan.schedule, held, marked=recorder.active or counters.active)
+            timed = self._run_calls(plan.schedule, held, marked=recorder.active or counters.active, counters=counters)
             enqueue_s = time.perf_counter() - started
             if held:
                 send_event("enqueued")
@@ -461,12 +483,19 @@ class _CuptiRecorder:
 
 class _Counters:
     """The Range Profiler's gpu__time_duration of every kernel of the calls (libhone_cupti: auto
-    range, kernel replay, the same code as the native runner's time_op.cpp), when asked."""
+    range, kernel replay, the same code as the native runner's time_op.cpp), when asked; with
+    `prologue` (hone_harness_flush_prologue's (function, arguments)), the kernel prologue that
+    flushes before each kernel, where libhone_cupti can arm it (else each call is flushed once and
+    the reply's kernel_flush_error says why)."""
 
-    def __init__(self, most: int) -> None:
+    def __init__(self, most: int, prologue=None) -> None:
         self.most = most
         self.active = False
         self.error = ""
+        self.each_kernel = False
+        self._prologue = prologue
+        self._flush_error = ""
+        self._summary = None
 
     def start(self) -> None:
         from . import cupti  # noqa: PLC0415
@@ -476,11 +505,39 @@ class _Counters:
         if cupti.unavailable():
             self.error = cupti.unavailable()
             return
-        begun = cupti.begin(cupti.counter_request(self.most))
+        request = cupti.counter_request(self.most)
+        if self._prologue is not None and not cupti.has_kernel_prologue():
+            self._flush_error = "this libhone_cupti.so has no hone_cupti_kernel_prologue"
+        elif self._prologue is not None:
+            begun = cupti.begin(dict(request, kernel_prologue=True))
+            if begun.get("ok"):
+                self.active = self.each_kernel = True
+                return
+            self._flush_error = "hone_cupti_begin (kernel prologue): " + cupti.error_text(begun)
+        begun = cupti.begin(request)
         if begun.get("ok"):
             self.active = True
         else:
             self.error = "hone_cupti_begin: " + cupti.error_text(begun)
+
+    def arm(self, on: bool) -> None:
+        """Arms the flush before each kernel for the call about to run, or disarms it after."""
+        from . import cupti  # noqa: PLC0415
+
+        function, arguments = self._prologue
+        answer = cupti.kernel_prologue(function if on else None, ctypes.addressof(arguments))
+        if not answer.get("ok"):
+            raise RuntimeError("hone_cupti_kernel_prologue: " + cupti.error_text(answer))
+
+    def _flush_fields(self) -> dict:
+        if self._prologue is None:
+            return {}
+        out = {"flushed_each_kernel": self.each_kernel}
+        if self._summary is not None:
+            out["kernel_prologue"] = self._summary
+        if self._flush_error:
+            out["kernel_flush_error"] = self._flush_error
+        return out
 
     def stop(self, device) -> dict:
         """The reply's counter fields, once."""
@@ -495,11 +552,12 @@ class _Counters:
             if not ended.get("ok"):
                 self.error = "hone_cupti_end: " + cupti.error_text(ended)
             else:
+                self._summary = ended.get("kernel_prologue")
                 ranges, why = cupti.counter_ranges(ended.get("metrics") or {}, self.most)
                 if ranges is not None:
-                    return {"counter_ranges": ranges, "counter_seconds": ended.get("seconds")}
+                    return dict(self._flush_fields(), counter_ranges=ranges, counter_seconds=ended.get("seconds"))
                 self.error = why
-        return {"kernel_counters_error": self.error or "no kernel counters"}
+        return dict(self._flush_fields(), kernel_counters_error=self.error or "no kernel counters")
 
 
 class _Recorder:
