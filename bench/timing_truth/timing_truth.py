@@ -499,7 +499,7 @@ def fmt(x, digits=2):
 def report(results: dict, spread_run: dict) -> list:
     lines = ["case | side | hone device | hone call | ncu | do_bench | events | device/ncu | call/ncu | "
              "do_bench/ncu | events/ncu | call/events | kernels | device spread | p50 interval | records | records/ncu | device method | "
-             "ncu no flush | ncu call flushed | events spread | ncu spread | events from"]
+             "ncu no flush | ncu call flushed | events spread | ncu spread | events from | counters note"]
     # median_interval: not one of the issue's bars (its stability bar reads the per-call spread), the
     # same 3% read on how precisely the check knows p50 (the 95% interval of the median), for the
     # question on the issue whether the bar should be read so.
@@ -522,7 +522,8 @@ def report(results: dict, spread_run: dict) -> list:
                                      fmt(ratio(r.get("hone_records"), ncu), 3), str(r.get("device_method") or "-"),
                                      fmt(r.get("ncu_no_flush_us")), fmt(r.get("ncu_call_flushed_us")),
                                      fmt(r.get("events_spread"), 3),
-                                     fmt(r.get("ncu_spread"), 3), str(r.get("events_from") or "Python")]))
+                                     fmt(r.get("ncu_spread"), 3), str(r.get("events_from") or "Python"),
+                                     (r.get("counters_note") or "-")[:90]]))
             if dev == dev and dev is not None and ncu:
                 ok = abs(dev - ncu) <= max(0.05 * ncu, 0.3)
                 verdicts["device_vs_ncu"].append((f"{name}/{what}", ok, f"{dev:.2f} vs {ncu:.2f}"))
