@@ -164,6 +164,12 @@ void KernelPrologue::arm(PrologueFn fn, void* user) {
 void KernelPrologue::disarm() { fn_.store(nullptr); }
 
 void KernelPrologue::on_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
+  // No parameters, no stream to read (CUPTI passes them for every launch function it names, but
+  // a launch without them is left to the driver's callback, or counted as missed by the caller).
+  const bool without_params = !data.functionParams && !(domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+                                                          (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid ||
+                                                           cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunch));
+  if (without_params) return;
   const Launch launch = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? runtime_launch(cbid, data) : driver_launch(cbid, data);
   if (!launch.is_launch) return;
   if (t_nesting.generation != generation_) t_nesting = {generation_, 0};
