@@ -13,6 +13,8 @@ One relu kernel (its own, compiled here with nvcc: the same code in every mode) 
   read       the read flush (hone's: a 2x-L2 buffer read into a sink)
   read_code  the read flush, then a kernel whose ~200 KB of straight-line code runs on every SM
              (evicts the SMs' instruction caches)
+  read_code_rotate  read_code, each call writing the next of 24 outputs (hone's calls each write
+             their own slot: does that spread the counted time, p10..p90, beyond ncu's?)
   read_tlb   a sweep loading one word every 64 KiB over a 32 GiB buffer (evicts the TLBs' entries
              for the kernel's pages), then the read flush
   all        the sweep, the read flush and the code kernel
@@ -40,9 +42,10 @@ import sys
 import time
 
 SIZES = (16, 19, 22)
-MODES = ("plain", "read", "read_code", "read_tlb", "all", "read_idle")
-PREP = {"plain": (), "read": ("flush",), "read_code": ("flush", "code"), "read_tlb": ("tlb", "flush"),
-        "all": ("tlb", "flush", "code"), "read_idle": ("flush", "idle")}
+MODES = ("plain", "read", "read_code", "read_code_rotate", "read_tlb", "all", "read_idle")  # read_idle last
+PREP = {"plain": (), "read": ("flush",), "read_code": ("flush", "code"), "read_code_rotate": ("flush", "code"),
+        "read_tlb": ("tlb", "flush"), "all": ("tlb", "flush", "code"), "read_idle": ("flush", "idle")}
+ROTATE = 24  # read_code_rotate: each call writes the next of this many outputs, as hone's calls write their own slots
 CODE_STEPS = 4000  # ~3 instructions each: ~190 KB of SASS
 TLB_BYTES, TLB_STRIDE = 32 << 30, 64 << 10
 
@@ -118,6 +121,8 @@ class Probe:
         self.sink = torch.zeros(4, dtype=torch.int32, device=dev)
         self.stream = torch.cuda.current_stream().cuda_stream
         self.data = {k: (torch.randn(1 << k, device=dev), torch.empty(1 << k, device=dev)) for k in SIZES}
+        self.rotated = {k: [torch.empty(1 << k, device=dev) for _ in range(ROTATE)] for k in SIZES}
+        self.turn = 0
 
     def launch(self, what: int, a, b, n: int) -> None:
         rc = self.lib.probe_launch(what, a, b, n, self.stream)
@@ -138,6 +143,8 @@ class Probe:
                 self.torch.cuda.synchronize()
                 time.sleep(0.002)
         x, y = self.data[size]
+        if mode == "read_code_rotate":
+            y, self.turn = self.rotated[size][self.turn % ROTATE], self.turn + 1
         self.launch(0, x.data_ptr(), y.data_ptr(), x.numel())
         return kernels + 1
 
@@ -185,10 +192,13 @@ def counted(args) -> dict:
             us = [ranges[i * per + per - 1]["values"]["gpu__time_duration.sum"] / 1000.0 for i in range(calls)]
             prep = [sum(r["values"]["gpu__time_duration.sum"] for r in ranges[i * per:i * per + per - 1]) / 1000.0
                     for i in range(calls)]
+            ordered = sorted(us)
+            spread = (ordered[len(us) * 9 // 10] - ordered[len(us) // 10]) / statistics.median(us)
             out["counted"][f"{size}|{mode}"] = {"p50": statistics.median(us), "min": min(us), "max": max(us),
-                                                "prep_p50": statistics.median(prep)}
-            print(f"counted 2^{size} {mode:<10} p50 {statistics.median(us):7.3f} us  min {min(us):7.3f}  max "
-                  f"{max(us):7.3f}  (preparation {statistics.median(prep):8.2f} us)", flush=True)
+                                                "spread": spread, "prep_p50": statistics.median(prep)}
+            print(f"counted 2^{size} {mode:<16} p50 {statistics.median(us):7.3f} us  min {min(us):7.3f}  max "
+                  f"{max(us):7.3f}  p10..p90 {100 * spread:4.1f}%  (preparation {statistics.median(prep):8.2f} us)",
+                  flush=True)
     return out
 
 
