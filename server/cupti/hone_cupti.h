@@ -53,7 +53,8 @@ typedef int (*hone_cupti_prologue_fn)(void* stream, void* user);
  * launch is one, its kernels not separated). hone arms hone_harness_flush_prologue around a
  * counted call, so each of its kernels starts from a flushed cache, as under ncu. hone_cupti_end's
  * answer then carries "kernel_prologue": {"launches" (seen while armed), "failures",
- * "first_failure" (a code, 0: none), "graphs"}. Answer: {"ok": true} or an error. */
+ * "first_failure" (a code, 0: none), "graphs", "missed" (launches it could not precede: a <<<>>>
+ * launch of CUDA 13 runs it from the driver launch inside it, whose callback CUPTI must report)}. Answer: {"ok": true} or an error. */
 HONE_CUPTI_API const char* hone_cupti_kernel_prologue(hone_cupti_prologue_fn fn, void* user);
 
 /* Sets up the Range Profiler on the current context ahead of need (counter availability, the

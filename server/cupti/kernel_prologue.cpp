@@ -41,6 +41,7 @@ struct LaunchGridAsyncParams {  // cuLaunchGridAsync
 struct Nesting {
   std::uint64_t generation = 0;
   int depth = 0;
+  bool pending = false;  // inside a runtime launch whose stream is unknown, before its driver launch
 };
 thread_local Nesting t_nesting;
 
@@ -73,20 +74,23 @@ struct Launch {
   bool is_launch = false;
   bool graph = false;
   void* stream = nullptr;
+  bool deferred = false;  // the stream is unknown here: the driver launch inside it runs the prologue
+  bool reads_params = true;
 };
 
 Launch runtime_launch(CUpti_CallbackId cbid, const CUpti_CallbackData& d) {
   switch (cbid) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
     case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000:
-    // __cudaLaunchKernel (CUDA 13's <<<>>>): CUPTI passes its parameters in order, as for every
-    // runtime function, and they are cudaLaunchKernel's (crt/device_functions.h).
-    case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000:
       return {true, false, params<cudaLaunchKernel_v7000_params>(d)->stream};
     case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
     case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000:
-    case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000:
       return {true, false, per_thread(params<cudaLaunchKernel_ptsz_v7000_params>(d)->stream, true)};
+    // __cudaLaunchKernel (CUDA 13's <<<>>>): CUDA 13.0's headers give no parameter struct for it,
+    // so its stream is not read here; the driver launch it makes runs the prologue.
+    case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000:
+    case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000:
+      return {true, false, nullptr, true, false};
     case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060: {
       const cudaLaunchConfig_t* c = params<cudaLaunchKernelExC_v11060_params>(d)->config;
       return {true, false, c ? c->stream : nullptr};
@@ -164,20 +168,32 @@ void KernelPrologue::arm(PrologueFn fn, void* user) {
 void KernelPrologue::disarm() { fn_.store(nullptr); }
 
 void KernelPrologue::on_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
-  // No parameters, no stream to read (CUPTI passes them for every launch function it names, but
-  // a launch without them is left to the driver's callback, or counted as missed by the caller).
-  const bool without_params = !data.functionParams && !(domain == CUPTI_CB_DOMAIN_DRIVER_API &&
-                                                          (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid ||
-                                                           cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunch));
-  if (without_params) return;
-  const Launch launch = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? runtime_launch(cbid, data) : driver_launch(cbid, data);
+  const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+  const bool without_params = !data.functionParams;
+  if (without_params && runtime && cbid != CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000 &&
+      cbid != CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000)
+    return;  // no stream to read: the driver launch inside it runs the prologue (or it is missed)
+  if (without_params && !runtime && cbid != CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid && cbid != CUPTI_DRIVER_TRACE_CBID_cuLaunch)
+    return;
+  const Launch launch = runtime ? runtime_launch(cbid, data) : driver_launch(cbid, data);
   if (!launch.is_launch) return;
-  if (t_nesting.generation != generation_) t_nesting = {generation_, 0};
+  if (t_nesting.generation != generation_) t_nesting = {generation_, 0, false};
+  if (launch.deferred) {
+    if (t_nesting.depth > 0) return;  // inside an outer launch, or the prologue's own
+    if (data.callbackSite == CUPTI_API_ENTER) {
+      t_nesting.pending = fn_.load() != nullptr;
+    } else if (t_nesting.pending) {  // no driver launch came inside it: a kernel went unflushed
+      t_nesting.pending = false;
+      missed_.fetch_add(1);
+    }
+    return;
+  }
   if (data.callbackSite == CUPTI_API_EXIT) {
     if (t_nesting.depth > 0) --t_nesting.depth;
     return;
   }
   if (t_nesting.depth++ > 0) return;  // inside an outer launch, or the prologue's own
+  t_nesting.pending = false;           // the driver launch a deferred runtime launch makes: this one
   const PrologueFn fn = fn_.load();
   if (!fn) return;
   launches_.fetch_add(1);
@@ -191,7 +207,7 @@ void KernelPrologue::on_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbi
 
 nlohmann::json KernelPrologue::summary() const {
   return {{"launches", launches_.load()}, {"failures", failures_.load()}, {"first_failure", first_failure_.load()},
-          {"graphs", graphs_.load()}};
+          {"graphs", graphs_.load()}, {"missed", missed_.load()}};
 }
 
 }  // namespace hone::cupti

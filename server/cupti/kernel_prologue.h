@@ -34,7 +34,9 @@ class KernelPrologue {
 
   // {"launches": launches seen while armed, "failures": prologues that returned non-zero,
   //  "first_failure": the first one's code (0: none), "graphs": graph launches among them (one
-  //  prologue for all of a graph's kernels)}.
+  //  prologue for all of a graph's kernels), "missed": launches it could not precede (a <<<>>>
+  //  launch, __cudaLaunchKernel, whose stream it cannot read, and whose driver launch CUPTI did
+  //  not report)}.
   nlohmann::json summary() const;
 
   // The callback (public for CUPTI's C signature): counts the launch and runs the prologue.
@@ -44,7 +46,7 @@ class KernelPrologue {
   CUpti_SubscriberHandle subscriber_ = nullptr;
   std::atomic<PrologueFn> fn_{nullptr};
   std::atomic<void*> user_{nullptr};
-  std::atomic<std::uint64_t> launches_{0}, failures_{0}, graphs_{0};
+  std::atomic<std::uint64_t> launches_{0}, failures_{0}, graphs_{0}, missed_{0};
   std::atomic<int> first_failure_{0};
   std::uint64_t generation_ = 0;  // per object: a thread's nesting depth from another object is stale
 };

@@ -236,6 +236,14 @@ void work_by_driver(void* stream) {
     throw std::runtime_error("cuLaunchKernel (prologue_work) failed");
 }
 
+void work_by_launch_api(void* stream) {
+  auto* word = reinterpret_cast<unsigned*>(buffer("work", 4));
+  void* args[] = {&word};
+  check(cudaLaunchKernel(reinterpret_cast<const void*>(prologue_work), dim3(1), dim3(1), args, 0,
+                         static_cast<cudaStream_t>(stream)),
+        "cudaLaunchKernel (prologue_work)");
+}
+
 int mark_by_runtime(void* stream) {
   prologue_mark<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(reinterpret_cast<unsigned*>(buffer("mark", 4)));
   return static_cast<int>(cudaGetLastError());

@@ -37,6 +37,7 @@ void* new_stream();
 void delete_stream(void* stream);
 void work_by_runtime(void* stream);
 void work_by_driver(void* stream);
+void work_by_launch_api(void* stream);  // cudaLaunchKernel, the runtime's launch function
 int mark_by_runtime(void* stream);
 void synchronize_device();
 

@@ -376,7 +376,8 @@ class CudaRunnerTest(unittest.TestCase):
         self.assertIn("counter_ranges", reply, reply.get("kernel_counters_error"))
         self.assertTrue(reply.get("flushed_each_kernel"), reply.get("kernel_flush_error"))
         n = len(slots)
-        self.assertEqual(reply["kernel_prologue"], {"launches": 2 * n, "failures": 0, "first_failure": 0, "graphs": 0})
+        self.assertEqual(reply["kernel_prologue"], {"launches": 2 * n, "failures": 0, "first_failure": 0, "graphs": 0,
+                                                    "missed": 0})
         self.assertEqual(kernel_counters.flush_layout(reply, True, n, 2), (True, ""))
         ranges, why = kernel_counters.parse(reply)
         self.assertEqual(len(ranges), 5 * n)  # per call: flush, relu, flush, mul, marker

@@ -966,7 +966,8 @@ class KernelCountersTest(unittest.TestCase):
         self.assertIn("multiple_subscribers", why)
         for summary in ({"launches": 5, "failures": 0, "graphs": 0},  # a launch it missed
                         {"launches": 6, "failures": 1, "graphs": 0},  # a flush that failed
-                        {"launches": 6, "failures": 0, "graphs": 1}):  # a graph's kernels, one flush
+                        {"launches": 6, "failures": 0, "graphs": 1},  # a graph's kernels, one flush
+                        {"launches": 6, "failures": 0, "graphs": 0, "missed": 1}):  # a <<<>>> it could not precede
             each, why = kernel_counters.flush_layout(dict(ok, kernel_prologue=summary), True, 3, 2)
             self.assertIsNone(each, summary)
             self.assertIn("3 calls of 2 kernels make 6", why)
@@ -1007,7 +1008,8 @@ class KernelCountersTest(unittest.TestCase):
             if each_kernel:
                 out["flushed_each_kernel"] = each
                 if each:
-                    out["kernel_prologue"] = {"launches": n * kernels, "failures": 0, "first_failure": 0, "graphs": 0}
+                    out["kernel_prologue"] = {"launches": n * kernels, "failures": 0, "first_failure": 0, "graphs": 0,
+                                              "missed": 0}
                 else:
                     out["kernel_flush_error"] = "hone_cupti_begin (kernel prologue): multiple_subscribers"
             return out

@@ -59,11 +59,12 @@ def flush_layout(reply: dict, asked: bool, calls: int, kernels_per_call: int) ->
     summary = reply.get("kernel_prologue")
     if not isinstance(summary, dict):
         return None, "the runner flushed before each kernel but sent no count of the launches it flushed"
-    launches, failures, graphs = (summary.get(k) for k in ("launches", "failures", "graphs"))
+    launches, failures, graphs, missed = (summary.get(k) for k in ("launches", "failures", "graphs", "missed"))
     expected = calls * kernels_per_call
-    if failures or graphs or launches != expected:
+    if failures or graphs or missed or launches != expected:
         return None, (f"the flush before each kernel ran at {launches} launches ({graphs or 0} of CUDA graphs, "
-                      f"{failures or 0} failed); {calls} calls of {kernels_per_call} kernels make {expected}")
+                      f"{failures or 0} failed, {missed or 0} more launches it could not precede); {calls} calls of "
+                      f"{kernels_per_call} kernels make {expected}")
     return True, ""
 
 
