@@ -1058,6 +1058,19 @@ class KernelCountersTest(unittest.TestCase):
         self.assertIn("multiple_subscribers", extra["kernel_counters_note"])
         self.assertTrue(any("flushed once per call" in n for n in notes))
 
+    def test_a_prologue_that_missed_a_launch_is_counted_again_with_one_flush_a_call(self):
+        def reply(n, each_kernel=False):
+            out = self.counted(2.7)(n, each_kernel)
+            if each_kernel:  # a <<<>>> launch whose driver launch CUPTI did not report
+                out["kernel_prologue"] = dict(out["kernel_prologue"], launches=n - 1, missed=1)
+            return out
+        device, extra, notes, asked = self.count(reply, [1.5] * 30, [4.0] * 30)
+        self.assertEqual([a[3] for a in asked], [True, False])
+        self.assertEqual((device.method, device.samples_us[0]), ("cupti_gpu_time_duration", 2.7))
+        self.assertEqual(extra["kernel_counters"]["flushed"], "each call")
+        self.assertIn("1 more launches it could not precede", extra["kernel_counters_note"])
+        self.assertTrue(any("flushed once per call" in n for n in notes))
+
     def test_kernels_flushed_each_may_exceed_the_held_calls_by_their_cold_caches_and_no_more(self):
         # two kernels of 7 us whose held calls (sharing the cache) took 8.5 us: 14 us counted is
         # within 1.05 x 8.5 + 2 x 1.5 + half a 20 us flush

@@ -433,15 +433,17 @@ class TimedRun:
         if calls < MIN_CALLS_PER_OP:
             return self._uncounted(device, f"{k} kernels a call: {MIN_CALLS_PER_OP} calls do not "
                                            f"fit the counters' {COUNTER_RANGES} ranges")
-        entries = [self.sets.draw() for _ in range(calls)]
-        self.progress(f"counting the kernels' GPU time ({calls} calls under the Range Profiler"
-                      f"{', the cache flushed before each kernel' if each else ''})")
-        # No argument overwrite in this op (its fill kernels would stand among the numbered
-        # ranges); every other op has one.
-        reply, _ = self._op("call", entries, 0, 0.0, None, f"kernel counters, {calls} calls", calls * per_call,
-                            overwrite=False, each_kernel=each)
+        reply = self._counted_op(calls, per_call, each)
         ranges, why = kernel_counters.parse(reply)
         layout, flush_why = kernel_counters.flush_layout(reply, each, calls, k)
+        if layout is None and ranges is not None:
+            # The prologue did not precede every kernel (a launch CUPTI did not report, a graph):
+            # counted again with one flush a call, which needs no prologue.
+            fit_why = f"the cache was flushed once per call, not before each kernel: {flush_why}"
+            per_call = kernel_counters.ranges_per_call(k, flushed, mixes, False)
+            reply = self._counted_op(calls, per_call, False)
+            ranges, why = kernel_counters.parse(reply)
+            layout, flush_why = False, ""
         flush_why = flush_why or fit_why
         times, disagrees = None, ""
         if ranges is not None and layout is not None:
@@ -461,6 +463,18 @@ class TimedRun:
         if flush_why:
             self.extra["kernel_counters_note"] = flush_why
             self.session.note(f"device time counted with the cache flushed once per call: {flush_why}")
+
+    def _counted_op(self, calls: int, per_call: int, each: bool) -> dict:
+        """One op of `calls` calls under the Range Profiler (`per_call` ranges each), flushed before
+        each kernel when `each`; its reply."""
+        entries = [self.sets.draw() for _ in range(calls)]
+        self.progress(f"counting the kernels' GPU time ({calls} calls under the Range Profiler"
+                      f"{', the cache flushed before each kernel' if each else ''})")
+        # No argument overwrite in this op (its fill kernels would stand among the numbered
+        # ranges); every other op has one.
+        reply, _ = self._op("call", entries, 0, 0.0, None, f"kernel counters, {calls} calls", calls * per_call,
+                            overwrite=False, each_kernel=each)
+        return reply
 
     def _uncounted(self, device: Pass, why: str) -> None:
         """The device pass keeps its records' (or events') times: said in the timing and a note."""
