@@ -747,7 +747,7 @@ export interface Timing {
   device?: TimeSummary1;
   device_records?: TimeSummary2;
   /**
-   * when counters were asked for (HONE_DEVICE_TIME=counters) and device time still comes from the records or events: why
+   * when counters were asked for (the default on CUDA) and device time still comes from the records or events: why; or, device time counted, why its calls' cache was flushed once per call rather than before each kernel as asked
    */
   kernel_counters_note?: string;
   /**

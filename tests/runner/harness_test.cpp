@@ -13,8 +13,17 @@
 namespace {
 
 TEST(Harness, VersionAndBuild) {
-  EXPECT_EQ(hone_harness_version(), 2);
+  EXPECT_EQ(hone_harness_version(), 3);  // 3: hone_harness_flush_prologue
   EXPECT_EQ(hone_harness_has_cuda(), HONE_TEST_HARNESS_HAS_CUDA);
+}
+
+// The kernel prologue's flush: no arguments are a clear error (CUDA: invalid value; a CPU build:
+// not supported), never a crash.
+TEST(Harness, FlushPrologueWithoutArgumentsIsAnError) {
+  EXPECT_NE(hone_harness_flush_prologue(nullptr, nullptr), 0);
+  char text[256];
+  EXPECT_NE(hone_harness_last_error(text, sizeof text), 0);
+  EXPECT_NE(std::string(text), "");
 }
 
 TEST(Harness, HostFlushReadsWithoutWriting) {
