@@ -506,6 +506,7 @@ def report(results: dict, spread_run: dict) -> list:
     # spread_vs_instruments: not a bar of the issue either: hone's per-call spread within a check
     # against the per-call spread of plain events and of ncu on the same kernel (named baselines:
     # if the instruments spread as much per call, the 3% per-call bar reads the GPU, not hone).
+    per_call = os.environ.get("HONE_DEVICE_TIME") == "counters-call"  # device_vs_ncu_call_flushed's setting
     verdicts = {"device_vs_ncu": [], "device_vs_ncu_call_flushed": [], "records_vs_ncu": [], "call_vs_events": [], "spread": [], "median_interval": [],
                 "spread_vs_instruments": []}
     for name, sides in results.items():
@@ -528,7 +529,6 @@ def report(results: dict, spread_run: dict) -> list:
                 ok = abs(dev - ncu) <= max(0.05 * ncu, 0.3)
                 verdicts["device_vs_ncu"].append((f"{name}/{what}", ok, f"{dev:.2f} vs {ncu:.2f}"))
             flushed = r.get("ncu_call_flushed_us")
-            per_call = os.environ.get("HONE_DEVICE_TIME") == "counters-call"
             if per_call and dev == dev and dev is not None and flushed:  # not a bar: ncu in counters-call's cache state
                 ok = abs(dev - flushed) <= max(0.05 * flushed, 0.3)
                 verdicts["device_vs_ncu_call_flushed"].append((f"{name}/{what}", ok, f"{dev:.2f} vs {flushed:.2f}"))

@@ -75,7 +75,6 @@ struct Launch {
   bool graph = false;
   void* stream = nullptr;
   bool deferred = false;  // the stream is unknown here: the driver launch inside it runs the prologue
-  bool reads_params = true;
 };
 
 Launch runtime_launch(CUpti_CallbackId cbid, const CUpti_CallbackData& d) {
@@ -90,7 +89,7 @@ Launch runtime_launch(CUpti_CallbackId cbid, const CUpti_CallbackData& d) {
     // so its stream is not read here; the driver launch it makes runs the prologue.
     case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000:
     case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000:
-      return {true, false, nullptr, true, false};
+      return {true, false, nullptr, true};
     case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060: {
       const cudaLaunchConfig_t* c = params<cudaLaunchKernelExC_v11060_params>(d)->config;
       return {true, false, c ? c->stream : nullptr};

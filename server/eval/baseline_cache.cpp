@@ -10,6 +10,11 @@ namespace hone::eval {
 
 using nlohmann::json;
 
+namespace {
+
+// The worker's device-time method as a baseline's key names it ($HONE_DEVICE_TIME: counters
+// flushed before each kernel, the default, as ncu counts; "counters-call", flushed once per call;
+// "records"): a baseline of one method never stands in for another.
 std::string device_time_method() {
   const char* variable = std::getenv("HONE_DEVICE_TIME");
   const std::string_view method = variable ? variable : "";
@@ -18,6 +23,8 @@ std::string device_time_method() {
   // baseline counted that way is not one counted as ncu counts, each kernel from a flushed cache.
   return method == "counters-call" ? "counters" : "counters-each-kernel";
 }
+
+}  // namespace
 
 BaselineCache::BaselineCache(std::filesystem::path dir) : dir_(std::move(dir)) {}
 

@@ -28,11 +28,6 @@ struct BaselineEntry {
   std::string noisy;  // set when the timing stayed noisy (a busy machine): such an entry is never stored
 };
 
-// The worker's device-time method as a baseline's key names it ($HONE_DEVICE_TIME: counters
-// flushed before each kernel, the default, as ncu counts; "counters-call", flushed once per call;
-// "records"): a baseline of one method never stands in for another.
-std::string device_time_method();
-
 class BaselineCache {
  public:
   explicit BaselineCache(std::filesystem::path dir);  // e.g. cache_dir()/baselines

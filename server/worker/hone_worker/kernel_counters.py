@@ -16,6 +16,7 @@ import statistics
 from typing import List, Optional, Tuple
 
 FLUSH, MARKER, MIX = "hone_flush", "hone_marker", "hone_mix"
+ONCE_PER_CALL = "the cache was flushed once per call, not before each kernel: "  # and why
 _HONE = (FLUSH, MARKER, MIX, "hone_hold", "hone_spin")  # hold and spin: never launched by a counted op
 
 
@@ -54,8 +55,7 @@ def flush_layout(reply: dict, asked: bool, calls: int, kernels_per_call: int) ->
     if not asked:
         return False, ""
     if not reply.get("flushed_each_kernel"):
-        return False, ("the cache was flushed once per call, not before each kernel: "
-                       f"{reply.get('kernel_flush_error') or 'the runner did not arm the kernel prologue'}")
+        return False, ONCE_PER_CALL + (reply.get("kernel_flush_error") or "the runner did not arm the kernel prologue")
     summary = reply.get("kernel_prologue")
     if not isinstance(summary, dict):
         return None, "the runner flushed before each kernel but sent no count of the launches it flushed"

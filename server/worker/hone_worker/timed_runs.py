@@ -425,9 +425,8 @@ class TimedRun:
         each = flushed and flush_each_kernel()
         fit_why = ""
         if each and COUNTER_RANGES // kernel_counters.ranges_per_call(k, flushed, mixes, True) < MIN_CALLS_PER_OP:
-            each, fit_why = False, (f"the cache was flushed once per call, not before each kernel: {MIN_CALLS_PER_OP} "
-                                    f"calls of {k} kernels, each after a flush, do not fit the counters' "
-                                    f"{COUNTER_RANGES} ranges")
+            each, fit_why = False, (f"{kernel_counters.ONCE_PER_CALL}{MIN_CALLS_PER_OP} calls of {k} kernels, each "
+                                    f"after a flush, do not fit the counters' {COUNTER_RANGES} ranges")
         per_call = kernel_counters.ranges_per_call(k, flushed, mixes, each)
         calls = min(COUNTER_RANGES // per_call, COUNTER_CALLS, self.slot_count - 1)
         if calls < MIN_CALLS_PER_OP:
@@ -435,21 +434,18 @@ class TimedRun:
                                            f"fit the counters' {COUNTER_RANGES} ranges")
         reply = self._counted_op(calls, per_call, each)
         ranges, why = kernel_counters.parse(reply)
-        layout, flush_why = kernel_counters.flush_layout(reply, each, calls, k)
-        if layout is None and ranges is not None:
+        layout, flush_why = kernel_counters.flush_layout(reply, each, calls, k) if ranges is not None else (each, "")
+        if layout is None:
             # The prologue did not precede every kernel (a launch CUPTI did not report, a graph):
             # counted again with one flush a call, which needs no prologue.
-            fit_why = f"the cache was flushed once per call, not before each kernel: {flush_why}"
-            per_call = kernel_counters.ranges_per_call(k, flushed, mixes, False)
-            reply = self._counted_op(calls, per_call, False)
+            flush_why = kernel_counters.ONCE_PER_CALL + flush_why
+            reply = self._counted_op(calls, kernel_counters.ranges_per_call(k, flushed, mixes, False), False)
             ranges, why = kernel_counters.parse(reply)
-            layout, flush_why = False, ""
+            layout = False
         flush_why = flush_why or fit_why
         times, disagrees = None, ""
-        if ranges is not None and layout is not None:
+        if ranges is not None:
             times, why = kernel_counters.per_call_us(ranges, calls, flushed, k, mixes, layout)
-        elif layout is None:
-            why = flush_why
         if times is not None:
             disagrees = self._counters_disagree(times, device, kernel_counters.cold_allowance_us(ranges, calls, k, mixes)
                                                 if layout else 0.0)
@@ -462,7 +458,7 @@ class TimedRun:
                                          "flushed": "each kernel" if layout else "each call" if flushed else "never"}
         if flush_why:
             self.extra["kernel_counters_note"] = flush_why
-            self.session.note(f"device time counted with the cache flushed once per call: {flush_why}")
+            self.session.note(f"device time counted, but {flush_why}")
 
     def _counted_op(self, calls: int, per_call: int, each: bool) -> dict:
         """One op of `calls` calls under the Range Profiler (`per_call` ranges each), flushed before
