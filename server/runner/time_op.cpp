@@ -68,7 +68,7 @@ class TimedLoop {
     if (!counter_seconds_.is_null()) reply["counter_seconds"] = counter_seconds_;
     if (!counters_error_.empty()) reply["kernel_counters_error"] = counters_error_;
     if (p_.kernel_counters > 0 && p_.flush_each_kernel) {
-      reply["flushed_each_kernel"] = flushed_each_kernel_;
+      reply["flushed_each_kernel"] = each_kernel_;
       if (!kernel_prologue_.is_null()) reply["kernel_prologue"] = kernel_prologue_;
       if (!kernel_flush_error_.empty()) reply["kernel_flush_error"] = kernel_flush_error_;
     }
@@ -181,12 +181,10 @@ class TimedLoop {
     try {
       times = run_calls(p_.schedule, "counted call", counting);
     } catch (...) {
-      each_kernel_ = false;
       if (counting) (void)cupti_.end();
       throw;
     }
     if (counting) end_counters();
-    each_kernel_ = false;
     return times;
   }
 
@@ -201,7 +199,7 @@ class TimedLoop {
       request["kernel_prologue"] = true;
       const nlohmann::json begun = cupti_.begin(request);
       if (begun.value("ok", false)) {
-        each_kernel_ = flushed_each_kernel_ = true;
+        each_kernel_ = true;
         return true;
       }
       kernel_flush_error_ = "hone_cupti_begin (kernel prologue): " + cupti_error_text(begun);
@@ -341,8 +339,7 @@ class TimedLoop {
   std::string counters_error_;  // kernel_counters: why there are none
   nlohmann::json counter_seconds_;  // kernel_counters: the profiler's setup, region and collection
   std::string records_error_;   // kernel_records: why there are none
-  bool each_kernel_ = false;    // kernel_counters, flush_each_kernel: the prologue flushes before each kernel
-  bool flushed_each_kernel_ = false;  // the reply's: each_kernel_ as the counted calls ran (reset after them)
+  bool each_kernel_ = false;    // the counted calls (the op's last) are flushed by the prologue before each kernel
   hone_harness_flush_args prologue_args_{};
   nlohmann::json kernel_prologue_;  // its launches and failures (hone_cupti_end's "kernel_prologue")
   std::string kernel_flush_error_;  // why each call was flushed once instead
