@@ -13,6 +13,15 @@ output) at several sizes, 300 calls each, its duration taken from CUPTI activity
   synced      read_flush, and the host waits for the GPU before and after each call (the kernel
               starts on an idle GPU, as under ncu's serialised replay): whether the records'
               duration of a µs kernel depends on what ran just before it (ncu reads ~1.1 µs more)
+The synced modes below ask what of the cache state after the flush widens the spread (hone's
+counted calls spread 3.5-7% per call on the H200 where ncu's own spread 1.6-3.2%):
+  hone_synced     synced with libhone_harness's hone_flush (the kernel prologue's: read flush plus
+                  the SMs' instruction caches evicted)
+  discard_synced  synced, the read flush followed by discard.global.L2 over the flush buffer
+                  (discard_l2.cu): the L2 left invalid, not full of clean lines, as ncu leaves it
+  hone_discard    hone_flush, then the discard
+  idle_synced     synced, plus 1 ms of the host asleep before each call (the memory system idle
+                  for as long as ncu's replay leaves it)
 
 For each it prints p10/p50/p90, the spread (p90-p10)/p50, the medians of the first and the second
 half (a trend: clocks), of even and odd calls (an alternation), and the lag-1 autocorrelation.
@@ -25,7 +34,10 @@ import ctypes
 import json
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -38,6 +50,28 @@ def load_cupti(path: str) -> ctypes.CDLL:
     lib.hone_cupti_end.argtypes = []
     lib.hone_cupti_end.restype = ctypes.c_char_p
     return lib
+
+
+def load_helpers(out_dir: str):
+    """(libhone_harness or None, discard_l2.so built with nvcc or None)."""
+    harness = None
+    path = os.environ.get("HONE_HARNESS_LIBRARY", os.path.join(ROOT, "build", "share", "hone", "lib", "libhone_harness.so"))
+    try:
+        harness = ctypes.CDLL(path)
+        harness.hone_harness_flush.argtypes = [ctypes.c_void_p] * 2 + [ctypes.c_size_t, ctypes.c_void_p]
+    except OSError as exc:
+        print(f"spread_probe: no libhone_harness ({exc}): hone_* modes skipped", file=sys.stderr)
+    discard = None
+    so = os.path.join(out_dir, "discard_l2.so")
+    try:
+        subprocess.run([os.environ.get("NVCC", "nvcc"), "-O2", "-shared", "-Xcompiler", "-fPIC", "-o", so,
+                        os.path.join(HERE, "discard_l2.cu")], check=True, timeout=120, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT)
+        discard = ctypes.CDLL(so)
+        discard.probe_discard_l2.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
+    except (OSError, subprocess.SubprocessError) as exc:
+        print(f"spread_probe: discard_l2.cu not built ({exc}): discard modes skipped", file=sys.stderr)
+    return harness, discard
 
 
 def percentile(xs: list, q: float) -> float:
@@ -66,6 +100,8 @@ def main() -> int:
     ap.add_argument("--calls", type=int, default=300)
     ap.add_argument("--sizes", default="16,20,22,24")
     ap.add_argument("--json")
+    ap.add_argument("--modes", default="plain,read_flush,write_flush,flush_gap,held,held_gap,synced,hone_synced,"
+                    "discard_synced,hone_discard,idle_synced")
     args = ap.parse_args()
     lib = load_cupti(args.cupti)
     import torch  # noqa: PLC0415
@@ -78,13 +114,26 @@ def main() -> int:
     flush = torch.empty(2 * l2 // 4, dtype=torch.float32, device=dev)
     flush.fill_(1.0)
     sink = torch.empty(1, dtype=torch.float32, device=dev)
+    word = torch.zeros(1, dtype=torch.int32, device=dev)
+    harness, discard = load_helpers(tempfile.mkdtemp(prefix="spread_probe."))
+    stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+
+    def hone_flush():
+        harness.hone_harness_flush(stream, ctypes.c_void_p(flush.data_ptr()), flush.numel() * 4,
+                                   ctypes.c_void_p(word.data_ptr()))
+
+    def discard_flush():
+        discard.probe_discard_l2(stream, ctypes.c_void_p(flush.data_ptr()), flush.numel() * 4)
+
+    modes = [m for m in args.modes.split(",") if m and not (m.startswith("hone") and harness is None)
+             and not ("discard" in m and discard is None)]
     cycles_20us = 40000  # torch.cuda._sleep spins this many clock cycles: ~20 us at the H200's 1.98 GHz
     results = {}
     for log2n in (int(s) for s in args.sizes.split(",")):
         n = 1 << log2n
         x = torch.randn(n, device=dev)
         y = torch.empty_like(x)
-        for mode in ("plain", "read_flush", "write_flush", "flush_gap", "held", "held_gap", "synced"):
+        for mode in modes:
             for _ in range(20):  # warm the clocks and the code
                 torch.clamp_min(x, 0.0, out=y)
             torch.cuda.synchronize()
@@ -101,18 +150,27 @@ def main() -> int:
                     flush.fill_(0.5)
                 if mode in ("flush_gap", "held_gap"):
                     torch.cuda._sleep(cycles_20us)
-                if mode == "synced":
+                if mode in ("synced", "discard_synced", "idle_synced"):
                     torch.sum(flush, dim=0, out=sink)
+                if mode in ("hone_synced", "hone_discard"):
+                    hone_flush()
+                if mode in ("discard_synced", "hone_discard"):
+                    discard_flush()
+                synced = mode in ("synced", "hone_synced", "discard_synced", "hone_discard", "idle_synced")
+                if synced:
                     torch.cuda.synchronize()
+                if mode == "idle_synced":
+                    time.sleep(0.001)
                 torch.clamp_min(x, 0.0, out=y)
-                if mode == "synced":
+                if synced:
                     torch.cuda.synchronize()
             torch.cuda.synchronize()
             ended = json.loads(lib.hone_cupti_end())
             kernels = sorted((ended.get("activity") or {}).get("kernels", []), key=lambda k: int(k["start_ns"]))
             ours = [(int(k["end_ns"]) - int(k["start_ns"])) / 1000.0 for k in kernels if "clamp" in k.get("name", "")]
             flushes = [(int(k["end_ns"]) - int(k["start_ns"])) / 1000.0 for k in kernels
-                       if "clamp" not in k.get("name", "") and "spin" not in k.get("name", "")]
+                       if "clamp" not in k.get("name", "") and "spin" not in k.get("name", "")
+                       and "discard" not in k.get("name", "")]
             if len(ours) != args.calls:
                 print(f"2^{log2n} {mode}: {len(ours)} kernel records for {args.calls} calls", file=sys.stderr)
                 continue

@@ -8,7 +8,7 @@ candidate where the case has one:
   HONE_DEVICE_TIME=records (the activity records' time, which stays beside it as `records`) or
   HONE_DEVICE_TIME=counters-call (each call after one flush),
   ncu gpu__time_duration.sum summed over the call's kernels (ncu --clock-control none, the median
-  per call of 11 calls, in this same run), triton's do_bench (median), and plain CUDA events around
+  per call of 24 calls, in this same run), triton's do_bench (median), and plain CUDA events around
   each call with the L2 read-flushed before it (median; issued from Python for the eager reference,
   whose call is Python, and from C for a raw-form candidate, whose call is a C function:
   call_events.cu, built with nvcc), with the ratio of each to ncu; and ncu once more with
@@ -41,7 +41,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "server", "worker"))
 
-NCU_CALLS = 11  # the median per call, and the p10..p90 spread of ncu's own per-call times
+NCU_CALLS = 24  # the median per call, and the p10..p90 spread of ncu's own per-call times (as many as hone counts)
 SPREAD_RUNS = 5
 ELEMENTWISE = {"relu_2p16": 1 << 16, "relu_2p19": 1 << 19, "relu_2p22": 1 << 22, "relu_2p26": 1 << 26}
 
@@ -198,6 +198,13 @@ def p50_interval(summary) -> float:
     return (summary["p50_high_us"] - summary["p50_low_us"]) / summary["p50_us"]
 
 
+def samples_of(t: dict) -> dict:
+    """The counted calls' device times and the held calls' records, in call order (the verdict
+    carries them under HONE_TIMING_SAMPLES=1, which main() sets)."""
+    return {"device_samples": (t.get("device") or {}).get("samples_us"),
+            "records_samples": (t.get("device_records") or {}).get("samples_us")}
+
+
 def find_key(obj, key):
     if isinstance(obj, dict):
         if key in obj and isinstance(obj[key], str):
@@ -237,7 +244,7 @@ def hone_references(hone: str, python: str, cases: dict, results: dict, modes=("
                                        hone_device_spread=spread(t.get("device")), settle_ms=t.get("settle_ms"),
                                        hone_device_p50_interval=p50_interval(t.get("device")),
                                        recompilations=t.get("recompilations"),
-                                       noisy=bool((j.get("reference_noisy") or {}).get(mode)))
+                                       noisy=bool((j.get("reference_noisy") or {}).get(mode)), **samples_of(t))
 
 
 def hone_candidates(hone: str, python: str, cases: dict, results: dict) -> dict:
@@ -259,7 +266,7 @@ def hone_candidates(hone: str, python: str, cases: dict, results: dict) -> dict:
                                           counters_note=t.get("kernel_counters_note"),
                                           hone_device_spread=spread(t.get("device")),
                                           hone_device_p50_interval=p50_interval(t.get("device")),
-                                          settle_ms=t.get("settle_ms"), status=v.get("status"))
+                                          settle_ms=t.get("settle_ms"), status=v.get("status"), **samples_of(t))
         if v.get("status") != "correct":  # the evidence, in the log and the JSON
             results[name]["candidate"]["reason"] = v.get("reason")
             print(f"    {name}: {v.get('status')}: {v.get('reason')}", flush=True)
@@ -272,7 +279,7 @@ def hone_candidates(hone: str, python: str, cases: dict, results: dict) -> dict:
 def five_processes(hone: str, python: str, case: dict) -> dict:
     """Five `hone check` processes of one kernel, then one more without the sandbox (not a bar: its
     call time beside the sandboxed checks' says what the sandbox adds to a call's host side)."""
-    devices, spreads, calls = [], [], []
+    devices, spreads, calls, samples = [], [], [], []
     for k in range(SPREAD_RUNS):
         rc, out = run([hone, "check", case["candidate"], "--device", "cuda", "--baselines", "none", "--json",
                        "--python", python], 90, f"five-process spread, check {k + 1}")
@@ -281,11 +288,12 @@ def five_processes(hone: str, python: str, case: dict) -> dict:
             if t:
                 devices.append(p50(t))
                 spreads.append(spread(t))
+                samples.append(t.get("samples_us"))
                 calls.append(p50((v.get("timing") or {}).get("call")))
     if not devices:
         return {}
     med = statistics.median(devices)
-    out = {"device_p50_us": devices, "within_check_spreads": spreads, "call_p50_us": calls,
+    out = {"device_p50_us": devices, "within_check_spreads": spreads, "call_p50_us": calls, "device_samples": samples,
            "across_processes_spread": (max(devices) - min(devices)) / med if med > 0 else float("nan")}
     rc, text = run([hone, "check", case["candidate"], "--device", "cuda", "--baselines", "none", "--json",
                     "--no-sandbox", "--python", python], 90, "the same check without the sandbox")
@@ -477,7 +485,8 @@ def parse_ncu(csv_path: str) -> dict:
         if len(values) % NCU_CALLS == 0:
             per = len(values) // NCU_CALLS
             sums = [sum(values[k * per:(k + 1) * per]) for k in range(NCU_CALLS)]
-            out[key] = {"ncu_us": statistics.median(sums), "kernels_per_call": per, "ncu_spread": per_call_spread(sums)}
+            out[key] = {"ncu_us": statistics.median(sums), "kernels_per_call": per, "ncu_spread": per_call_spread(sums),
+                        "ncu_samples": sums}
         else:
             out[key] = {"ncu_us": sum(values) / NCU_CALLS, "kernels_per_call": len(values) / NCU_CALLS}
     return out
@@ -494,6 +503,35 @@ def ratio(a, b):
 
 def fmt(x, digits=2):
     return "-" if x is None or x != x else f"{x:.{digits}f}"
+
+
+def shape(values) -> str:
+    """Where a per-call spread comes from: the spread, without the first two calls, the two halves'
+    medians (a trend), the lag-1 autocorrelation (runs of slow calls), the extremes."""
+    if not values or len(values) < 6:
+        return "-"
+    n, half = len(values), len(values) // 2
+    mean = statistics.fmean(values)
+    var = sum((x - mean) ** 2 for x in values) or 1e-30
+    lag1 = sum((values[i] - mean) * (values[i + 1] - mean) for i in range(n - 1)) / var
+    return (f"n {n} spread {100 * per_call_spread(values):.1f}% (without the first two {100 * per_call_spread(values[2:]):.1f}%)"
+            f" halves {statistics.median(values[:half]):.2f}/{statistics.median(values[half:]):.2f} lag1 {lag1:+.2f}"
+            f" min {min(values):.2f} max {max(values):.2f}")
+
+
+def sample_lines(results: dict, spread_run: dict) -> list:
+    """Per row of >= 5 us: the counted calls' samples (in call order) beside the held calls'
+    records and ncu's per-call sums, for the within-check spread."""
+    lines = []
+    for name, sides in results.items():
+        for what, r in sides.items():
+            if not r or not r.get("device_samples") or not (r.get("hone_device") or 0) >= 5.0:
+                continue
+            lines.append(f"samples {name}/{what}: counted {shape(r['device_samples'])} | records "
+                         f"{shape(r.get('records_samples'))} | ncu {shape(r.get('ncu_samples'))}")
+    for k, values in enumerate((spread_run or {}).get("device_samples") or []):
+        lines.append(f"samples relu_2p22/candidate check {k + 1}: counted {shape(values)}")
+    return lines
 
 
 def report(results: dict, spread_run: dict) -> list:
@@ -555,6 +593,7 @@ def report(results: dict, spread_run: dict) -> list:
         verdicts["spread"].append(("relu_2p22/candidate across 5 processes", s == s and s <= 0.03, f"{100 * s:.1f}%"))
         for k, w in enumerate(spread_run.get("within_check_spreads", [])):
             verdicts["spread"].append((f"relu_2p22/candidate check {k + 1}", w <= 0.03, f"{100 * w:.1f}%"))
+    lines += sample_lines(results, spread_run)
     for target, entries in verdicts.items():
         if target == "device_vs_ncu_call_flushed" and not entries:
             continue  # printed under HONE_DEVICE_TIME=counters-call only
@@ -586,6 +625,7 @@ def main() -> int:
             measure_child(plan["cases"], plan["libraries"], os.path.dirname(args.plan))
         return 0
 
+    os.environ["HONE_TIMING_SAMPLES"] = "1"  # every hone verdict below carries its per-call samples
     os.makedirs(args.out, exist_ok=True)
     work = os.path.join(args.out, "cases")
     os.makedirs(work, exist_ok=True)

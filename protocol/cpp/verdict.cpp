@@ -133,6 +133,7 @@ void to_json(json& j, const TimeSummary& v) {
            {"spread", v.spread()}, {"noisy", v.spread() > kNoisySpread}};
   put(j, "p50_low_us", v.p50_low_us);
   put(j, "p50_high_us", v.p50_high_us);
+  if (!v.samples_us.empty()) j["samples_us"] = v.samples_us;
 }
 void from_json(const json& j, TimeSummary& v) {
   need(j, "p50_us", v.p50_us);
@@ -142,6 +143,7 @@ void from_json(const json& j, TimeSummary& v) {
   get(j, "method", v.method);
   get(j, "p50_low_us", v.p50_low_us);
   get(j, "p50_high_us", v.p50_high_us);
+  get(j, "samples_us", v.samples_us);
 }
 
 void to_json(json& j, const SpeedupRange& v) { j = json{{"low", v.low}, {"high", v.high}}; }

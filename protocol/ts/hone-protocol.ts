@@ -778,6 +778,10 @@ export interface TimeSummary {
    * the median's 95% confidence interval, high end
    */
   p50_high_us?: number;
+  /**
+   * every call's time in the order the calls ran; only where HONE_TIMING_SAMPLES=1 asked for them
+   */
+  samples_us?: number[];
   [k: string]: unknown;
 }
 /**
@@ -802,6 +806,10 @@ export interface TimeSummary1 {
    * the median's 95% confidence interval, high end
    */
   p50_high_us?: number;
+  /**
+   * every call's time in the order the calls ran; only where HONE_TIMING_SAMPLES=1 asked for them
+   */
+  samples_us?: number[];
   [k: string]: unknown;
 }
 /**
@@ -826,6 +834,10 @@ export interface TimeSummary2 {
    * the median's 95% confidence interval, high end
    */
   p50_high_us?: number;
+  /**
+   * every call's time in the order the calls ran; only where HONE_TIMING_SAMPLES=1 asked for them
+   */
+  samples_us?: number[];
   [k: string]: unknown;
 }
 /**

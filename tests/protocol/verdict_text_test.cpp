@@ -183,6 +183,10 @@ TEST(Headline, TheMediansIntervalIsShownAndTravels) {
   ASSERT_TRUE(back.timing && back.timing->device && back.timing->device->p50_interval());
   EXPECT_NEAR(*back.timing->device->p50_interval(), 0.04 / 4.5, 1e-12);
   EXPECT_FALSE(back.timing->call->p50_interval());
+  EXPECT_FALSE(j["timing"]["device"].contains("samples_us")) << "no samples sent, none written";
+  v.timing->device->samples_us = {4.6, 4.4, 4.5};  // HONE_TIMING_SAMPLES: in call order, kept so
+  back = json(v).get<Verdict>();
+  EXPECT_EQ(back.timing->device->samples_us, (std::vector<double>{4.6, 4.4, 4.5}));
 }
 
 TEST(Headline, Failures) {

@@ -385,6 +385,16 @@ class TimingStatisticsTest(unittest.TestCase):
         summary = t.summary()
         self.assertEqual((summary["p50_low_us"], summary["p50_high_us"]), (40.0, 61.0))
 
+    def test_samples_travel_in_call_order_only_when_asked(self):
+        t = timing.Timing([3.0, 1.0, 2.0], warmup=0, method="cupti_gpu_time_duration", spot_checks=0, input_sets=1)
+        with mock.patch.dict(os.environ, {timing.SAMPLES_VARIABLE: "1"}):
+            self.assertEqual(t.summary()["samples_us"], [3.0, 1.0, 2.0])
+        with mock.patch.dict(os.environ, {timing.SAMPLES_VARIABLE: "0"}):
+            self.assertNotIn("samples_us", t.summary())
+        with mock.patch.dict(os.environ, {}, clear=False):
+            os.environ.pop(timing.SAMPLES_VARIABLE, None)
+            self.assertNotIn("samples_us", t.summary())
+
     def test_median_interval_narrows_with_more_calls_and_covers_few(self):
         self.assertEqual(timing.median_interval([3.0, 1.0, 2.0]), (1.0, 3.0))
         wide = timing.median_interval([float(v % 10) for v in range(100)])

@@ -10,6 +10,13 @@ from typing import List
 
 NOISY_SPREAD = 0.2  # (p90 - p10) / p50 above which a timing is flagged noisy
 MEDIAN_Z = 1.96  # the median's interval: 95%
+# HONE_TIMING_SAMPLES=1: each time's summary also carries its samples, in the order the calls ran
+# (`samples_us`), for whoever wants to see the distribution behind p10..p90 (bench/timing_truth).
+SAMPLES_VARIABLE = "HONE_TIMING_SAMPLES"
+
+
+def samples_asked() -> bool:
+    return os.environ.get(SAMPLES_VARIABLE, "") not in ("", "0")
 
 
 def median_interval(samples: List[float]) -> tuple:
@@ -51,9 +58,10 @@ class Timing:
         return (self.percentile(0.9) - self.percentile(0.1)) / p50 if p50 > 0 else 0.0
 
     def summary(self) -> dict:
-        """The verdict's `timing.call` / `timing.device` object."""
+        """The verdict's `timing.call` / `timing.device` object (with the samples where
+        HONE_TIMING_SAMPLES asks)."""
         low, high = median_interval(self.samples_us)
-        return {
+        out = {
             "p50_us": self.percentile(0.5),
             "p10_us": self.percentile(0.1),
             "p90_us": self.percentile(0.9),
@@ -67,6 +75,9 @@ class Timing:
             "noisy": self.spread > NOISY_SPREAD,
             "method": self.method,
         }
+        if samples_asked():
+            out["samples_us"] = list(self.samples_us)
+        return out
 
     def to_json(self) -> dict:
         return {
