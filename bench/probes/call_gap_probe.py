@@ -25,6 +25,8 @@ import subprocess
 import sys
 import time
 
+from shared_object import build_and_load
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SIZES = (1 << 16, 1 << 19, 1 << 22)
 CALLS = 200
@@ -32,10 +34,7 @@ FLUSH_BYTES = 256 << 20
 
 
 def build(out: str) -> ctypes.CDLL:
-    lib = os.path.join(out, "call_gap_probe.so")
-    subprocess.run([os.environ.get("NVCC", "nvcc"), "-O2", "-shared", "-Xcompiler", "-fPIC", "-o", lib,
-                    os.path.join(HERE, "call_gap_probe.cu")], check=True, timeout=180)
-    c = ctypes.CDLL(lib)
+    c = build_and_load(os.path.join(HERE, "call_gap_probe.cu"), out)
     c.probe_calls.argtypes = [ctypes.c_size_t, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
                               ctypes.POINTER(ctypes.c_float)]
     c.probe_calls.restype = ctypes.c_int

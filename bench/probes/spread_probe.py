@@ -39,6 +39,8 @@ import sys
 import tempfile
 import time
 
+from shared_object import build_and_load
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 
@@ -62,12 +64,8 @@ def load_helpers(out_dir: str):
     except OSError as exc:
         print(f"spread_probe: no libhone_harness ({exc}): hone_* modes skipped", file=sys.stderr)
     discard = None
-    so = os.path.join(out_dir, "discard_l2.so")
     try:
-        subprocess.run([os.environ.get("NVCC", "nvcc"), "-O2", "-shared", "-Xcompiler", "-fPIC", "-o", so,
-                        os.path.join(HERE, "discard_l2.cu")], check=True, timeout=120, stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT)
-        discard = ctypes.CDLL(so)
+        discard = build_and_load(os.path.join(HERE, "discard_l2.cu"), out_dir, "-O2", "-arch=sm_80")  # discard: sm_80+
         discard.probe_discard_l2.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
     except (OSError, subprocess.SubprocessError) as exc:
         print(f"spread_probe: discard_l2.cu not built ({exc}): discard modes skipped", file=sys.stderr)

@@ -40,6 +40,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "server", "worker"))
+sys.path.insert(0, os.path.join(ROOT, "bench", "probes"))
+from shared_object import build_and_load  # noqa: E402
 
 NCU_CALLS = 24  # the median per call, and the p10..p90 spread of ncu's own per-call times (as many as hone counts)
 SPREAD_RUNS = 5
@@ -377,12 +379,8 @@ def ncu_child(cases: dict, libraries: dict, flush_calls: bool = False) -> None:
 
 def c_events(out: str):
     """call_events.cu built with nvcc (the raw candidates' plain events, issued from C), or None."""
-    lib = os.path.join(out, "call_events.so")
     try:
-        subprocess.run([os.environ.get("NVCC", "nvcc"), "-O2", "-shared", "-Xcompiler", "-fPIC", "-o", lib,
-                        os.path.join(HERE, "call_events.cu")], check=True, timeout=120, stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT)
-        c = ctypes.CDLL(lib)
+        c = build_and_load(os.path.join(HERE, "call_events.cu"), out, timeout_s=120)
     except (OSError, subprocess.SubprocessError) as exc:
         print(f"call_events.cu not built ({exc}): raw candidates' events from Python", file=sys.stderr, flush=True)
         return None
