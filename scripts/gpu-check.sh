@@ -62,7 +62,10 @@ for s in "${sections[@]}"; do
   setsid bash "scripts/gpu/$s.sh" > "$OUT/$s.log" 2>&1 &
   sid=$!
   expired=$(mktemp)
-  ( sleep "$limit"; echo 1 > "$expired"; pkill -TERM -s "$sid"; sleep 5; pkill -KILL -s "$sid" ) &
+  # Expired only if the section still runs when the limit comes: ending the watcher's sleep below
+  # (the section done) lets the subshell go on, and it must not then call the section expired.
+  ( sleep "$limit"; kill -0 "$sid" 2>/dev/null || exit 0
+    echo 1 > "$expired"; pkill -TERM -s "$sid"; sleep 5; pkill -KILL -s "$sid" ) &
   watcher=$!
   wait "$sid"
   rc=$?

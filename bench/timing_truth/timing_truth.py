@@ -623,7 +623,7 @@ def main() -> int:
             measure_child(plan["cases"], plan["libraries"], os.path.dirname(args.plan))
         return 0
 
-    os.environ["HONE_TIMING_SAMPLES"] = "1"  # every hone verdict below carries its per-call samples
+    RUN_ENV["HONE_TIMING_SAMPLES"] = "1"  # every hone verdict below carries its per-call samples
     os.makedirs(args.out, exist_ok=True)
     work = os.path.join(args.out, "cases")
     os.makedirs(work, exist_ok=True)
