@@ -204,7 +204,6 @@ def samples_of(t: dict) -> dict:
     """The counted calls' device times and the held calls' records, in call order (the verdict
     carries them under HONE_TIMING_SAMPLES=1, which main() sets)."""
     return {"device_samples": (t.get("device") or {}).get("samples_us"),
-            "warmup_samples": (t.get("device") or {}).get("warmup_samples_us"),
             "records_samples": (t.get("device_records") or {}).get("samples_us")}
 
 
@@ -291,7 +290,7 @@ def five_processes(hone: str, python: str, case: dict) -> dict:
             if t:
                 devices.append(p50(t))
                 spreads.append(spread(t))
-                samples.append((t.get("warmup_samples_us") or []) + (t.get("samples_us") or []))
+                samples.append(t.get("samples_us"))
                 calls.append(p50((v.get("timing") or {}).get("call")))
     if not devices:
         return {}
@@ -526,11 +525,10 @@ def sample_lines(results: dict, spread_run: dict) -> list:
         for what, r in sides.items():
             if not r or not r.get("device_samples") or not (r.get("hone_device") or 0) >= 5.0:
                 continue
-            warm = " ".join(f"{x:.2f}" for x in r.get("warmup_samples") or []) or "-"
-            lines.append(f"samples {name}/{what}: warm-up {warm} | counted {shape(r['device_samples'])} | records "
+            lines.append(f"samples {name}/{what}: counted {shape(r['device_samples'])} | records "
                          f"{shape(r.get('records_samples'))} | ncu {shape(r.get('ncu_samples'))}")
     for k, values in enumerate((spread_run or {}).get("device_samples") or []):
-        lines.append(f"samples relu_2p22/candidate check {k + 1}: warm-up and counted {shape(values)}")
+        lines.append(f"samples relu_2p22/candidate check {k + 1}: counted {shape(values)}")
     return lines
 
 

@@ -134,7 +134,6 @@ void to_json(json& j, const TimeSummary& v) {
   put(j, "p50_low_us", v.p50_low_us);
   put(j, "p50_high_us", v.p50_high_us);
   if (!v.samples_us.empty()) j["samples_us"] = v.samples_us;
-  if (!v.warmup_samples_us.empty()) j["warmup_samples_us"] = v.warmup_samples_us;
 }
 void from_json(const json& j, TimeSummary& v) {
   need(j, "p50_us", v.p50_us);
@@ -145,7 +144,6 @@ void from_json(const json& j, TimeSummary& v) {
   get(j, "p50_low_us", v.p50_low_us);
   get(j, "p50_high_us", v.p50_high_us);
   get(j, "samples_us", v.samples_us);
-  get(j, "warmup_samples_us", v.warmup_samples_us);
 }
 
 void to_json(json& j, const SpeedupRange& v) { j = json{{"low", v.low}, {"high", v.high}}; }

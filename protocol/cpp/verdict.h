@@ -76,7 +76,6 @@ struct TimeSummary {
   std::optional<double> p50_low_us;   // the median's 95% confidence interval (order statistics)
   std::optional<double> p50_high_us;
   std::vector<double> samples_us;     // in the order the calls ran, where HONE_TIMING_SAMPLES asked for them
-  std::vector<double> warmup_samples_us;  // the warm-up calls timed before them, not in the percentiles (likewise)
   double spread() const { return p50_us > 0 ? (p90_us - p10_us) / p50_us : 0.0; }  // (p90 - p10) / p50
   // The width of the median's interval over the median, when the worker sent one.
   std::optional<double> p50_interval() const {

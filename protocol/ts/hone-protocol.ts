@@ -782,10 +782,6 @@ export interface TimeSummary {
    * every call's time in the order the calls ran; only where HONE_TIMING_SAMPLES=1 asked for them
    */
   samples_us?: number[];
-  /**
-   * the warm-up calls timed just before the samples the same way (counted device time: the counted op's first calls), not in the percentiles; only with samples_us
-   */
-  warmup_samples_us?: number[];
   [k: string]: unknown;
 }
 /**
@@ -814,10 +810,6 @@ export interface TimeSummary1 {
    * every call's time in the order the calls ran; only where HONE_TIMING_SAMPLES=1 asked for them
    */
   samples_us?: number[];
-  /**
-   * the warm-up calls timed just before the samples the same way (counted device time: the counted op's first calls), not in the percentiles; only with samples_us
-   */
-  warmup_samples_us?: number[];
   [k: string]: unknown;
 }
 /**
@@ -846,10 +838,6 @@ export interface TimeSummary2 {
    * every call's time in the order the calls ran; only where HONE_TIMING_SAMPLES=1 asked for them
    */
   samples_us?: number[];
-  /**
-   * the warm-up calls timed just before the samples the same way (counted device time: the counted op's first calls), not in the percentiles; only with samples_us
-   */
-  warmup_samples_us?: number[];
   [k: string]: unknown;
 }
 /**

@@ -1025,32 +1025,13 @@ class KernelCountersTest(unittest.TestCase):
             return out
         return reply
 
-    def test_the_counted_ops_first_calls_warm_up_and_are_left_out(self):
-        def reply(n, each_kernel=False):
-            slow = [[("k", 4.0)]] * timed_runs.COUNTER_WARMUP  # clocks still low after the profiler's start
-            ranges = counted_ranges(slow + [[("k", 2.7)]] * (n - len(slow)), each_kernel=each_kernel, flush_us=20.0)
-            return {"times_us": [90.0] * n, "counter_ranges": [{"name": m, "gpu_time_us": t} for m, t in ranges],
-                    "flushed_each_kernel": each_kernel,
-                    "kernel_prologue": {"launches": n, "failures": 0, "first_failure": 0, "graphs": 0, "missed": 0}}
-        device, _, _, _ = self.count(reply, [1.5] * 30, [4.5] * 30)
-        self.assertEqual(device.samples_us, [2.7] * timed_runs.COUNTER_CALLS)
-        self.assertEqual(device.lead_us, [4.0] * timed_runs.COUNTER_WARMUP)
-        t = device.timing(0, 0, 1)
-        self.assertEqual(t.percentile(0.9), 2.7)  # not in the percentiles
-        with mock.patch.dict(os.environ, {timing.SAMPLES_VARIABLE: "1"}):
-            self.assertEqual(t.summary()["warmup_samples_us"], [4.0] * timed_runs.COUNTER_WARMUP)
-
     def test_counters_replace_the_records_and_the_records_are_kept_beside(self):
         device, extra, _, asked = self.count(self.counted(2.7), [1.5] * 30, [4.0] * 30)
         # exactly the ranges expected (a call's kernel, hone's flush before it and marker): the
         # profiler's start grows with its counter image; flushed before each kernel, as ncu
-        counted = timed_runs.COUNTER_CALLS + timed_runs.COUNTER_WARMUP  # the first calls warm up, left out
-        self.assertEqual(asked, [("call", counted, counted * 3, True)])
+        self.assertEqual(asked, [("call", timed_runs.COUNTER_CALLS, timed_runs.COUNTER_CALLS * 3, True)])
         self.assertEqual(device.method, "cupti_gpu_time_duration")
         self.assertEqual(device.samples_us, [2.7] * timed_runs.COUNTER_CALLS)
-        self.assertEqual(device.lead_us, [2.7] * timed_runs.COUNTER_WARMUP)
-        self.assertEqual((extra["kernel_counters"]["calls"], extra["kernel_counters"]["warmup_calls"]),
-                         (timed_runs.COUNTER_CALLS, timed_runs.COUNTER_WARMUP))
         self.assertEqual(device.records_us, [1.5] * 30)
         self.assertAlmostEqual(extra["device_records"]["p50_us"], 1.5)
         self.assertEqual(extra["kernel_counters"]["flushed"], "each kernel")

@@ -59,12 +59,6 @@ KERNEL_OVER_EVENTS, KERNEL_OVER_EVENTS_US = 1.05, 1.0
 # exceed the held stream's events (where launches overlap) by COUNTER_OVER_EVENTS_US per kernel;
 # counters below COUNTERS_UNDER_RECORDS of the records contradict them.
 COUNTER_CALLS, COUNTER_RANGES = 24, 1024
-# The counted op's first COUNTER_WARMUP calls are counted and left out (where COUNTER_CALLS more
-# fit): they run right after the Range Profiler's start, which keeps the GPU idle for ~0.8 s (H100,
-# 2026-12-06: runner_gpu_tests' prepared counters, `start` 0.81 s), long enough for its clocks to
-# drop. Their times stay in the verdict beside the samples (`warmup_samples_us`, with
-# HONE_TIMING_SAMPLES) to say whether they differ.
-COUNTER_WARMUP = 4
 COUNTER_OVER_EVENTS_US, COUNTERS_UNDER_RECORDS = 1.5, 0.8
 # The default on CUDA since 2026-12-05: ncu's own metric is the only device time that agrees with
 # ncu to 0.3 us (the activity records read ~1 us a kernel below it: NVIDIA takes the two pairs of
@@ -126,10 +120,9 @@ class Pass:
     records_note: str = ""  # device mode: why the activity records gave no device time (events used)
     kernels_per_call: Optional[int] = 0  # device mode: kernels of each call (records; None: not the same in every call)
     records_us: List[float] = field(default_factory=list)  # device mode: the records' times, once counters replace them
-    lead_us: List[float] = field(default_factory=list)  # device mode: the counted op's warm-up calls, not in the samples
 
     def timing(self, warmup: int, spot_checks: int, input_sets: int) -> Timing:
-        return Timing(self.samples_us, warmup, self.method, spot_checks, input_sets, list(self.lead_us))
+        return Timing(self.samples_us, warmup, self.method, spot_checks, input_sets)
 
 
 @dataclass
@@ -435,8 +428,7 @@ class TimedRun:
             each, fit_why = False, (f"{kernel_counters.ONCE_PER_CALL}{MIN_CALLS_PER_OP} calls of {k} kernels, each "
                                     f"after a flush, do not fit the counters' {COUNTER_RANGES} ranges")
         per_call = kernel_counters.ranges_per_call(k, flushed, mixes, each)
-        calls = min(COUNTER_RANGES // per_call, COUNTER_CALLS + COUNTER_WARMUP, self.slot_count - 1)
-        warm = COUNTER_WARMUP if calls - COUNTER_WARMUP >= MIN_CALLS_PER_OP else 0
+        calls = min(COUNTER_RANGES // per_call, COUNTER_CALLS, self.slot_count - 1)
         if calls < MIN_CALLS_PER_OP:
             return self._uncounted(device, f"{k} kernels a call: {MIN_CALLS_PER_OP} calls do not "
                                            f"fit the counters' {COUNTER_RANGES} ranges")
@@ -451,19 +443,18 @@ class TimedRun:
             ranges, why = kernel_counters.parse(reply)
             layout = False
         flush_why = flush_why or fit_why
-        times, disagrees, lead = None, "", []
+        times, disagrees = None, ""
         if ranges is not None:
             times, why = kernel_counters.per_call_us(ranges, calls, flushed, k, mixes, layout)
         if times is not None:
-            lead, times = times[:warm], times[warm:]
             disagrees = self._counters_disagree(times, device, kernel_counters.cold_allowance_us(ranges, calls, k, mixes)
                                                 if layout else 0.0)
         if times is None or disagrees:
             return self._uncounted(device, disagrees or why)
-        device.records_us, device.samples_us, device.lead_us = device.samples_us, times, lead
+        device.records_us, device.samples_us = device.samples_us, times
         self.extra["device_records"] = Timing(device.records_us, 0, device.method, 0, 0).summary()
         device.method = "cupti_gpu_time_duration"
-        self.extra["kernel_counters"] = {"calls": calls - warm, "warmup_calls": warm, "seconds": reply.get("counter_seconds"),
+        self.extra["kernel_counters"] = {"calls": calls, "seconds": reply.get("counter_seconds"),
                                          "flushed": "each kernel" if layout else "each call" if flushed else "never"}
         if flush_why:
             self.extra["kernel_counters_note"] = flush_why

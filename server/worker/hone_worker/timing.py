@@ -5,7 +5,7 @@ hone_worker/timed_runs.py drives them."""
 import math
 import os
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import List
 
 NOISY_SPREAD = 0.2  # (p90 - p10) / p50 above which a timing is flagged noisy
@@ -44,7 +44,6 @@ class Timing:
     method: str
     spot_checks: int
     input_sets: int
-    lead_us: List[float] = field(default_factory=list)  # warm-up calls timed like the samples, not among them
 
     def percentile(self, q: float) -> float:
         ordered = sorted(self.samples_us)
@@ -78,8 +77,6 @@ class Timing:
         }
         if samples_asked():
             out["samples_us"] = list(self.samples_us)
-            if self.lead_us:
-                out["warmup_samples_us"] = list(self.lead_us)
         return out
 
     def to_json(self) -> dict:
