@@ -22,6 +22,12 @@ counted calls spread 3.5-7% per call on the H200 where ncu's own spread 1.6-3.2%
   hone_discard    hone_flush, then the discard
   idle_synced     synced, plus 1 ms of the host asleep before each call (the memory system idle
                   for as long as ncu's replay leaves it)
+  hone_slots      hone_synced with call i writing slot i % 24 of one region of 24 outputs, as a
+                  raw candidate writes the judge's output slots (a different address every call);
+                  hone_synced writes one output every call, as torch's allocator gives a reference.
+                  On the H100 (2026-12-06) the raw candidates' counted calls spread more than ncu's
+                  on 5 of 9 kernels and alternated (lag-1 -0.17..-0.57); the references' did not.
+                  Its line adds the spread of the 24 slots' medians.
 
 For each it prints p10/p50/p90, the spread (p90-p10)/p50, the medians of the first and the second
 half (a trend: clocks), of even and odd calls (an alternation), and the lag-1 autocorrelation.
@@ -42,6 +48,7 @@ import time
 from shared_object import build_and_load
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+SLOTS = 24  # hone_slots: as many output slots as the judge's counted op uses calls
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 
 
@@ -99,7 +106,7 @@ def main() -> int:
     ap.add_argument("--sizes", default="16,20,22,24")
     ap.add_argument("--json")
     ap.add_argument("--modes", default="plain,read_flush,write_flush,flush_gap,held,held_gap,synced,hone_synced,"
-                    "discard_synced,hone_discard,idle_synced")
+                    "discard_synced,hone_discard,idle_synced,hone_slots")
     args = ap.parse_args()
     lib = load_cupti(args.cupti)
     import torch  # noqa: PLC0415
@@ -111,7 +118,7 @@ def main() -> int:
     l2 = torch.cuda.get_device_properties(dev).L2_cache_size
     flush = torch.empty(2 * l2 // 4, dtype=torch.float32, device=dev)
     flush.fill_(1.0)
-    sink = torch.empty(1, dtype=torch.float32, device=dev)
+    sink = torch.empty((), dtype=torch.float32, device=dev)  # what sum(dim=0) of a vector gives
     word = torch.zeros(1, dtype=torch.int32, device=dev)
     harness, discard = load_helpers(tempfile.mkdtemp(prefix="spread_probe."))
     stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
@@ -131,6 +138,7 @@ def main() -> int:
         n = 1 << log2n
         x = torch.randn(n, device=dev)
         y = torch.empty_like(x)
+        slots = torch.empty(SLOTS, n, device=dev) if "hone_slots" in modes else None
         for mode in modes:
             for _ in range(20):  # warm the clocks and the code
                 torch.clamp_min(x, 0.0, out=y)
@@ -141,7 +149,7 @@ def main() -> int:
                 return 1
             if mode in ("held", "held_gap"):
                 torch.cuda._sleep(int(cycles_20us * 500))  # ~10 ms: every call below is enqueued behind it
-            for _ in range(args.calls):
+            for call in range(args.calls):
                 if mode in ("read_flush", "flush_gap", "held", "held_gap"):
                     torch.sum(flush, dim=0, out=sink)
                 elif mode == "write_flush":
@@ -150,16 +158,16 @@ def main() -> int:
                     torch.cuda._sleep(cycles_20us)
                 if mode in ("synced", "discard_synced", "idle_synced"):
                     torch.sum(flush, dim=0, out=sink)
-                if mode in ("hone_synced", "hone_discard"):
+                if mode in ("hone_synced", "hone_discard", "hone_slots"):
                     hone_flush()
                 if mode in ("discard_synced", "hone_discard"):
                     discard_flush()
-                synced = mode in ("synced", "hone_synced", "discard_synced", "hone_discard", "idle_synced")
+                synced = mode in ("synced", "hone_synced", "discard_synced", "hone_discard", "idle_synced", "hone_slots")
                 if synced:
                     torch.cuda.synchronize()
                 if mode == "idle_synced":
                     time.sleep(0.001)
-                torch.clamp_min(x, 0.0, out=y)
+                torch.clamp_min(x, 0.0, out=slots[call % SLOTS] if mode == "hone_slots" else y)
                 if synced:
                     torch.cuda.synchronize()
             torch.cuda.synchronize()
@@ -173,12 +181,17 @@ def main() -> int:
                 print(f"2^{log2n} {mode}: {len(ours)} kernel records for {args.calls} calls", file=sys.stderr)
                 continue
             s = summary(ours)
+            if mode == "hone_slots":  # the slots' own medians: does the address set the time?
+                by_slot = [statistics.median(ours[k::SLOTS]) for k in range(SLOTS)]
+                s["slot_medians_spread"] = (max(by_slot) - min(by_slot)) / statistics.median(by_slot)
             f = summary(flushes) if len(flushes) > 10 else None
             results[f"2^{log2n} {mode}"] = {"kernel": s, "flush": f}
             print(f"2^{log2n:<2} {mode:<11} p50 {s['p50']:8.3f} us  p10 {s['p10']:8.3f}  p90 {s['p90']:8.3f}  "
                   f"spread {100 * s['spread']:5.1f}%  halves {s['first_half']:.3f}/{s['second_half']:.3f}  "
                   f"even/odd {s['even']:.3f}/{s['odd']:.3f}  lag1 {s['lag1']:+.2f}  min {s['min']:.3f} max {s['max']:.3f}"
-                  + (f"  | flush p50 {f['p50']:.2f} spread {100 * f['spread']:.1f}%" if f else ""), flush=True)
+                  + (f"  | flush p50 {f['p50']:.2f} spread {100 * f['spread']:.1f}%" if f else "")
+                  + (f"  | slots' medians spread {100 * s['slot_medians_spread']:.1f}%" if "slot_medians_spread" in s else ""),
+                  flush=True)
     if args.json:
         with open(args.json, "w") as out:
             json.dump(results, out, indent=1)

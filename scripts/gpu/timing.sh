@@ -19,7 +19,8 @@ echo "  [start] load $(cut -d' ' -f1-3 /proc/loadavg); SM clock $(nvidia-smi --q
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || echo ncu)
 fails=0
 # Where the within-check spread comes from (bench/probes/spread_probe.py): one kernel's activity
-# records under no flush, a read flush, a write flush, a gap and hone's held stream (~20 s).
+# records under no flush, a read flush, a write flush, a gap, hone's held stream, hone's flush with
+# the L2 discarded or the memory idle after it, and outputs in rotating slots (~40 s).
 if [ "${HONE_TIMING_PROBE:-1}" = 1 ]; then
   HONE_CUPTI_LIBRARY=$HONE_BUILD/share/hone/lib/libhone_cupti.so timeout 90 "$PYTHON" bench/probes/spread_probe.py \
     --json "$OUT/timing/spread_probe.json" > "$OUT/timing/spread_probe.log" 2>&1
