@@ -42,6 +42,7 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "server", "worker"))
 sys.path.insert(0, os.path.join(ROOT, "bench", "probes"))
 from shared_object import build_and_load  # noqa: E402
+from spread_probe import summary as sample_summary  # noqa: E402
 
 NCU_CALLS = 24  # the median per call, and the p10..p90 spread of ncu's own per-call times (as many as hone counts)
 SPREAD_RUNS = 5
@@ -508,13 +509,10 @@ def shape(values) -> str:
     medians (a trend), the lag-1 autocorrelation (runs of slow calls), the extremes."""
     if not values or len(values) < 6:
         return "-"
-    n, half = len(values), len(values) // 2
-    mean = statistics.fmean(values)
-    var = sum((x - mean) ** 2 for x in values) or 1e-30
-    lag1 = sum((values[i] - mean) * (values[i + 1] - mean) for i in range(n - 1)) / var
-    return (f"n {n} spread {100 * per_call_spread(values):.1f}% (without the first two {100 * per_call_spread(values[2:]):.1f}%)"
-            f" halves {statistics.median(values[:half]):.2f}/{statistics.median(values[half:]):.2f} lag1 {lag1:+.2f}"
-            f" min {min(values):.2f} max {max(values):.2f}")
+    s = sample_summary(values)  # spread_probe's: halves, lag-1, extremes
+    return (f"n {s['n']} spread {100 * per_call_spread(values):.1f}% (without the first two {100 * per_call_spread(values[2:]):.1f}%)"
+            f" halves {s['first_half']:.2f}/{s['second_half']:.2f} lag1 {s['lag1']:+.2f}"
+            f" min {s['min']:.2f} max {s['max']:.2f}")
 
 
 def sample_lines(results: dict, spread_run: dict) -> list:
