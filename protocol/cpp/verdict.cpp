@@ -133,6 +133,7 @@ void to_json(json& j, const TimeSummary& v) {
            {"spread", v.spread()}, {"noisy", v.spread() > kNoisySpread}};
   put(j, "p50_low_us", v.p50_low_us);
   put(j, "p50_high_us", v.p50_high_us);
+  put(j, "calls_per_sample", v.calls_per_sample);
   if (!v.samples_us.empty()) j["samples_us"] = v.samples_us;
 }
 void from_json(const json& j, TimeSummary& v) {
@@ -143,6 +144,7 @@ void from_json(const json& j, TimeSummary& v) {
   get(j, "method", v.method);
   get(j, "p50_low_us", v.p50_low_us);
   get(j, "p50_high_us", v.p50_high_us);
+  get(j, "calls_per_sample", v.calls_per_sample);
   get(j, "samples_us", v.samples_us);
 }
 
@@ -169,6 +171,7 @@ void to_json(json& j, const Timing& v) {
   put(j, "call", v.call);
   put(j, "device", v.device);
   put(j, "device_records", v.device_records);
+  put(j, "device_per_call", v.device_per_call);
   put(j, "kernel_counters_note", v.kernel_counters_note);
   put(j, "settle_ms", v.settle_ms);
 }
@@ -186,6 +189,7 @@ void from_json(const json& j, Timing& v) {
   get(j, "call", v.call);
   get(j, "device", v.device);
   get(j, "device_records", v.device_records);
+  get(j, "device_per_call", v.device_per_call);
   get(j, "kernel_counters_note", v.kernel_counters_note);
   get(j, "settle_ms", v.settle_ms);
 }

@@ -76,6 +76,7 @@ struct TimeSummary {
   std::optional<double> p50_low_us;   // the median's 95% confidence interval (order statistics)
   std::optional<double> p50_high_us;
   std::vector<double> samples_us;     // in the order the calls ran, where HONE_TIMING_SAMPLES asked for them
+  std::optional<std::int64_t> calls_per_sample;  // each sample the mean of this many calls (counted device time)
   double spread() const { return p50_us > 0 ? (p90_us - p10_us) / p50_us : 0.0; }  // (p90 - p10) / p50
   // The width of the median's interval over the median, when the worker sent one.
   std::optional<double> p50_interval() const {
@@ -102,6 +103,7 @@ struct Timing {
   std::optional<TimeSummary> call;    // call time (the top-level percentiles are the call time's too)
   std::optional<TimeSummary> device;  // device time (absent in verdicts from before issue 14)
   std::optional<TimeSummary> device_records;  // counted device time: the activity records' busy time beside it
+  std::optional<TimeSummary> device_per_call;  // counted device time averaged over calls: the calls one by one
   std::optional<std::string> kernel_counters_note;  // counters asked for, not used: why (records or events stay)
   std::optional<double> settle_ms;    // warm-up of the clocks until successive windows agreed
 };

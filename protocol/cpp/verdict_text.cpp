@@ -96,7 +96,11 @@ std::string speedup_pair(const std::optional<double>& eager, const std::optional
 
 std::string summary_text(const TimeSummary& t) {
   std::string out = "p50 " + format_us(t.p50_us) + " (p10 " + format_us(t.p10_us) + ", p90 " + format_us(t.p90_us);
-  if (t.reps > 0) out += ", " + std::to_string(t.reps) + " reps";
+  if (t.reps > 0 && t.calls_per_sample.value_or(1) > 1) {
+    out += ", " + std::to_string(t.reps) + " samples of " + std::to_string(*t.calls_per_sample) + " calls";
+  } else if (t.reps > 0) {
+    out += ", " + std::to_string(t.reps) + " reps";
+  }
   if (!t.method.empty()) out += ", " + t.method;
   if (auto width = t.p50_interval()) {
     char half[32];

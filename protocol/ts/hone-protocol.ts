@@ -746,6 +746,7 @@ export interface Timing {
   call?: TimeSummary;
   device?: TimeSummary1;
   device_records?: TimeSummary2;
+  device_per_call?: TimeSummary3;
   /**
    * when counters were asked for (the default on CUDA) and device time still comes from the records or events: why; or, device time counted, why its calls' cache was flushed once per call rather than before each kernel as asked
    */
@@ -779,7 +780,11 @@ export interface TimeSummary {
    */
   p50_high_us?: number;
   /**
-   * every call's time in the order the calls ran; only where HONE_TIMING_SAMPLES=1 asked for them
+   * each sample is the mean of this many consecutive calls (counted device time); absent: one call a sample
+   */
+  calls_per_sample?: number;
+  /**
+   * every sample's time in the order the calls ran (one call's, or the mean of calls_per_sample calls'); only where HONE_TIMING_SAMPLES=1 asked for them
    */
   samples_us?: number[];
   [k: string]: unknown;
@@ -807,7 +812,11 @@ export interface TimeSummary1 {
    */
   p50_high_us?: number;
   /**
-   * every call's time in the order the calls ran; only where HONE_TIMING_SAMPLES=1 asked for them
+   * each sample is the mean of this many consecutive calls (counted device time); absent: one call a sample
+   */
+  calls_per_sample?: number;
+  /**
+   * every sample's time in the order the calls ran (one call's, or the mean of calls_per_sample calls'); only where HONE_TIMING_SAMPLES=1 asked for them
    */
   samples_us?: number[];
   [k: string]: unknown;
@@ -835,7 +844,43 @@ export interface TimeSummary2 {
    */
   p50_high_us?: number;
   /**
-   * every call's time in the order the calls ran; only where HONE_TIMING_SAMPLES=1 asked for them
+   * each sample is the mean of this many consecutive calls (counted device time); absent: one call a sample
+   */
+  calls_per_sample?: number;
+  /**
+   * every sample's time in the order the calls ran (one call's, or the mean of calls_per_sample calls'); only where HONE_TIMING_SAMPLES=1 asked for them
+   */
+  samples_us?: number[];
+  [k: string]: unknown;
+}
+/**
+ * when each counted device-time sample averages several calls (device.calls_per_sample): the counted calls one by one
+ */
+export interface TimeSummary3 {
+  p50_us: number;
+  p10_us: number;
+  p90_us: number;
+  reps?: number;
+  method?: string;
+  /**
+   * (p90 - p10) / p50
+   */
+  spread?: number;
+  noisy?: boolean;
+  /**
+   * the median's 95% confidence interval, low end (order statistics of the calls)
+   */
+  p50_low_us?: number;
+  /**
+   * the median's 95% confidence interval, high end
+   */
+  p50_high_us?: number;
+  /**
+   * each sample is the mean of this many consecutive calls (counted device time); absent: one call a sample
+   */
+  calls_per_sample?: number;
+  /**
+   * every sample's time in the order the calls ran (one call's, or the mean of calls_per_sample calls'); only where HONE_TIMING_SAMPLES=1 asked for them
    */
   samples_us?: number[];
   [k: string]: unknown;

@@ -189,6 +189,31 @@ TEST(Headline, TheMediansIntervalIsShownAndTravels) {
   EXPECT_EQ(back.timing->device->samples_us, (std::vector<double>{4.6, 4.4, 4.5}));
 }
 
+// Counted device time whose samples each average consecutive calls says so, and the calls one
+// by one travel beside it.
+TEST(Headline, DeviceSamplesOfSeveralCallsSaySoAndTheCallsTravelBeside) {
+  Verdict v;
+  v.status = Status::Correct;
+  v.device.kind = "cuda";
+  v.timing = timing_of(12.0);
+  v.timing->device = TimeSummary{11.3, 11.2, 11.5, 24, "cupti_gpu_time_duration"};
+  v.timing->device->calls_per_sample = 6;
+  v.timing->device_per_call = TimeSummary{11.3, 10.9, 11.8, 144, "cupti_gpu_time_duration"};
+  const std::string details = verdict_details(v);
+  EXPECT_NE(details.find("device time: p50 11.3 µs (p10 11.2 µs, p90 11.5 µs, 24 samples of 6 calls, "
+                         "cupti_gpu_time_duration)"),
+            std::string::npos)
+      << details;
+  json j = v;
+  EXPECT_EQ(j["timing"]["device"]["calls_per_sample"].get<int>(), 6);
+  Verdict back = j.get<Verdict>();
+  ASSERT_TRUE(back.timing && back.timing->device_per_call);
+  EXPECT_EQ(back.timing->device->calls_per_sample, 6);
+  EXPECT_EQ(back.timing->device_per_call->reps, 144);
+  EXPECT_FALSE(back.timing->device_per_call->calls_per_sample);
+  EXPECT_FALSE(json(back)["timing"]["device_per_call"].contains("calls_per_sample"));
+}
+
 TEST(Headline, Failures) {
   Trial passed;
   passed.seed = 1;

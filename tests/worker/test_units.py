@@ -1028,13 +1028,18 @@ class KernelCountersTest(unittest.TestCase):
     def test_counters_replace_the_records_and_the_records_are_kept_beside(self):
         device, extra, _, asked = self.count(self.counted(2.7), [1.5] * 30, [4.0] * 30)
         # exactly the ranges expected (a call's kernel, hone's flush before it and marker): the
-        # profiler's start grows with its counter image; flushed before each kernel, as ncu
-        self.assertEqual(asked, [("call", timed_runs.COUNTER_CALLS, timed_runs.COUNTER_CALLS * 3, True)])
+        # profiler's start grows with its counter image; flushed before each kernel, as ncu;
+        # COUNTER_CALLS samples of COUNTER_BATCH calls each (3 ranges a call fit the batch's budget)
+        calls = timed_runs.COUNTER_CALLS * timed_runs.COUNTER_BATCH
+        self.assertEqual(asked, [("call", calls, calls * 3, True)])
         self.assertEqual(device.method, "cupti_gpu_time_duration")
-        self.assertEqual(device.samples_us, [2.7] * timed_runs.COUNTER_CALLS)
+        self.assertEqual([round(x, 9) for x in device.samples_us], [2.7] * timed_runs.COUNTER_CALLS)
+        self.assertEqual(device.calls_per_sample, timed_runs.COUNTER_BATCH)
         self.assertEqual(device.records_us, [1.5] * 30)
         self.assertAlmostEqual(extra["device_records"]["p50_us"], 1.5)
+        self.assertEqual(extra["device_per_call"]["reps"], calls)
         self.assertEqual(extra["kernel_counters"]["flushed"], "each kernel")
+        self.assertEqual(extra["kernel_counters"]["calls_per_sample"], timed_runs.COUNTER_BATCH)
         self.assertNotIn("kernel_counters_note", extra)
         _, _, _, asked = self.count(self.counted(0.02, 100), [1.5] * 30, [400.0] * 30, kernels=100)
         self.assertEqual(asked[0][1:], (5, 5 * 201, True))  # fewer calls fit the counter image (1024 // 201)
@@ -1047,6 +1052,26 @@ class KernelCountersTest(unittest.TestCase):
         device, extra, _, asked = self.count(self.counted(2.7), [1.5] * 30, [4.0] * 30, kernels=400)
         self.assertEqual((asked, device.method), ([], "cupti_kernel_records"))  # not even three calls fit
         self.assertIn("do not fit", extra["kernel_counters_note"])
+
+    def test_each_device_sample_averages_consecutive_counted_calls(self):
+        # calls alternating 10 and 12 us: one by one they spread 18%; each sample, the mean of
+        # COUNTER_BATCH (even) consecutive calls, is 11 us exactly, and the calls stay beside
+        def alternating(n, each_kernel=False):
+            out = self.counted(0.0)(n, each_kernel)
+            ranges = counted_ranges([[("k", 10.0 if i % 2 == 0 else 12.0)] for i in range(n)], each_kernel=each_kernel)
+            out["counter_ranges"] = [{"name": name, "gpu_time_us": t} for name, t in ranges]
+            return out
+        device, extra, _, _ = self.count(alternating, [9.0] * 30, [14.0] * 30)
+        self.assertEqual(device.samples_us, [11.0] * timed_runs.COUNTER_CALLS)
+        timing = device.timing(0, 0, 3).summary()
+        self.assertEqual((timing["spread"], timing["calls_per_sample"]), (0.0, timed_runs.COUNTER_BATCH))
+        self.assertGreater(extra["device_per_call"]["spread"], 0.15)
+        # calls of many ranges, or outputs that fill the slots, are counted one call a sample
+        self.assertEqual(timed_runs.counted_plan(11, 1000), (24, 1))  # 5 kernels flushed before each
+        self.assertEqual(timed_runs.counted_plan(5, 1000), (96, 4))  # 2 kernels: 512 // 5 // 24
+        self.assertEqual(timed_runs.counted_plan(3, 40), (24, 1))  # 39 calls fit the slots: one a sample
+        self.assertEqual(timed_runs.counted_plan(3, 80), (72, 3))
+        self.assertEqual(timed_runs.batch_means([1.0, 3.0, 5.0, 7.0, 9.0], 2), [2.0, 6.0, 9.0])
 
     def test_counters_that_cannot_be_used_leave_the_records_with_a_note(self):
         unavailable = lambda n, each: {"times_us": [9.0] * n, "kernel_counters_error": "CUPTI_ERROR_NOT_SUPPORTED"}
@@ -1063,7 +1088,7 @@ class KernelCountersTest(unittest.TestCase):
 
     def test_a_runner_that_could_not_flush_each_kernel_is_counted_once_per_call_and_says_so(self):
         device, extra, notes, _ = self.count(self.counted(2.7, prologue=False), [1.5] * 30, [4.0] * 30)
-        self.assertEqual((device.method, device.samples_us[0]), ("cupti_gpu_time_duration", 2.7))
+        self.assertEqual((device.method, round(device.samples_us[0], 9)), ("cupti_gpu_time_duration", 2.7))
         self.assertEqual(extra["kernel_counters"]["flushed"], "each call")
         self.assertIn("multiple_subscribers", extra["kernel_counters_note"])
         self.assertTrue(any("flushed once per call" in n for n in notes))
@@ -1076,7 +1101,7 @@ class KernelCountersTest(unittest.TestCase):
             return out
         device, extra, notes, asked = self.count(reply, [1.5] * 30, [4.0] * 30)
         self.assertEqual([a[3] for a in asked], [True, False])
-        self.assertEqual((device.method, device.samples_us[0]), ("cupti_gpu_time_duration", 2.7))
+        self.assertEqual((device.method, round(device.samples_us[0], 9)), ("cupti_gpu_time_duration", 2.7))
         self.assertEqual(extra["kernel_counters"]["flushed"], "each call")
         self.assertIn("1 more launches it could not precede", extra["kernel_counters_note"])
         self.assertTrue(any("flushed once per call" in n for n in notes))

@@ -10,7 +10,7 @@ import statistics
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, List, Optional, Sequence, Tuple
 
 import torch
 
@@ -50,7 +50,7 @@ HELD_LAUNCHES, KERNELS_PER_CALL, MAX_HELD_CALLS = 800, 4, 200
 # before the claims contradict each other: the events bracket all of the call's work.
 KERNEL_OVER_EVENTS, KERNEL_OVER_EVENTS_US = 1.05, 1.0
 # Device time is then counted again the way ncu counts it (hone_worker/kernel_counters.py): one op
-# of COUNTER_CALLS calls at most under the Range Profiler, COUNTER_RANGES kernels at most (a call's
+# of COUNTER_CALLS samples' calls under the Range Profiler, COUNTER_RANGES kernels at most (a call's
 # kernels plus hone's mixes, flush and marker). The op asks for exactly the ranges it expects: the
 # profiler's start grows with its counter image (H100, 2026-12-05: 0.15 s for 32 ranges, 0.36 s for
 # 256, 0.94 s for 1024), and a kernel beyond them is a dropped range, which the attribution refuses
@@ -59,6 +59,14 @@ KERNEL_OVER_EVENTS, KERNEL_OVER_EVENTS_US = 1.05, 1.0
 # exceed the held stream's events (where launches overlap) by COUNTER_OVER_EVENTS_US per kernel;
 # counters below COUNTERS_UNDER_RECORDS of the records contradict them.
 COUNTER_CALLS, COUNTER_RANGES = 24, 1024
+# A counted call's duration varies from call to call by the GPU's own few percent (ncu's per-call
+# spread of the same kernels: 2-5% at 5-20 us on the H100 and the H200, 2026-12-06), more than the
+# 3% a check's device time may spread (issue 14). So each device-time sample is the mean of up to
+# COUNTER_BATCH consecutive counted calls (each still flushed before each kernel), COUNTER_CALLS
+# samples, as long as the calls' ranges stay within COUNTER_BATCH_RANGES (the profiler's start
+# grows with them) and the output slots hold them; the calls one by one stay beside
+# (`device_per_call`), and the sample says how many calls it averages (`calls_per_sample`).
+COUNTER_BATCH, COUNTER_BATCH_RANGES = 6, 512
 COUNTER_OVER_EVENTS_US, COUNTERS_UNDER_RECORDS = 1.5, 0.8
 # The default on CUDA since 2026-12-05: ncu's own metric is the only device time that agrees with
 # ncu to 0.3 us (the activity records read ~1 us a kernel below it: NVIDIA takes the two pairs of
@@ -96,6 +104,21 @@ CPU_FLUSH_CAP = 32 << 20
 COLD_AFTER_S, COLD_SETTLE_MS = 5.0, 300.0
 
 
+def counted_plan(per_call: int, slot_count: int) -> Tuple[int, int]:
+    """The counted op's calls and the calls each device-time sample averages, for calls of
+    `per_call` ranges and `slot_count` output slots: COUNTER_CALLS samples of up to COUNTER_BATCH
+    calls within COUNTER_BATCH_RANGES ranges, else as many single calls (COUNTER_CALLS at most) as
+    COUNTER_RANGES and the slots allow."""
+    most = min(COUNTER_RANGES // per_call, slot_count - 1)
+    batch = max(1, min(COUNTER_BATCH, min(COUNTER_BATCH_RANGES // per_call, most) // COUNTER_CALLS))
+    return min(most, COUNTER_CALLS * batch), batch
+
+
+def batch_means(times: List[float], batch: int) -> List[float]:
+    """The means of `batch` consecutive times (the last group may be shorter)."""
+    return [statistics.fmean(times[i:i + batch]) for i in range(0, len(times), batch)]
+
+
 def counters_asked() -> bool:
     """Whether device time is counted as ncu counts it (the default; HONE_DEVICE_TIME=records opts out)."""
     return os.environ.get(DEVICE_TIME_VARIABLE, "counters") != "records"
@@ -118,11 +141,12 @@ class Pass:
     spin_timed_out: bool = False
     events_us: List[float] = field(default_factory=list)  # device mode: the caller's events around each call
     records_note: str = ""  # device mode: why the activity records gave no device time (events used)
+    calls_per_sample: int = 1  # counted device time: the consecutive calls each sample averages
     kernels_per_call: Optional[int] = 0  # device mode: kernels of each call (records; None: not the same in every call)
     records_us: List[float] = field(default_factory=list)  # device mode: the records' times, once counters replace them
 
     def timing(self, warmup: int, spot_checks: int, input_sets: int) -> Timing:
-        return Timing(self.samples_us, warmup, self.method, spot_checks, input_sets)
+        return Timing(self.samples_us, warmup, self.method, spot_checks, input_sets, self.calls_per_sample)
 
 
 @dataclass
@@ -428,7 +452,7 @@ class TimedRun:
             each, fit_why = False, (f"{kernel_counters.ONCE_PER_CALL}{MIN_CALLS_PER_OP} calls of {k} kernels, each "
                                     f"after a flush, do not fit the counters' {COUNTER_RANGES} ranges")
         per_call = kernel_counters.ranges_per_call(k, flushed, mixes, each)
-        calls = min(COUNTER_RANGES // per_call, COUNTER_CALLS, self.slot_count - 1)
+        calls, batch = counted_plan(per_call, self.slot_count)
         if calls < MIN_CALLS_PER_OP:
             return self._uncounted(device, f"{k} kernels a call: {MIN_CALLS_PER_OP} calls do not "
                                            f"fit the counters' {COUNTER_RANGES} ranges")
@@ -439,6 +463,7 @@ class TimedRun:
             # The prologue did not precede every kernel (a launch CUPTI did not report, a graph):
             # counted again with one flush a call, which needs no prologue.
             flush_why = kernel_counters.ONCE_PER_CALL + flush_why
+            calls, batch = counted_plan(kernel_counters.ranges_per_call(k, flushed, mixes, False), self.slot_count)
             reply = self._counted_op(calls, kernel_counters.ranges_per_call(k, flushed, mixes, False), False)
             ranges, why = kernel_counters.parse(reply)
             layout = False
@@ -451,10 +476,13 @@ class TimedRun:
                                                 if layout else 0.0)
         if times is None or disagrees:
             return self._uncounted(device, disagrees or why)
-        device.records_us, device.samples_us = device.samples_us, times
+        device.records_us, device.samples_us = device.samples_us, batch_means(times, batch)
+        device.calls_per_sample = batch
         self.extra["device_records"] = Timing(device.records_us, 0, device.method, 0, 0).summary()
         device.method = "cupti_gpu_time_duration"
-        self.extra["kernel_counters"] = {"calls": calls, "seconds": reply.get("counter_seconds"),
+        if batch > 1:
+            self.extra["device_per_call"] = Timing(times, 0, device.method, 0, 0).summary()
+        self.extra["kernel_counters"] = {"calls": calls, "calls_per_sample": batch, "seconds": reply.get("counter_seconds"),
                                          "flushed": "each kernel" if layout else "each call" if flushed else "never"}
         if flush_why:
             self.extra["kernel_counters_note"] = flush_why

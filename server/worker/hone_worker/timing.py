@@ -44,6 +44,7 @@ class Timing:
     method: str
     spot_checks: int
     input_sets: int
+    calls_per_sample: int = 1  # each sample the mean of this many consecutive calls (counted device time)
 
     def percentile(self, q: float) -> float:
         ordered = sorted(self.samples_us)
@@ -75,6 +76,8 @@ class Timing:
             "noisy": self.spread > NOISY_SPREAD,
             "method": self.method,
         }
+        if self.calls_per_sample > 1:
+            out["calls_per_sample"] = self.calls_per_sample
         if samples_asked():
             out["samples_us"] = list(self.samples_us)
         return out
