@@ -11,6 +11,8 @@ alone). One relu kernel (call_gap_probe.cu, built here with nvcc) at 2^16, 2^19 
   device_sync    the same, cudaDeviceSynchronize (hone's runner)
   hone_flush     libhone_harness's hone_flush (code eviction included), cudaStreamSynchronize
   second_ctx     plain, while another process holds a CUDA context on the GPU
+  third_ctx      plain, while two other processes hold one each (hone check's judge and the
+                 pool's ready runner of the other kind, beside the timed candidate's own)
   hone_like      hone_flush, cudaDeviceSynchronize and a second context: all three
 A mode that adds what the runner's call time adds over plain events names the cause.
 
@@ -66,19 +68,19 @@ def main() -> int:
     harness = ctypes.CDLL(args.harness)
     hone_flush = ctypes.cast(harness.hone_harness_flush, ctypes.c_void_p).value
     results = {}
-    modes = (("plain", False, None, False), ("device_sync", True, None, False), ("hone_flush", False, hone_flush, False),
-             ("second_ctx", False, None, True), ("hone_like", True, hone_flush, True))
-    for mode, device_sync, flush_fn, second in modes:
-        child = None
-        if second:
-            child = subprocess.Popen([sys.executable, __file__, "--harness", args.harness, "--out", args.out,
-                                      "--hold", "60"])
-            time.sleep(3.0)  # its context made
+    # (name, device-wide wait, flush function, other processes holding a context)
+    modes = (("plain", False, None, 0), ("device_sync", True, None, 0), ("hone_flush", False, hone_flush, 0),
+             ("second_ctx", False, None, 1), ("third_ctx", False, None, 2), ("hone_like", True, hone_flush, 1))
+    for mode, device_sync, flush_fn, holders in modes:
+        children = [subprocess.Popen([sys.executable, __file__, "--harness", args.harness, "--out", args.out,
+                                      "--hold", "60"]) for _ in range(holders)]
+        if children:
+            time.sleep(3.0)  # their contexts made
         try:
             for n in SIZES:
                 results.setdefault(str(n), {})[mode] = calls(c, n, device_sync, flush_fn)
         finally:
-            if child:
+            for child in children:
                 child.kill()
                 child.wait()
     print("elements | " + " | ".join(m[0] for m in modes) + "   (p50 us of plain events around one relu call)")
