@@ -16,6 +16,9 @@ candidate where the case has one:
   the child read-flushes before each call (the cache state HONE_DEVICE_TIME=counters-call times a
   call of several kernels in: cold before its first kernel, its own intermediates warm after; its
   verdict line is printed under that setting only);
+and for relu(x) * scale's torch.compile reference (issue 14, bar 5: its device time agrees with
+ncu like the others) the same instruments over the compiled model, warmed until torch._dynamo
+compiles nothing more, in each child;
 plus the five-process spread of `hone check`'s device time (tasks/relu.cu on the 2^22 case) and
 each check's own p10..p90 spread. Targets (issue 14): device time within 5% or 0.3 us of ncu;
 call time within 10% of plain events; spreads <= 3% for kernels of 5 us or more.
@@ -44,6 +47,8 @@ sys.path.insert(0, os.path.join(ROOT, "bench", "probes"))
 from shared_object import build_and_load  # noqa: E402
 from spread_probe import summary as sample_summary  # noqa: E402
 
+COMPILED = ("relu_scale_256x2048",)  # cases whose torch.compile reference is timed too (step 5)
+SIDES = ("reference", "candidate", "compiled")
 NCU_CALLS = 24  # the median per call, and the p10..p90 spread of ncu's own per-call times (as many as hone counts)
 SPREAD_RUNS = 5
 ELEMENTWISE = {"relu_2p16": 1 << 16, "relu_2p19": 1 << 19, "relu_2p22": 1 << 22, "relu_2p26": 1 << 26}
@@ -129,7 +134,7 @@ def write_cases(work: str) -> dict:
         path = os.path.join(work, f"{name}.py")
         with open(path, "w") as f:
             f.write(text)
-        cases[name] = {"task": path, "candidate": None}
+        cases[name] = {"task": path, "candidate": None, "compiled": name in COMPILED}
     for task in sorted(glob.glob(os.path.join(ROOT, "tasks", "*.py"))):
         stem = os.path.splitext(os.path.basename(task))[0]
         cu = os.path.join(ROOT, "tasks", stem + ".cu")
@@ -317,7 +322,9 @@ def five_processes(hone: str, python: str, case: dict) -> dict:
 # ---------------------------------------------------------------- the instruments (children)
 
 def load_callables(cases: dict, libraries: dict):
-    """name -> {"reference": fn, "candidate": fn or None}, on cuda:0."""
+    """name -> {"reference": fn, "candidate": fn or None, "compiled": fn or None}, on cuda:0. The
+    compiled reference (cases marked `compiled`) is torch.compile of the same model, warmed until
+    torch._dynamo compiles nothing more; a compile that fails leaves it None, said on stderr."""
     import torch
     from hone_worker.abi import ArgBlock, RawLibrary
 
@@ -334,7 +341,7 @@ def load_callables(cases: dict, libraries: dict):
             with torch.no_grad():
                 return model(*inputs)
 
-        fns = {"reference": reference, "candidate": None}
+        fns = {"reference": reference, "candidate": None, "compiled": compiled_reference(model, inputs) if c.get("compiled") else None}
         library = libraries.get(c["candidate"] or "")
         if library:
             expected = reference()
@@ -353,6 +360,31 @@ def load_callables(cases: dict, libraries: dict):
     return out
 
 
+def compiled_reference(model, inputs):
+    """torch.compile(model) on `inputs` once no call recompiles (the compiled baseline hone times),
+    or None."""
+    import torch
+
+    try:
+        compiled = torch.compile(model)
+        with torch.no_grad():
+            for _ in range(50):
+                before = torch._dynamo.utils.counters["stats"]["unique_graphs"]
+                compiled(*inputs)
+                if torch._dynamo.utils.counters["stats"]["unique_graphs"] == before:
+                    break
+        torch.cuda.synchronize()
+    except Exception as exc:  # noqa: BLE001 - the other rows stand without it
+        print(f"torch.compile of {type(model).__name__} failed: {str(exc)[:300]}", file=sys.stderr, flush=True)
+        return None
+
+    def call(compiled=compiled, inputs=inputs):
+        with torch.no_grad():
+            return compiled(*inputs)
+
+    return call
+
+
 def ncu_child(cases: dict, libraries: dict, flush_calls: bool = False) -> None:
     """The calls ncu profiles, in NVTX ranges named per case. `flush_calls` (run under ncu
     --cache-control none): the L2 read-flushed before each call, outside its range, and nothing
@@ -361,7 +393,7 @@ def ncu_child(cases: dict, libraries: dict, flush_calls: bool = False) -> None:
 
     fns = load_callables(cases, libraries)
     for side in fns.values():
-        for what in ("reference", "candidate"):
+        for what in SIDES:
             if side[what]:
                 side[what]()
     l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 0) or (60 << 20)
@@ -369,7 +401,7 @@ def ncu_child(cases: dict, libraries: dict, flush_calls: bool = False) -> None:
     sink = torch.zeros((), device="cuda")
     torch.cuda.synchronize()
     for name, side in fns.items():
-        for what in ("reference", "candidate"):
+        for what in SIDES:
             fn = side[what]
             if not fn:
                 continue
@@ -419,7 +451,7 @@ def measure_child(cases: dict, libraries: dict, out: str) -> None:
     torch.cuda.synchronize()
     result = {}
     for name, side in fns.items():
-        for what in ("reference", "candidate"):
+        for what in SIDES:
             fn = side[what]
             if not fn:
                 continue
@@ -479,8 +511,8 @@ def parse_ncu(csv_path: str) -> dict:
         except ValueError:
             continue
         text = " ".join(r[i] for i in nvtx_cols) if nvtx_cols else " ".join(r)
-        found = re.search(r"tt\|([^|\s\"]+)\|(reference|candidate)", text) or re.search(
-            r"tt\|([^|\s\"]+)\|(reference|candidate)", " ".join(r))
+        found = re.search(r"tt\|([^|\s\"]+)\|(reference|candidate|compiled)", text) or re.search(
+            r"tt\|([^|\s\"]+)\|(reference|candidate|compiled)", " ".join(r))
         if not found:
             continue
         launches.setdefault(f"{found.group(1)}|{found.group(2)}", []).append(value)
@@ -637,7 +669,10 @@ def main() -> int:
     work = os.path.join(args.out, "cases")
     os.makedirs(work, exist_ok=True)
     cases = write_cases(work)
-    results = {name: {"reference": {}, "candidate": {} if c["candidate"] else None} for name, c in cases.items()}
+    for c in cases.values():  # the children compile only what step 5 times
+        c["compiled"] = bool(c.get("compiled")) and not args.no_compile
+    results = {name: {"reference": {}, "candidate": {} if c["candidate"] else None,
+                      **({"compiled": {}} if c["compiled"] else {})} for name, c in cases.items()}
     log(f"timing_truth: {len(cases)} cases: {', '.join(cases)}")
 
     spread_run: dict = {}
@@ -697,7 +732,7 @@ def main() -> int:
         spread_run = five_processes(args.hone, args.python, cases["relu_2p22"]) if "relu_2p22" in cases else {}
         # 5. Last (a limit cuts only this): the torch.compile reference's device and call time.
         if not args.no_compile:
-            hone_references(args.hone, args.python, cases, results, modes=("compile",), only={"relu_scale_256x2048"})
+            hone_references(args.hone, args.python, cases, results, modes=("compile",), only=set(COMPILED))
     except SectionLimit as exc:
         log(f"  [{exc}: the table below has what was measured before]")
     lines = report(results, spread_run)
