@@ -20,6 +20,15 @@ Timing timing_of(double p50) {
   return t;
 }
 
+// A correct verdict on cuda:0 timed at `p50` µs (the tests of its times fill in the rest).
+Verdict correct_on_cuda(double p50) {
+  Verdict v;
+  v.status = Status::Correct;
+  v.device.kind = "cuda";
+  v.timing = timing_of(p50);
+  return v;
+}
+
 Verdict incorrect_with(std::vector<Trial> trials) {
   Verdict v;
   v.status = Status::Incorrect;
@@ -92,10 +101,7 @@ TEST(Headline, ATimeWithheldOnABusyMachineIsSaid) {
 
 // Issue 14: both times shown, the speedup's basis named, a noisy pair of times a range.
 TEST(Headline, DeviceTimeAndRangesWhenNoisy) {
-  Verdict v;
-  v.status = Status::Correct;
-  v.device.kind = "cuda";
-  v.timing = timing_of(5.5);
+  Verdict v = correct_on_cuda(5.5);
   v.timing->call = TimeSummary{5.5, 5.31, 5.89, 300, "cuda_events"};
   v.timing->device = TimeSummary{4.02, 3.98, 4.1, 300, "cuda_events_held_stream"};
   v.timing->settle_ms = 120;
@@ -163,10 +169,7 @@ TEST(Headline, DeviceTimeAndRangesWhenNoisy) {
 // The median's 95% interval (from the worker's order statistics) says how precisely p50 is known,
 // beside the per-call spread; it travels through JSON.
 TEST(Headline, TheMediansIntervalIsShownAndTravels) {
-  Verdict v;
-  v.status = Status::Correct;
-  v.device.kind = "cuda";
-  v.timing = timing_of(5.5);
+  Verdict v = correct_on_cuda(5.5);
   v.timing->call = TimeSummary{5.5, 5.31, 5.89, 300, "cuda_events"};
   v.timing->device = TimeSummary{4.5, 4.3, 4.7, 300, "cupti_kernel_records", 4.48, 4.52};
   const std::string details = verdict_details(v);
@@ -192,10 +195,7 @@ TEST(Headline, TheMediansIntervalIsShownAndTravels) {
 // Counted device time whose samples each average consecutive calls says so, and the calls one
 // by one travel beside it.
 TEST(Headline, DeviceSamplesOfSeveralCallsSaySoAndTheCallsTravelBeside) {
-  Verdict v;
-  v.status = Status::Correct;
-  v.device.kind = "cuda";
-  v.timing = timing_of(12.0);
+  Verdict v = correct_on_cuda(12.0);
   v.timing->device = TimeSummary{11.3, 11.2, 11.5, 24, "cupti_gpu_time_duration"};
   v.timing->device->calls_per_sample = 6;
   v.timing->device_per_call = TimeSummary{11.3, 10.9, 11.8, 144, "cupti_gpu_time_duration"};
