@@ -49,6 +49,7 @@ from spread_probe import summary as sample_summary  # noqa: E402
 
 COMPILED = ("relu_scale_256x2048",)  # cases whose torch.compile reference is timed too (step 5)
 SIDES = ("reference", "candidate", "compiled")
+NVTX_CASE = re.compile(r"tt\|([^|\s\"]+)\|(" + "|".join(SIDES) + ")")  # ncu_child's range names
 NCU_CALLS = 24  # the median per call, and the p10..p90 spread of ncu's own per-call times (as many as hone counts)
 SPREAD_RUNS = 5
 ELEMENTWISE = {"relu_2p16": 1 << 16, "relu_2p19": 1 << 19, "relu_2p22": 1 << 22, "relu_2p26": 1 << 26}
@@ -511,8 +512,7 @@ def parse_ncu(csv_path: str) -> dict:
         except ValueError:
             continue
         text = " ".join(r[i] for i in nvtx_cols) if nvtx_cols else " ".join(r)
-        found = re.search(r"tt\|([^|\s\"]+)\|(reference|candidate|compiled)", text) or re.search(
-            r"tt\|([^|\s\"]+)\|(reference|candidate|compiled)", " ".join(r))
+        found = NVTX_CASE.search(text) or NVTX_CASE.search(" ".join(r))
         if not found:
             continue
         launches.setdefault(f"{found.group(1)}|{found.group(2)}", []).append(value)
@@ -564,7 +564,6 @@ def sample_lines(results: dict, spread_run: dict) -> list:
                          f"{shape(r['device_samples'])} | counted calls {shape(r.get('per_call_samples'))} | records "
                          f"{shape(r.get('records_samples'))} | ncu {shape(r.get('ncu_samples'))}")
     for k, values in enumerate((spread_run or {}).get("device_samples") or []):
-        values = values if isinstance(values, dict) else {"device_samples": values}  # runs before calls_per_sample
         lines.append(f"samples relu_2p22/candidate check {k + 1}: samples of {values.get('calls_per_sample', 1)} "
                      f"calls {shape(values['device_samples'])} | calls {shape(values.get('per_call_samples'))}")
     return lines
@@ -574,9 +573,8 @@ def report(results: dict, spread_run: dict) -> list:
     lines = ["case | side | hone device | hone call | ncu | do_bench | events | device/ncu | call/ncu | "
              "do_bench/ncu | events/ncu | call/events | kernels | device spread | p50 interval | records | records/ncu | device method | "
              "ncu no flush | ncu call flushed | events spread | ncu spread | events from | counters note"]
-    # median_interval: not one of the issue's bars (its stability bar reads the per-call spread), the
-    # same 3% read on how precisely the check knows p50 (the 95% interval of the median), for the
-    # question on the issue whether the bar should be read so.
+    # median_interval: not one of the issue's bars, the same 3% read on how precisely the check
+    # knows p50 (the 95% interval of the median).
     # spread: the bar, on the device time's samples (since 2026-12-06 each the mean of up to 6
     # consecutive counted calls: ncu's own per-call spread exceeds 3% on a third of the rows).
     # spread_vs_instruments: not a bar of the issue either: hone's per-call spread within a check

@@ -463,8 +463,9 @@ class TimedRun:
             # The prologue did not precede every kernel (a launch CUPTI did not report, a graph):
             # counted again with one flush a call, which needs no prologue.
             flush_why = kernel_counters.ONCE_PER_CALL + flush_why
-            calls, batch = counted_plan(kernel_counters.ranges_per_call(k, flushed, mixes, False), self.slot_count)
-            reply = self._counted_op(calls, kernel_counters.ranges_per_call(k, flushed, mixes, False), False)
+            once = kernel_counters.ranges_per_call(k, flushed, mixes, False)
+            calls, batch = counted_plan(once, self.slot_count)
+            reply = self._counted_op(calls, once, False)
             ranges, why = kernel_counters.parse(reply)
             layout = False
         flush_why = flush_why or fit_why
