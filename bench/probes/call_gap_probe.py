@@ -14,7 +14,18 @@ alone). One relu kernel (call_gap_probe.cu, built here with nvcc) at 2^16, 2^19 
   third_ctx      plain, while two other processes hold one each (hone check's judge and the
                  pool's ready runner of the other kind, beside the timed candidate's own)
   hone_like      hone_flush, cudaDeviceSynchronize and a second context: all three
+  alive          plain, with one warp of the probe's own context resident on a side stream
+                 (asleep, polling a host word) while the calls leave the device idle
+  second_alive   second_ctx with that warp: does work of its own on the GPU keep the timed
+                 context scheduled, so that an idle context beside it costs nothing?
+  third_alive    third_ctx with that warp
 A mode that adds what the runner's call time adds over plain events names the cause.
+
+Then the Python path (--no-python skips it): events around eager calls issued from Python (relu at
+2^16, and addmm + relu at 256x1024x1024, three ops), each in a fresh process: three lone
+processes one after another (how far apart lone processes' medians lie), one with gc disabled
+and the process pinned to one CPU, one with a second context resident, one with a second context
+and the warp.
 
   python3 bench/probes/call_gap_probe.py --harness build/share/hone/lib/libhone_harness.so --out /tmp/cgap
 """
@@ -35,19 +46,23 @@ CALLS = 200
 FLUSH_BYTES = 256 << 20
 
 
-def build(out: str) -> ctypes.CDLL:
-    c = build_and_load(os.path.join(HERE, "call_gap_probe.cu"), out)
+def build(out: str, child: bool) -> ctypes.CDLL:
+    """The probe's library: built by the parent, loaded as built by its children (several at once)."""
+    c = ctypes.CDLL(os.path.join(out, "call_gap_probe.so")) if child else \
+        build_and_load(os.path.join(HERE, "call_gap_probe.cu"), out)
     c.probe_calls.argtypes = [ctypes.c_size_t, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
-                              ctypes.POINTER(ctypes.c_float)]
+                              ctypes.c_int, ctypes.POINTER(ctypes.c_float)]
     c.probe_calls.restype = ctypes.c_int
     c.probe_hold_context.argtypes = [ctypes.c_double]
     c.probe_hold_context.restype = ctypes.c_int
+    c.probe_keep_alive.argtypes = [ctypes.c_int]
+    c.probe_keep_alive.restype = ctypes.c_int
     return c
 
 
-def calls(c, n: int, device_sync: bool, flush_fn) -> dict:
+def calls(c, n: int, device_sync: bool, flush_fn, alive: bool = False) -> dict:
     out = (ctypes.c_float * CALLS)()
-    rc = c.probe_calls(n, FLUSH_BYTES, CALLS, int(device_sync), flush_fn, out)
+    rc = c.probe_calls(n, FLUSH_BYTES, CALLS, int(device_sync), flush_fn, int(alive), out)
     if rc:
         return {"error": f"CUDA error {rc}"}
     t = sorted(out)
@@ -59,37 +74,136 @@ def main() -> int:
     ap.add_argument("--harness", required=True, help="libhone_harness.so (hone_harness_flush)")
     ap.add_argument("--out", required=True)
     ap.add_argument("--json")
+    ap.add_argument("--no-python", action="store_true", help="skip the Python path's processes")
     ap.add_argument("--hold", type=float, help=argparse.SUPPRESS)  # the child: hold a context this long
+    ap.add_argument("--python-child", help=argparse.SUPPRESS)  # the child: the Python path, with these knobs
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    c = build(args.out)
+    c = build(args.out, child=bool(args.hold or args.python_child is not None))
     if args.hold:
-        return c.probe_hold_context(args.hold)
+        rc = c.probe_hold_context(0.0)  # the context made
+        print("ready" if rc == 0 else f"CUDA error {rc}", flush=True)
+        time.sleep(args.hold)
+        return rc
+    if args.python_child is not None:
+        return python_child(c, args.python_child.split(","))
     harness = ctypes.CDLL(args.harness)
     hone_flush = ctypes.cast(harness.hone_harness_flush, ctypes.c_void_p).value
     results = {}
-    # (name, device-wide wait, flush function, other processes holding a context)
-    modes = (("plain", False, None, 0), ("device_sync", True, None, 0), ("hone_flush", False, hone_flush, 0),
-             ("second_ctx", False, None, 1), ("third_ctx", False, None, 2), ("hone_like", True, hone_flush, 1))
-    for mode, device_sync, flush_fn, holders in modes:
-        children = [subprocess.Popen([sys.executable, __file__, "--harness", args.harness, "--out", args.out,
-                                      "--hold", "60"]) for _ in range(holders)]
-        if children:
-            time.sleep(3.0)  # their contexts made
-        try:
+    # (name, device-wide wait, flush function, other processes holding a context, keep-alive warp)
+    modes = (("plain", False, None, 0, False), ("device_sync", True, None, 0, False),
+             ("hone_flush", False, hone_flush, 0, False), ("second_ctx", False, None, 1, False),
+             ("third_ctx", False, None, 2, False), ("hone_like", True, hone_flush, 1, False),
+             ("alive", False, None, 0, True), ("second_alive", False, None, 1, True), ("third_alive", False, None, 2, True))
+    for mode, device_sync, flush_fn, holders, alive in modes:
+        with holding(args, holders):
             for n in SIZES:
-                results.setdefault(str(n), {})[mode] = calls(c, n, device_sync, flush_fn)
-        finally:
-            for child in children:
-                child.kill()
-                child.wait()
+                results.setdefault(str(n), {})[mode] = calls(c, n, device_sync, flush_fn, alive)
     print("elements | " + " | ".join(m[0] for m in modes) + "   (p50 us of plain events around one relu call)")
     for n in SIZES:
         row = results[str(n)]
         print(f"{n} | " + " | ".join(f"{row[m[0]].get('p50_us', float('nan')):.2f}" for m in modes))
+    if not args.no_python:
+        results["python"] = python_path(args)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
+    return 0
+
+
+class holding:
+    """`count` other processes, each holding a CUDA context, while the block runs."""
+
+    def __init__(self, args, count: int) -> None:
+        self.args, self.count, self.children = args, count, []
+
+    def __enter__(self):
+        self.children = [subprocess.Popen([sys.executable, __file__, "--harness", self.args.harness, "--out",
+                                           self.args.out, "--hold", "120"], stdout=subprocess.PIPE, text=True)
+                         for _ in range(self.count)]
+        for child in self.children:  # each says so once its context is made
+            line = child.stdout.readline().strip()
+            if line != "ready":
+                raise RuntimeError(f"a context holder did not start: {line!r}")
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for child in self.children:
+            child.kill()
+            child.wait()
+
+
+PY_RUNS = (("lone 1", 0, ""), ("lone 2", 0, ""), ("lone 3", 0, ""), ("gc off, one CPU", 0, "quiet"),
+           ("second_ctx", 1, ""), ("second_alive", 1, "alive"))
+
+
+def python_path(args) -> dict:
+    """Each of PY_RUNS in a fresh process; prints its medians and returns them."""
+    out = {}
+    for name, holders, knobs in PY_RUNS:
+        with holding(args, holders):
+            run = subprocess.run([sys.executable, __file__, "--harness", args.harness, "--out", args.out,
+                                  "--python-child", knobs], capture_output=True, text=True, timeout=120)
+        try:
+            out[name] = json.loads(run.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            out[name] = {"error": (run.stderr or run.stdout)[-300:]}
+    cases = sorted({k for r in out.values() for k in r if k != "error"})
+    print("python path | " + " | ".join(cases) + "   (p50 us of events around the call; p10..p90 spread)")
+    for name, r in out.items():
+        print(f"{name} | " + " | ".join(f"{r[k]['p50_us']:.2f} ({100 * r[k]['spread']:.0f}%)" if k in r else "-"
+                                        for k in cases) + (f"   error: {r['error']}" if "error" in r else ""))
+    return out
+
+
+def python_child(c, knobs) -> int:
+    """Events around eager calls issued from Python (the bench's plain events' method)."""
+    import gc
+
+    import torch
+
+    if "quiet" in knobs:
+        gc.disable()
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    torch.set_grad_enabled(False)
+    x = torch.randn(1 << 16, device="cuda")
+    a, w, b = (torch.randn(256, 1024, device="cuda"), torch.randn(1024, 1024, device="cuda"),
+               torch.randn(1024, device="cuda"))
+    flush = torch.ones(64 << 18, device="cuda")  # 64 MiB
+    sink = torch.zeros((), device="cuda")
+    fns = {"relu_2p16": lambda: torch.relu(x), "addmm_relu": lambda: torch.relu(torch.addmm(b, a, w))}
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < 0.3:  # the clocks warmed
+        flush.sum()
+    torch.cuda.synchronize()
+    torch.cuda.synchronize()
+    stream = torch.cuda.current_stream()
+    rc = c.probe_keep_alive(1) if "alive" in knobs else 0
+    if rc:
+        print(json.dumps({"error": f"keep-alive: CUDA error {rc}"}), flush=True)
+        return 0
+    result = {}
+    try:
+        for name, fn in fns.items():
+            for _ in range(20):
+                fn()
+            times = []
+            for _ in range(CALLS + 100):
+                torch.add(sink, flush.sum(), out=sink)
+                stream.synchronize()  # the legacy stream: not the keep-alive warp's
+                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                s.record()
+                fn()
+                e.record()
+                e.synchronize()
+                times.append(s.elapsed_time(e) * 1000.0)
+            t = sorted(times)
+            p50 = statistics.median(t)
+            result[name] = {"p50_us": p50, "spread": (t[len(t) * 9 // 10] - t[len(t) // 10]) / p50}
+    finally:
+        if "alive" in knobs:
+            c.probe_keep_alive(0)
+    print(json.dumps(result), flush=True)
     return 0
 
 

@@ -37,10 +37,10 @@ if [ "${HONE_TIMING_GAP_PROBE:-0}" = 1 ]; then
   cat "$OUT/timing/ncu_gap_probe.log"
 fi
 # Why the native runner's call time sits 1-2 us above plain events from C (bench/probes/
-# call_gap_probe.py: hone's flush, a device-wide synchronise, a second CUDA context; ~40 s with
+# call_gap_probe.py: hone's flush, a device-wide synchronise, other CUDA contexts, a keep-alive warp, the Python path in fresh processes; ~120 s with
 # its nvcc build). Off unless HONE_TIMING_CALL_PROBE=1.
 if [ "${HONE_TIMING_CALL_PROBE:-0}" = 1 ]; then
-  timeout 120 "$PYTHON" bench/probes/call_gap_probe.py --harness "$HONE_BUILD/share/hone/lib/libhone_harness.so" \
+  timeout 240 "$PYTHON" bench/probes/call_gap_probe.py --harness "$HONE_BUILD/share/hone/lib/libhone_harness.so" \
     --out "$OUT/timing/call_gap" --json "$OUT/timing/call_gap_probe.json" > "$OUT/timing/call_gap_probe.log" 2>&1
   echo "bench/probes/call_gap_probe rc=$?"
   cat "$OUT/timing/call_gap_probe.log"
