@@ -27,26 +27,12 @@ __global__ void probe_read_flush(const uint4* buffer, size_t words, unsigned* si
   if (acc == 0x9e3779b9u) *sink = acc;
 }
 
-// One warp that stays resident until the host sets *flag (a mapped host word), asleep between
-// looks: work of this context's on the GPU while the timed calls leave the device idle.
-__global__ void probe_keep_alive_kernel(volatile unsigned* flag) {
-  while (*flag == 0) __nanosleep(2000);
-}
-
 using HoneFlush = int (*)(void* stream, const void* buffer, size_t bytes, void* sink);
-
-unsigned* g_alive_flag = nullptr;
-cudaStream_t g_alive_stream = nullptr;
 
 }  // namespace
 
-extern "C" int probe_keep_alive(int on);
-
-// Returns 0 or the first CUDA error; out_us[i] is call i's events in microseconds. `alive`: the
-// keep-alive warp resident during the calls (started after the set-up, stopped before the frees:
-// cudaFree waits for the device).
-extern "C" int probe_calls(size_t n, size_t flush_bytes, int calls, int device_sync, void* flush_fn, int alive,
-                           float* out_us) {
+// Returns 0 or the first CUDA error; out_us[i] is call i's events in microseconds.
+extern "C" int probe_calls(size_t n, size_t flush_bytes, int calls, int device_sync, void* flush_fn, float* out_us) {
   float *x = nullptr, *y = nullptr;
   void* flush = nullptr;
   unsigned* sink = nullptr;
@@ -62,8 +48,6 @@ extern "C" int probe_calls(size_t n, size_t flush_bytes, int calls, int device_s
   if (!rc) rc = static_cast<int>(cudaEventCreate(&start));
   if (!rc) rc = static_cast<int>(cudaEventCreate(&end));
   const unsigned blocks = static_cast<unsigned>((n + 255) / 256);
-  if (!rc) rc = static_cast<int>(cudaDeviceSynchronize());
-  if (!rc && alive) rc = probe_keep_alive(1);
   for (int i = -5; i < calls && rc == 0; ++i) {  // five untimed calls first
     if (flush_fn)
       rc = reinterpret_cast<HoneFlush>(flush_fn)(nullptr, flush, flush_bytes, sink);
@@ -79,42 +63,12 @@ extern "C" int probe_calls(size_t n, size_t flush_bytes, int calls, int device_s
     if (!rc) rc = static_cast<int>(cudaEventElapsedTime(&ms, start, end));
     if (i >= 0) out_us[i] = ms * 1000.0f;
   }
-  if (alive) {
-    const int stopped = probe_keep_alive(0);
-    if (!rc) rc = stopped;
-  }
   if (start) cudaEventDestroy(start);
   if (end) cudaEventDestroy(end);
   cudaFree(x);
   cudaFree(y);
   cudaFree(flush);
   cudaFree(sink);
-  return rc;
-}
-
-// on = 1: launches the keep-alive warp on a non-blocking stream of this process's context (the
-// timed calls on the legacy stream do not wait for it, nor does cudaStreamSynchronize(nullptr);
-// cudaDeviceSynchronize and cudaFree would, so neither runs while it is on); on = 0: lets it
-// finish and waits for it. Returns 0 or the first CUDA error.
-extern "C" int probe_keep_alive(int on) {
-  int rc = 0;
-  if (on) {
-    rc = static_cast<int>(cudaHostAlloc(reinterpret_cast<void**>(&g_alive_flag), 64, cudaHostAllocMapped));
-    if (!rc) *g_alive_flag = 0;
-    unsigned* device_flag = nullptr;
-    if (!rc) rc = static_cast<int>(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_flag), g_alive_flag, 0));
-    if (!rc) rc = static_cast<int>(cudaStreamCreateWithFlags(&g_alive_stream, cudaStreamNonBlocking));
-    if (!rc) probe_keep_alive_kernel<<<1, 32, 0, g_alive_stream>>>(device_flag);
-    if (!rc) rc = static_cast<int>(cudaGetLastError());
-    return rc;
-  }
-  if (!g_alive_flag) return 0;
-  *reinterpret_cast<volatile unsigned*>(g_alive_flag) = 1;
-  rc = static_cast<int>(cudaStreamSynchronize(g_alive_stream));
-  cudaStreamDestroy(g_alive_stream);
-  cudaFreeHost(g_alive_flag);
-  g_alive_flag = nullptr;
-  g_alive_stream = nullptr;
   return rc;
 }
 

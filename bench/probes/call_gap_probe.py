@@ -10,22 +10,19 @@ alone). One relu kernel (call_gap_probe.cu, built here with nvcc) at 2^16, 2^19 
   plain          the probe's read flush, cudaStreamSynchronize
   device_sync    the same, cudaDeviceSynchronize (hone's runner)
   hone_flush     libhone_harness's hone_flush (code eviction included), cudaStreamSynchronize
+  hone_flush_l2  its hone_flush_l2 (the read alone: the call-time pass's flush since 2026-12-06)
   second_ctx     plain, while another process holds a CUDA context on the GPU
   third_ctx      plain, while two other processes hold one each (hone check's judge and the
                  pool's ready runner of the other kind, beside the timed candidate's own)
   hone_like      hone_flush, cudaDeviceSynchronize and a second context: all three
-  alive          plain, with one warp of the probe's own context resident on a side stream
-                 (asleep, polling a host word) while the calls leave the device idle
-  second_alive   second_ctx with that warp: does work of its own on the GPU keep the timed
-                 context scheduled, so that an idle context beside it costs nothing?
-  third_alive    third_ctx with that warp
 A mode that adds what the runner's call time adds over plain events names the cause.
 
 Then the Python path (--no-python skips it): events around eager calls issued from Python (relu at
 2^16, and addmm + relu at 256x1024x1024, three ops), each in a fresh process: three lone
 processes one after another (how far apart lone processes' medians lie), one with gc disabled
-and the process pinned to one CPU, one with a second context resident, one with a second context
-and the warp.
+and the process pinned to one CPU, one with a second context resident. (A keep-alive warp of the
+timed context's own beside the calls did not hide the other contexts: H100, 2026-12-06, it added
+0.4-1.6 us itself; docs/gpu-runs.md.)
 
   python3 bench/probes/call_gap_probe.py --harness build/share/hone/lib/libhone_harness.so --out /tmp/cgap
 """
@@ -51,18 +48,16 @@ def build(out: str, child: bool) -> ctypes.CDLL:
     c = ctypes.CDLL(os.path.join(out, "call_gap_probe.so")) if child else \
         build_and_load(os.path.join(HERE, "call_gap_probe.cu"), out)
     c.probe_calls.argtypes = [ctypes.c_size_t, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
-                              ctypes.c_int, ctypes.POINTER(ctypes.c_float)]
+                              ctypes.POINTER(ctypes.c_float)]
     c.probe_calls.restype = ctypes.c_int
     c.probe_hold_context.argtypes = [ctypes.c_double]
     c.probe_hold_context.restype = ctypes.c_int
-    c.probe_keep_alive.argtypes = [ctypes.c_int]
-    c.probe_keep_alive.restype = ctypes.c_int
     return c
 
 
-def calls(c, n: int, device_sync: bool, flush_fn, alive: bool = False) -> dict:
+def calls(c, n: int, device_sync: bool, flush_fn) -> dict:
     out = (ctypes.c_float * CALLS)()
-    rc = c.probe_calls(n, FLUSH_BYTES, CALLS, int(device_sync), flush_fn, int(alive), out)
+    rc = c.probe_calls(n, FLUSH_BYTES, CALLS, int(device_sync), flush_fn, out)
     if rc:
         return {"error": f"CUDA error {rc}"}
     t = sorted(out)
@@ -89,16 +84,16 @@ def main() -> int:
         return python_child(c, args.python_child.split(","))
     harness = ctypes.CDLL(args.harness)
     hone_flush = ctypes.cast(harness.hone_harness_flush, ctypes.c_void_p).value
+    hone_flush_l2 = ctypes.cast(harness.hone_harness_flush_l2, ctypes.c_void_p).value
     results = {}
-    # (name, device-wide wait, flush function, other processes holding a context, keep-alive warp)
-    modes = (("plain", False, None, 0, False), ("device_sync", True, None, 0, False),
-             ("hone_flush", False, hone_flush, 0, False), ("second_ctx", False, None, 1, False),
-             ("third_ctx", False, None, 2, False), ("hone_like", True, hone_flush, 1, False),
-             ("alive", False, None, 0, True), ("second_alive", False, None, 1, True), ("third_alive", False, None, 2, True))
-    for mode, device_sync, flush_fn, holders, alive in modes:
+    # (name, device-wide wait, flush function, other processes holding a context)
+    modes = (("plain", False, None, 0), ("device_sync", True, None, 0), ("hone_flush", False, hone_flush, 0),
+             ("hone_flush_l2", False, hone_flush_l2, 0), ("second_ctx", False, None, 1),
+             ("third_ctx", False, None, 2), ("hone_like", True, hone_flush, 1))
+    for mode, device_sync, flush_fn, holders in modes:
         with holding(args, holders):
             for n in SIZES:
-                results.setdefault(str(n), {})[mode] = calls(c, n, device_sync, flush_fn, alive)
+                results.setdefault(str(n), {})[mode] = calls(c, n, device_sync, flush_fn)
     print("elements | " + " | ".join(m[0] for m in modes) + "   (p50 us of plain events around one relu call)")
     for n in SIZES:
         row = results[str(n)]
@@ -134,18 +129,20 @@ class holding:
 
 
 PY_RUNS = (("lone 1", 0, ""), ("lone 2", 0, ""), ("lone 3", 0, ""), ("gc off, one CPU", 0, "quiet"),
-           ("second_ctx", 1, ""), ("second_alive", 1, "alive"))
+           ("second_ctx", 1, ""))
 
 
 def python_path(args) -> dict:
     """Each of PY_RUNS in a fresh process; prints its medians and returns them."""
     out = {}
     for name, holders, knobs in PY_RUNS:
-        with holding(args, holders):
-            run = subprocess.run([sys.executable, __file__, "--harness", args.harness, "--out", args.out,
-                                  "--python-child", knobs], capture_output=True, text=True, timeout=120)
         try:
+            with holding(args, holders):
+                run = subprocess.run([sys.executable, __file__, "--harness", args.harness, "--out", args.out,
+                                      "--python-child", knobs], capture_output=True, text=True, timeout=120)
             out[name] = json.loads(run.stdout.strip().splitlines()[-1])
+        except subprocess.TimeoutExpired:
+            out[name] = {"error": "timed out after 120 s"}
         except (ValueError, IndexError):
             out[name] = {"error": (run.stderr or run.stdout)[-300:]}
     cases = sorted({k for r in out.values() for k in r if k != "error"})
@@ -177,32 +174,23 @@ def python_child(c, knobs) -> int:
         flush.sum()
     torch.cuda.synchronize()
     torch.cuda.synchronize()
-    stream = torch.cuda.current_stream()
-    rc = c.probe_keep_alive(1) if "alive" in knobs else 0
-    if rc:
-        print(json.dumps({"error": f"keep-alive: CUDA error {rc}"}), flush=True)
-        return 0
     result = {}
-    try:
-        for name, fn in fns.items():
-            for _ in range(20):
-                fn()
-            times = []
-            for _ in range(CALLS + 100):
-                torch.add(sink, flush.sum(), out=sink)
-                stream.synchronize()  # the legacy stream: not the keep-alive warp's
-                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                s.record()
-                fn()
-                e.record()
-                e.synchronize()
-                times.append(s.elapsed_time(e) * 1000.0)
-            t = sorted(times)
-            p50 = statistics.median(t)
-            result[name] = {"p50_us": p50, "spread": (t[len(t) * 9 // 10] - t[len(t) // 10]) / p50}
-    finally:
-        if "alive" in knobs:
-            c.probe_keep_alive(0)
+    for name, fn in fns.items():
+        for _ in range(20):
+            fn()
+        times = []
+        for _ in range(CALLS + 100):
+            torch.add(sink, flush.sum(), out=sink)
+            torch.cuda.synchronize()
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            fn()
+            e.record()
+            e.synchronize()
+            times.append(s.elapsed_time(e) * 1000.0)
+        t = sorted(times)
+        p50 = statistics.median(t)
+        result[name] = {"p50_us": p50, "spread": (t[len(t) * 9 // 10] - t[len(t) // 10]) / p50}
     print(json.dumps(result), flush=True)
     return 0
 

@@ -151,12 +151,12 @@ class SectionLimit(Exception):
 RUN_ENV = dict(os.environ)  # the environment hone's commands get
 
 
-def run(cmd, limit_s, what):
-    """(returncode, stdout) of a command; never raises."""
+def run(cmd, limit_s, what, env=None):
+    """(returncode, stdout) of a command (RUN_ENV, with `env` over it); never raises."""
     started = time.perf_counter()
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=limit_s,
-                           stdin=subprocess.DEVNULL, env=RUN_ENV)
+                           stdin=subprocess.DEVNULL, env={**RUN_ENV, **(env or {})})
         log(f"  [{what}: rc={p.returncode}, {time.perf_counter() - started:.1f} s]")
         if p.returncode != 0:
             log("   ", "\n    ".join(p.stderr.strip().splitlines()[-6:]))
@@ -322,10 +322,11 @@ def five_processes(hone: str, python: str, case: dict) -> dict:
 
 # ---------------------------------------------------------------- the instruments (children)
 
-def load_callables(cases: dict, libraries: dict):
+def load_callables(cases: dict, libraries: dict, compile_models: bool = True):
     """name -> {"reference": fn, "candidate": fn or None, "compiled": fn or None}, on cuda:0. The
-    compiled reference (cases marked `compiled`) is torch.compile of the same model, warmed until
-    torch._dynamo compiles nothing more; a compile that fails leaves it None, said on stderr."""
+    compiled reference (cases marked `compiled`, unless not `compile_models`) is torch.compile of
+    the same model, warmed until torch._dynamo compiles nothing more; a compile that fails leaves it
+    None, said on stderr."""
     import torch
     from hone_worker.abi import ArgBlock, RawLibrary
 
@@ -342,7 +343,8 @@ def load_callables(cases: dict, libraries: dict):
             with torch.no_grad():
                 return model(*inputs)
 
-        fns = {"reference": reference, "candidate": None, "compiled": compiled_reference(model, inputs) if c.get("compiled") else None}
+        fns = {"reference": reference, "candidate": None,
+               "compiled": compiled_reference(model, inputs) if c.get("compiled") and compile_models else None}
         library = libraries.get(c["candidate"] or "")
         if library:
             expected = reference()
@@ -386,23 +388,32 @@ def compiled_reference(model, inputs):
     return call
 
 
-def ncu_child(cases: dict, libraries: dict, flush_calls: bool = False) -> None:
-    """The calls ncu profiles, in NVTX ranges named per case. `flush_calls` (run under ncu
-    --cache-control none): the L2 read-flushed before each call, outside its range, and nothing
-    between the call's kernels -- the cache state hone times a call of several kernels in."""
+def ncu_child(cases: dict, libraries: dict, flush_calls: bool = False, compiled: bool = False) -> None:
+    """The calls ncu profiles, in NVTX ranges named per case: the eager references and candidates,
+    or (`compiled`) the torch.compile references alone, in an ncu run of their own: compiling
+    under ncu takes minutes and leaves the GPU idle meanwhile, and the H100's ncu times of the
+    other cases read 0.3-1.1 us higher when they followed it in one process (2026-12-06).
+    `flush_calls` (run under ncu --cache-control none): the L2 read-flushed before each call,
+    outside its range, and nothing between the call's kernels -- the cache state hone times a call
+    of several kernels in."""
     import torch
 
-    fns = load_callables(cases, libraries)
+    fns = load_callables(cases, libraries, compile_models=compiled)
+    sides = ("compiled",) if compiled else tuple(w for w in SIDES if w != "compiled")
     for side in fns.values():
-        for what in SIDES:
+        for what in sides:
             if side[what]:
                 side[what]()
     l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 0) or (60 << 20)
     flush = torch.ones(2 * l2 // 4, dtype=torch.float32, device="cuda") if flush_calls else None
     sink = torch.zeros((), device="cuda")
+    warm = torch.ones(64 << 18, device="cuda")
+    started = time.perf_counter()
+    while time.perf_counter() - started < 0.3:  # the clocks up again after the loading (unprofiled: no range)
+        warm.sum()
     torch.cuda.synchronize()
     for name, side in fns.items():
-        for what in SIDES:
+        for what in sides:
             fn = side[what]
             if not fn:
                 continue
@@ -653,11 +664,12 @@ def main() -> int:
     ap.add_argument("--no-ncu-warm", action="store_true", help="skip ncu without its cache flush (step 3b)")
     ap.add_argument("--plan", default=None, help="(children) the cases and libraries, as JSON")
     ap.add_argument("--flush-calls", action="store_true", help="(ncu-child) read-flush the L2 before each call")
+    ap.add_argument("--compiled", action="store_true", help="(ncu-child) the torch.compile references alone")
     args = ap.parse_args()
     if args.mode != "run":
         plan = json.load(open(args.plan))
         if args.mode == "ncu-child":
-            ncu_child(plan["cases"], plan["libraries"], args.flush_calls)
+            ncu_child(plan["cases"], plan["libraries"], args.flush_calls, args.compiled)
         else:
             measure_child(plan["cases"], plan["libraries"], os.path.dirname(args.plan))
         return 0
@@ -728,9 +740,19 @@ def main() -> int:
                         results[name][side][field] = entry["ncu_us"]
         # 4. Five `hone check` processes of one kernel of >= 5 us.
         spread_run = five_processes(args.hone, args.python, cases["relu_2p22"]) if "relu_2p22" in cases else {}
-        # 5. Last (a limit cuts only this): the torch.compile reference's device and call time.
-        if not args.no_compile:
+        # 5. Last (a limit cuts only these): the torch.compile reference's device and call time,
+        # then ncu over it in a run of its own (one compile thread: no worker processes under ncu).
+        if not args.no_compile and any(c.get("compiled") for c in cases.values()):
             hone_references(args.hone, args.python, cases, results, modes=("compile",), only=set(COMPILED))
+            compiled_csv = os.path.join(args.out, "ncu_compiled.csv")
+            rc, out = run(base + ["--print-units", "base"] + child + ["--compiled"], 300, "ncu (torch.compile references)",
+                          env={"TORCHINDUCTOR_COMPILE_THREADS": "1"})
+            with open(compiled_csv, "w") as f:
+                f.write(out[out.find('"ID"'):] if '"ID"' in out else out)
+            for key, entry in parse_ncu(compiled_csv).items():
+                name, what = key.split("|")
+                if results.get(name, {}).get(what) is not None:
+                    results[name][what].update(entry)
     except SectionLimit as exc:
         log(f"  [{exc}: the table below has what was measured before]")
     lines = report(results, spread_run)

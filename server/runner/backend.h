@@ -53,10 +53,12 @@ class Backend {
   virtual void mix(void* dst, const void* const* sets, int n_sets, std::size_t elem_bytes, std::size_t count,
                    unsigned seed) = 0;
   // The cache flush before a timed call: hone_flush over a `bytes` device buffer (CPU: a read
-  // pass over a host buffer). reserve_flush allocates the buffer (it may synchronise the device,
-  // so never while the stream is held); flush reserves what it lacks first.
+  // pass over a host buffer); `evict_code` false: hone_flush_l2, the read alone, which leaves the
+  // SMs' instruction caches (a call-time pass, as plain events flush). reserve_flush allocates
+  // the buffer (it may synchronise the device, so never while the stream is held); flush reserves
+  // what it lacks first.
   virtual void reserve_flush(std::size_t bytes) = 0;
-  virtual void flush(std::size_t bytes) = 0;
+  virtual void flush(std::size_t bytes, bool evict_code) = 0;
   // What hone_harness_flush_prologue needs to flush `bytes` before each kernel of a counted call
   // (the buffer reserved now). CUDA only: the CPU backend throws OpError unsupported.
   virtual hone_harness_flush_args flush_args(std::size_t bytes) = 0;

@@ -49,7 +49,7 @@ class CpuBackend final : public Backend {
   void reserve_flush(std::size_t bytes) override {
     if (flush_buffer_.size() < bytes) flush_buffer_.assign(bytes, 1);  // written once: every page is real
   }
-  void flush(std::size_t bytes) override {
+  void flush(std::size_t bytes, bool /*evict_code: no code cache to evict here*/) override {
     if (bytes == 0) return;
     reserve_flush(bytes);
     hone_harness_host_flush(flush_buffer_.data(), bytes);

@@ -102,10 +102,13 @@ class CudaBackend final : public Backend {
     check(cudaMemset(flush_, 1, bytes), "cudaMemset (flush buffer)");
     flush_bytes_ = bytes;
   }
-  void flush(std::size_t bytes) override {
+  void flush(std::size_t bytes, bool evict_code) override {
     if (bytes == 0) return;
     reserve_flush(bytes);
-    check_harness(hone_harness_flush(nullptr, flush_, bytes, words_ + kSink), "hone_flush");
+    if (evict_code)
+      check_harness(hone_harness_flush(nullptr, flush_, bytes, words_ + kSink), "hone_flush");
+    else
+      check_harness(hone_harness_flush_l2(nullptr, flush_, bytes, words_ + kSink), "hone_flush_l2");
   }
 
   hone_harness_flush_args flush_args(std::size_t bytes) override {

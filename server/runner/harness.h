@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-/* 3 (hone_harness_flush_prologue added; 2: hone_mix). */
+/* 4 (hone_harness_flush_l2 added; 3: hone_harness_flush_prologue; 2: hone_mix). */
 HONE_HARNESS_API int hone_harness_version(void);
 /* 1 when the library was built with CUDA; 0 when only the CPU functions work (the CUDA functions
  * then return 801, cudaErrorNotSupported). */
@@ -33,6 +33,11 @@ HONE_HARNESS_API int hone_harness_has_cuda(void);
  * buffer's 4-byte-aligned 32-bit words (a partial word at either end counts the bytes present),
  * so the reads cannot be optimised away. */
 HONE_HARNESS_API int hone_harness_flush(void* stream, const void* buffer, size_t bytes, void* sink);
+/* The same read of the buffer, without hone_flush's eviction of the SMs' instruction caches: the
+ * L2 flush of plain events (KernelBench's, triton's do_bench), before each call of a call-time
+ * pass. hone_harness_flush, which also runs a long stretch of code in each block, stands before
+ * device-time calls, as ncu's cache control flushes every cache before each kernel. */
+HONE_HARNESS_API int hone_harness_flush_l2(void* stream, const void* buffer, size_t bytes, void* sink);
 /* The arguments of hone_harness_flush_prologue: hone_flush's buffer, its size and its sink. */
 typedef struct hone_harness_flush_args {
   const void* buffer;

@@ -80,7 +80,9 @@ __device__ __noinline__ unsigned evict_instruction_caches(unsigned seed) {
   return x ^ y;
 }
 
-extern "C" __global__ void hone_flush(const unsigned char* buffer, size_t bytes, unsigned* sink) {
+// evict_code: warp 0 of each block also runs evict_instruction_caches (hone_harness_flush).
+template <bool evict_code>
+__device__ void flush_body(const unsigned char* buffer, size_t bytes, unsigned* sink) {
   const auto address = reinterpret_cast<std::uintptr_t>(buffer);
   const size_t misaligned = (16 - (address & 15)) & 15;
   const size_t head = misaligned < bytes ? misaligned : bytes;
@@ -98,8 +100,10 @@ extern "C" __global__ void hone_flush(const unsigned char* buffer, size_t bytes,
   // The bytes before and after the 16-byte words, each in its lane of an aligned 32-bit word.
   if (first < head) acc ^= unsigned{buffer[first]} << (8 * ((address + first) & 3));
   if (first < bytes - tail) acc ^= unsigned{buffer[tail + first]} << (8 * ((address + tail + first) & 3));
-  __shared__ volatile unsigned evicted;  // its code is what runs for; a volatile store keeps the call
-  if (threadIdx.x == 0) evicted = evict_instruction_caches(acc);
+  if constexpr (evict_code) {
+    __shared__ volatile unsigned evicted;  // its code is what runs for; a volatile store keeps the call
+    if (threadIdx.x == 0) evicted = evict_instruction_caches(acc);
+  }
   for (int offset = 16; offset > 0; offset >>= 1) acc ^= __shfl_xor_sync(0xffffffffu, acc, offset);
   __shared__ unsigned per_warp[32];
   if (threadIdx.x % 32 == 0) per_warp[threadIdx.x / 32] = acc;
@@ -109,6 +113,14 @@ extern "C" __global__ void hone_flush(const unsigned char* buffer, size_t bytes,
     for (unsigned w = 0; w < (blockDim.x + 31) / 32; ++w) block ^= per_warp[w];
     atomicXor(sink, block);
   }
+}
+
+extern "C" __global__ void hone_flush(const unsigned char* buffer, size_t bytes, unsigned* sink) {
+  flush_body<true>(buffer, bytes, sink);
+}
+
+extern "C" __global__ void hone_flush_l2(const unsigned char* buffer, size_t bytes, unsigned* sink) {
+  flush_body<false>(buffer, bytes, sink);
 }
 
 extern "C" __global__ void hone_hold(const unsigned* release, unsigned long long timeout_ns, unsigned* timed_out) {
@@ -152,15 +164,29 @@ extern "C" __global__ void hone_mix(void* dst, MixSets sets, unsigned n_sets, un
 
 extern "C" int hone_harness_has_cuda(void) { return 1; }
 
-extern "C" int hone_harness_flush(void* stream, const void* buffer, size_t bytes, void* sink) {
+namespace {
+
+using FlushKernel = void (*)(const unsigned char*, size_t, unsigned*);
+
+int launch_flush(FlushKernel kernel, void* stream, const void* buffer, size_t bytes, void* sink) {
   if (!buffer || !sink) return record(cudaErrorInvalidValue);
   if (bytes == 0) return 0;
   const size_t wanted = (bytes / 16 + kFlushThreads - 1) / kFlushThreads;
   const size_t limit = size_t{static_cast<unsigned>(multiprocessors())} * kFlushBlocksPerSm;
   const unsigned blocks = static_cast<unsigned>(std::max<size_t>(1, std::min(wanted, limit)));
-  hone_flush<<<blocks, kFlushThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-      static_cast<const unsigned char*>(buffer), bytes, static_cast<unsigned*>(sink));
+  kernel<<<blocks, kFlushThreads, 0, static_cast<cudaStream_t>(stream)>>>(static_cast<const unsigned char*>(buffer),
+                                                                         bytes, static_cast<unsigned*>(sink));
   return record(cudaGetLastError());
+}
+
+}  // namespace
+
+extern "C" int hone_harness_flush(void* stream, const void* buffer, size_t bytes, void* sink) {
+  return launch_flush(hone_flush, stream, buffer, bytes, sink);
+}
+
+extern "C" int hone_harness_flush_l2(void* stream, const void* buffer, size_t bytes, void* sink) {
+  return launch_flush(hone_flush_l2, stream, buffer, bytes, sink);
 }
 
 extern "C" int hone_harness_hold(void* stream, const void* release_word, unsigned long long timeout_ns,

@@ -8,7 +8,7 @@
 #include "harness.h"
 #include "mix_choice.h"
 
-extern "C" int hone_harness_version(void) { return 3; }
+extern "C" int hone_harness_version(void) { return 4; }
 
 extern "C" int hone_harness_flush_prologue(void* stream, void* args) {
   const auto* a = static_cast<const hone_harness_flush_args*>(args);
@@ -69,6 +69,7 @@ int not_built() {
 
 extern "C" int hone_harness_has_cuda(void) { return 0; }
 extern "C" int hone_harness_flush(void*, const void*, size_t, void*) { return not_built(); }
+extern "C" int hone_harness_flush_l2(void*, const void*, size_t, void*) { return not_built(); }
 extern "C" int hone_harness_hold(void*, const void*, unsigned long long, void*) { return not_built(); }
 extern "C" int hone_harness_spin(void*, unsigned long long) { return not_built(); }
 extern "C" int hone_harness_marker(void*, void*) { return not_built(); }

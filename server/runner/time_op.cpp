@@ -145,14 +145,16 @@ class TimedLoop {
   }
 
   // Mode call: one mark pair per call, the device idle before each (inputs and flush done);
-  // `marked`: hone_marker after each call's end mark (kernel counters attribute by it). With the
-  // kernel prologue (counted calls, flush_each_kernel), hone_flush runs before each of the call's
-  // kernels instead of once before the call.
-  std::vector<double> run_calls(const std::vector<TimedCall>& calls, const char* what, bool marked = false) {
+  // `marked`: hone_marker after each call's end mark (kernel counters attribute by it). The flush
+  // reads the L2 (hone_flush_l2, as plain events flush) unless `counted`: the counted calls'
+  // flush evicts the code too (hone_flush, as ncu flushes), and with the kernel prologue
+  // (flush_each_kernel) runs before each of the call's kernels instead of once before the call.
+  std::vector<double> run_calls(const std::vector<TimedCall>& calls, const char* what, bool marked = false,
+                                bool counted = false) {
     for (std::size_t i = 0; i < calls.size(); ++i) {
       const hone::ArgDesc* args = packs_[calls[i].slot].prepare();
       apply_inputs(calls[i]);
-      if (!each_kernel_) ctx_.backend.flush(p_.flush_bytes);
+      if (!each_kernel_) ctx_.backend.flush(p_.flush_bytes, counted);
       ctx_.backend.synchronize();
       ctx_.backend.mark(2 * i);
       if (each_kernel_) arm_prologue(true);
@@ -179,7 +181,7 @@ class TimedLoop {
     }
     std::vector<double> times;
     try {
-      times = run_calls(p_.schedule, "counted call", counting);
+      times = run_calls(p_.schedule, "counted call", counting, true);
     } catch (...) {
       if (counting) (void)cupti_.end();
       throw;
@@ -260,7 +262,7 @@ class TimedLoop {
       for (std::size_t i = 0; i < p_.schedule.size(); ++i) {
         const hone::ArgDesc* args = packs_[p_.schedule[i].slot].prepare();
         apply_inputs(p_.schedule[i]);
-        ctx_.backend.flush(p_.flush_bytes);
+        ctx_.backend.flush(p_.flush_bytes, true);
         ctx_.backend.mark(2 * i);
         call(p_.schedule[i].slot, args, "timed call", i);
         ctx_.backend.mark(2 * i + 1);

@@ -42,8 +42,12 @@ class RegisteredWords {
   void* device_ = nullptr;
 };
 
-TEST(HarnessGpu, FlushFoldsEveryWordIntoTheSink) {
+// hone_harness_flush and hone_harness_flush_l2 (the read without the code eviction) alike.
+class HarnessFlush : public ::testing::TestWithParam<int (*)(void*, const void*, size_t, void*)> {};
+
+TEST_P(HarnessFlush, FoldsEveryWordIntoTheSink) {
   REQUIRE_GPU();
+  const auto flush = GetParam();
   const std::size_t words = (std::size_t{3} << 20) + 5;
   std::vector<unsigned> host(words);
   unsigned expected = 0;
@@ -54,13 +58,13 @@ TEST(HarnessGpu, FlushFoldsEveryWordIntoTheSink) {
   ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&sink), 4), cudaSuccess);
   ASSERT_EQ(cudaMemcpy(buffer, host.data(), words * 4, cudaMemcpyHostToDevice), cudaSuccess);
   ASSERT_EQ(cudaMemset(sink, 0, 4), cudaSuccess);
-  ASSERT_EQ(hone_harness_flush(nullptr, buffer, words * 4, sink), 0);
+  ASSERT_EQ(flush(nullptr, buffer, words * 4, sink), 0);
   unsigned got = 0;
   ASSERT_EQ(cudaMemcpy(&got, sink, 4, cudaMemcpyDeviceToHost), cudaSuccess);
   EXPECT_EQ(got, expected);
   // From the second word on (not 16-byte aligned: the head is read byte by byte).
   ASSERT_EQ(cudaMemset(sink, 0, 4), cudaSuccess);
-  ASSERT_EQ(hone_harness_flush(nullptr, buffer + 1, (words - 1) * 4, sink), 0);
+  ASSERT_EQ(flush(nullptr, buffer + 1, (words - 1) * 4, sink), 0);
   ASSERT_EQ(cudaMemcpy(&got, sink, 4, cudaMemcpyDeviceToHost), cudaSuccess);
   EXPECT_EQ(got, expected ^ host[0]);
   std::vector<unsigned> after(words);
@@ -69,6 +73,9 @@ TEST(HarnessGpu, FlushFoldsEveryWordIntoTheSink) {
   cudaFree(buffer);
   cudaFree(sink);
 }
+
+INSTANTIATE_TEST_SUITE_P(BothFlushes, HarnessFlush, ::testing::Values(&hone_harness_flush, &hone_harness_flush_l2),
+                         [](const auto& info) { return info.index == 0 ? std::string("CodeEvicted") : std::string("L2Only"); });
 
 TEST(HarnessGpu, HoldWaitsForTheHostsReleaseWord) {
   REQUIRE_GPU();

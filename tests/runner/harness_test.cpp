@@ -13,7 +13,7 @@
 namespace {
 
 TEST(Harness, VersionAndBuild) {
-  EXPECT_EQ(hone_harness_version(), 3);  // 3: hone_harness_flush_prologue
+  EXPECT_EQ(hone_harness_version(), 4);  // 4: hone_harness_flush_l2
   EXPECT_EQ(hone_harness_has_cuda(), HONE_TEST_HARNESS_HAS_CUDA);
 }
 
@@ -103,6 +103,7 @@ TEST(Harness, WithoutAGpuTheCudaFunctionsReturnACodeAndAMessage) {
   EXPECT_NE(hone_harness_marker(nullptr, &word), 0);
   EXPECT_NE(hone_harness_hold(nullptr, &word, 1000, &word), 0);
   EXPECT_NE(hone_harness_flush(nullptr, &word, sizeof word, &word), 0);
+  EXPECT_NE(hone_harness_flush_l2(nullptr, &word, sizeof word, &word), 0);
   EXPECT_NE(hone_harness_register(&word, sizeof word, &device), 0);
   EXPECT_EQ(device, nullptr);
   EXPECT_EQ(word, 0u);

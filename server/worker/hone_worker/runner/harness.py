@@ -53,7 +53,8 @@ class Harness:
         vp, size, u64, i = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_ulonglong, ctypes.c_int
         signatures = {
             "hone_harness_version": ([], i), "hone_harness_has_cuda": ([], i),
-            "hone_harness_flush": ([vp, vp, size, vp], i), "hone_harness_hold": ([vp, vp, u64, vp], i),
+            "hone_harness_flush": ([vp, vp, size, vp], i), "hone_harness_flush_l2": ([vp, vp, size, vp], i),
+            "hone_harness_hold": ([vp, vp, u64, vp], i),
             "hone_harness_spin": ([vp, u64], i), "hone_harness_marker": ([vp, vp], i),
             "hone_harness_register": ([vp, size, ctypes.POINTER(vp)], i), "hone_harness_unregister": ([vp], i),
             "hone_harness_last_error": ([ctypes.c_char_p, i], i), "hone_harness_host_flush": ([vp, size], None),
@@ -78,9 +79,14 @@ class Harness:
             self._lib.hone_harness_last_error(self._error, _ERROR_BYTES)
             raise HarnessError(f"{what} failed ({code}): {self._error.value.decode(errors='replace')}")
 
-    def flush(self, stream: int, buffer: int, size: int, sink: int) -> None:
-        """Enqueues hone_flush: reads `size` bytes at device address `buffer` (L2 left clean)."""
-        self._check(self._lib.hone_harness_flush(stream or None, buffer, size, sink), "hone_harness_flush")
+    def flush(self, stream: int, buffer: int, size: int, sink: int, evict_code: bool = True) -> None:
+        """Enqueues hone_flush: reads `size` bytes at device address `buffer` (L2 left clean) and
+        evicts the SMs' instruction caches; `evict_code` False: hone_flush_l2, the read alone (the
+        flush of plain events, before a call-time pass's calls)."""
+        if evict_code:
+            self._check(self._lib.hone_harness_flush(stream or None, buffer, size, sink), "hone_harness_flush")
+        else:
+            self._check(self._lib.hone_harness_flush_l2(stream or None, buffer, size, sink), "hone_harness_flush_l2")
 
     def flush_prologue(self, buffer: int, size: int, sink: int) -> tuple:
         """(address of hone_harness_flush_prologue, its arguments): the kernel prologue that flushes

@@ -13,7 +13,7 @@ from ..records import library_ops
 from .harness import Harness
 
 SPIN_KERNEL, MARKER_KERNEL = "hone_spin", "hone_marker"
-_HONE_KERNEL = re.compile(r"^(?:void\s+)?(hone_spin|hone_marker|hone_flush|hone_hold)\b")
+_HONE_KERNEL = re.compile(r"^(?:void\s+)?(hone_spin|hone_marker|hone_flush_l2|hone_flush|hone_hold)\b")
 
 
 def activity_name(name: str) -> str:

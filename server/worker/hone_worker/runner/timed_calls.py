@@ -281,12 +281,12 @@ class TimedLoop:
             else:
                 self.harness.host_mix(t.data_ptr(), sources, t.element_size(), t.numel(), entry.mix_seed)
 
-    def _flush(self) -> None:
+    def _flush(self, evict_code: bool) -> None:
         if not self.plan.flush_bytes:
             return
         if self.device.is_cuda:
             self.harness.flush(self._stream, self._flush_buffer.data_ptr(), self.plan.flush_bytes,
-                               self._sink.data_ptr())
+                               self._sink.data_ptr(), evict_code)
         else:
             self.harness.host_flush(self._flush_buffer.data_ptr(), self.plan.flush_bytes)
 
@@ -327,14 +327,16 @@ class TimedLoop:
     def _run_calls(self, entries: Sequence[_Entry], held: bool, marked: bool = False,
                    counters: Optional["_Counters"] = None) -> List[tuple]:
         """For each call: inputs, flush, (device idle unless held), mark, forward, mark, (hone's
-        marker when `marked`), result kept. With `counters` flushing each kernel (the kernel
-        prologue), hone_flush runs before each of the call's kernels instead of once before it."""
+        marker when `marked`), result kept. The flush reads the L2 alone before call-time calls
+        (as plain events flush) and evicts the code too before held or counted calls (as ncu
+        flushes); with `counters` flushing each kernel (the kernel prologue), hone_flush runs
+        before each of the call's kernels instead of once before it."""
         each = counters is not None and counters.each_kernel
         marks = []
         for entry in entries:
             self._apply_inputs(entry)
             if not each:
-                self._flush()
+                self._flush(evict_code=held or counters is not None)
             if not held:
                 self.device.synchronize()
             forward, keep = self._call(entry.set, entry.slot)
