@@ -261,6 +261,30 @@ def hone_references(hone: str, python: str, cases: dict, results: dict, modes=("
                                        noisy=bool((j.get("reference_noisy") or {}).get(mode)), **samples_of(t))
 
 
+UNSANDBOXED = ("relu_2p22", "tasks/layernorm", "tasks/matmul", "tasks/softmax")  # step 4b's references
+
+
+def unsandboxed_references(hone: str, python: str, cases: dict, results: dict) -> None:
+    """Not a bar: the eager references of UNSANDBOXED timed again by `hone task --time eager` with
+    HONE_SANDBOX=none (the python runner unconfined), their call p50 kept as
+    `hone_call_unsandboxed` beside the confined one (the references' call times read 0.65-1.96x
+    the lone processes' events on the H100 on 2026-12-06: does the confinement take the
+    difference?)."""
+    names = [n for n in UNSANDBOXED if n in cases]
+    if not names:
+        return
+    rc, out = run([hone, "task", *[cases[n]["task"] for n in names], "--time", "eager", "--device", "cuda", "--json",
+                   "--python", python], 150, f"hone task --time eager, unconfined ({len(names)} cases)",
+                  env={"HONE_SANDBOX": "none"})
+    by_task = {os.path.realpath(cases[n]["task"]): n for n in names}
+    for j in json_lines(out):
+        name = by_task.get(os.path.realpath(j.get("task", "")))
+        t = (j.get("reference") or {}).get("eager") or {}
+        if name and results[name].get("reference") is not None:
+            results[name]["reference"].update(hone_call_unsandboxed=p50(t.get("call")),
+                                              hone_device_unsandboxed=p50(t.get("device")))
+
+
 def hone_candidates(hone: str, python: str, cases: dict, results: dict) -> dict:
     """Every candidate in one `hone check` (each paired with its task by its stem); returns the
     built libraries by kernel path."""
@@ -642,6 +666,12 @@ def report(results: dict, spread_run: dict) -> list:
         for k, w in enumerate(spread_run.get("within_check_spreads", [])):
             verdicts["spread"].append((f"relu_2p22/candidate check {k + 1}", w <= 0.03, f"{100 * w:.1f}%"))
     lines += sample_lines(results, spread_run)
+    for name, sides in results.items():
+        r = sides.get("reference") or {}
+        if r.get("hone_call_unsandboxed") is not None:
+            lines.append(f"reference {name}: call p50 {fmt(r.get('hone_call'))} us confined, "
+                         f"{fmt(r.get('hone_call_unsandboxed'))} us unconfined, plain events {fmt(r.get('events_us'))} us "
+                         f"(device {fmt(r.get('hone_device'))} / {fmt(r.get('hone_device_unsandboxed'))})")
     for target, entries in verdicts.items():
         if target == "device_vs_ncu_call_flushed" and not entries:
             continue  # printed under HONE_DEVICE_TIME=counters-call only
@@ -740,6 +770,8 @@ def main() -> int:
                         results[name][side][field] = entry["ncu_us"]
         # 4. Five `hone check` processes of one kernel of >= 5 us.
         spread_run = five_processes(args.hone, args.python, cases["relu_2p22"]) if "relu_2p22" in cases else {}
+        # 4b. Some eager references again, unconfined (not a bar).
+        unsandboxed_references(args.hone, args.python, cases, results)
         # 5. Last (a limit cuts only these): the torch.compile reference's device and call time,
         # then ncu over it in a run of its own (one compile thread: no worker processes under ncu).
         if not args.no_compile and any(c.get("compiled") for c in cases.values()):

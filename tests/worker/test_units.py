@@ -19,6 +19,7 @@ from worker_client import WORKER_DIR
 sys.path.insert(0, WORKER_DIR)
 
 from hone_worker import bounds, compare, faults, kernel_counters, kernel_records, launch, machine_load, poison, process_accounting, records, signature, timed_runs, timing  # noqa: E402
+from hone_worker import pool as candidate_pool  # noqa: E402
 from hone_worker import candidate_process  # noqa: E402
 from hone_worker.candidate_process import Reply  # noqa: E402
 from hone_worker.policy import Policy  # noqa: E402
@@ -1582,6 +1583,71 @@ class LaunchSpecTest(unittest.TestCase):
             launch.clear_folder(folder)
             self.assertEqual(os.listdir(folder), [])
             self.assertTrue(os.path.isdir(folder))
+
+
+class PoolQuietTest(unittest.TestCase):
+    """While the judge times calls (quiet()) its pool begins no runner's start, except one a take()
+    waits for; quiet() first waits for a start under way. Real hone-runner processes on the CPU,
+    each start slowed by a second (sh sleeps, then execs the runner) so that one can be caught."""
+
+    def setUp(self):
+        runner = launch.native_runner_path(os.environ)
+        if not runner:
+            self.skipTest("hone-runner is not built ($HONE_RUNNER)")
+        folder = tempfile.mkdtemp(prefix="hone-pool-test-")
+        self.addCleanup(lambda: __import__("shutil").rmtree(folder, True))
+        argv = ["/bin/sh", "-c", 'sleep 1; exec "$0" "$@"', runner]
+        specs = {"native": [launch.LaunchSpec("native", argv, None, folder, os.path.join(folder, f"n{k}"))
+                            for k in range(2)], "python": []}
+        self.pool = candidate_pool.CandidatePool(specs)
+        self.addCleanup(self.pool.close)
+
+    def states(self):
+        with self.pool.changed:
+            return [s.state for s in self.pool._slots["native"]]
+
+    def wait_for(self, predicate, what: str, timeout_s: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout_s  # polled: a slot does not notify each change of state
+        while not predicate(self.states()):
+            if time.monotonic() > deadline:
+                self.fail(f"{what}: slots stayed {self.states()}")
+            time.sleep(0.01)
+
+    def test_quiet_waits_for_a_start_under_way_and_begins_none(self):
+        self.pool.prepare("native", "cpu")
+        self.wait_for(lambda s: "starting" in s, "a start began")
+        said = []
+        with self.pool.quiet(said.append):
+            # the first start finished, the second did not begin
+            self.assertEqual(sorted(self.states()), ["idle", "ready"])
+            self.assertEqual(said, ["waiting for a runner's start to finish before timing"])
+            time.sleep(1.5)
+            self.assertEqual(sorted(self.states()), ["idle", "ready"])
+        self.wait_for(lambda s: s == ["ready", "ready"], "the pool filled after the quiet block")
+
+    def test_a_released_runner_is_restarted_only_after_the_quiet_block(self):
+        self.pool.prepare("native", "cpu")
+        self.wait_for(lambda s: s == ["ready", "ready"], "the pool filled")
+        taken = self.pool.take("native", "cpu")
+        with self.pool.quiet():
+            self.pool.release(taken)
+            self.wait_for(lambda s: "taken" not in s, "the released runner ended")
+            time.sleep(1.5)
+            self.assertEqual(sorted(self.states()), ["idle", "ready"])
+        self.wait_for(lambda s: s == ["ready", "ready"], "the released slot restarted")
+
+    def test_a_take_inside_the_quiet_block_starts_what_it_waits_for(self):
+        self.pool.prepare("native", "cpu")
+        self.wait_for(lambda s: s == ["ready", "ready"], "the pool filled")
+        first, second = self.pool.take("native", "cpu"), self.pool.take("native", "cpu")
+        with self.pool.quiet():
+            self.pool.release(first)
+            self.pool.release(second)
+            self.wait_for(lambda s: s == ["idle", "idle"], "both released runners ended")
+            started = time.monotonic()
+            third = self.pool.take("native", "cpu", timeout_s=60)  # not a deadlock: the take lifts the hush
+            self.assertGreaterEqual(time.monotonic() - started, 0.9)  # it waited for a (slowed) start
+            self.pool.release(third)
 
 
 class FaultsTest(unittest.TestCase):

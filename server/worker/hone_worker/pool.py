@@ -1,10 +1,14 @@
 """Pre-started candidate processes, per runner kind and device: one slot per launch spec, each
 with a thread that empties the slot's scratch folder, starts the runner, waits for its `ready`
 and offers it. A process is taken for exactly one candidate; when the judge releases it, the slot
-thread ends it and starts the next one, so the following check finds a ready process."""
+thread ends it and starts the next one, so the following check finds a ready process. While the
+judge times calls (quiet()), no slot begins a start unless a take() waits for that kind: a
+runner's start (a python runner imports torch, every runner makes a CUDA context) is load the
+judge would otherwise put on the machine it times on."""
+import contextlib
 import threading
 import time
-from typing import Dict, List, Optional
+from typing import Callable, Dict, List, Optional
 
 from .candidate_process import CandidateGone, CandidateProcess
 from .channel import log
@@ -14,6 +18,7 @@ from .launch import KINDS, LaunchSpec, clear_folder, load_launch_specs
 START_TIMEOUT_S = 180.0  # python + torch + a CUDA context on a loaded machine
 RETRY_S = (1.0, 5.0, 30.0)  # waits after successive failed starts of one slot
 EXIT_JOIN_S = 5.0  # how long the judge's exit waits for each slot to end its process
+QUIET_WAIT_S = 30.0  # how long quiet() waits for starts under way to finish (then it goes on)
 
 
 class RunnerUnavailable(WorkerError):
@@ -43,7 +48,9 @@ class _Slot:
         while True:
             with pool.changed:
                 # One start at a time per kind: a python runner's start is seconds of one core.
-                while not pool.closed and (self.device is None or pool.starting(self.spec.kind)):
+                # None while the judge times calls, unless a take() of this kind waits for one.
+                while not pool.closed and (self.device is None or pool.starting(self.spec.kind)
+                                           or pool.hushed(self.spec.kind)):
                     pool.changed.wait()
                 if pool.closed:
                     return
@@ -97,6 +104,8 @@ class CandidatePool:
         self.specs = load_launch_specs() if specs is None else specs
         self.changed = threading.Condition()
         self.closed = False
+        self._quiet = 0  # quiet() blocks open
+        self._taking: Dict[str, int] = {}  # take() calls waiting, per kind
         self._slots: Dict[str, List[_Slot]] = {kind: [_Slot(self, s, i) for i, s in enumerate(self.specs.get(kind, []))]
                                                for kind in KINDS}
         for slots in self._slots.values():
@@ -106,6 +115,32 @@ class CandidatePool:
     def starting(self, kind: str) -> bool:
         """Whether a slot of `kind` is starting its process now (call with `changed` held)."""
         return any(s.state == "starting" for s in self._slots.get(kind, []))
+
+    def hushed(self, kind: str) -> bool:
+        """Whether a slot of `kind` must not begin a start now (call with `changed` held)."""
+        return self._quiet > 0 and not self._taking.get(kind)
+
+    def any_starting(self) -> bool:
+        """Whether any slot is starting its process now (call with `changed` held)."""
+        return any(s.state == "starting" for slots in self._slots.values() for s in slots)
+
+    @contextlib.contextmanager
+    def quiet(self, progress: Optional[Callable[[str], None]] = None, wait_s: float = QUIET_WAIT_S):
+        """While the block runs no slot begins a start (but for a take() that waits); first waits,
+        up to `wait_s`, for the starts under way to finish, saying so through `progress`."""
+        with self.changed:
+            self._quiet += 1
+            if self.any_starting():
+                if progress:
+                    progress("waiting for a runner's start to finish before timing")
+                if not self.changed.wait_for(lambda: self.closed or not self.any_starting(), wait_s):
+                    log(f"pool: a runner still starting after {wait_s:.0f} s; timing beside it")
+        try:
+            yield
+        finally:
+            with self.changed:
+                self._quiet -= 1
+                self.changed.notify_all()
 
     def has(self, kind: str) -> bool:
         """Whether this kind has launch specs and has not failed every start so far."""
@@ -128,17 +163,22 @@ class CandidatePool:
         self.prepare(kind, device)
         deadline = time.monotonic() + timeout_s
         with self.changed:
-            while True:
-                for slot in slots:
-                    if slot.state == "ready" and slot.device == device and slot.process is not None:
-                        slot.state = "taken"
-                        return slot.process
-                if all(s.state == "failed" for s in slots):
-                    raise RunnerUnavailable(slots[0].failure or f"the {kind} runner did not start")
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise RunnerUnavailable(f"no {kind} runner became ready on {device} within {timeout_s:.0f} s")
-                self.changed.wait(left)
+            self._taking[kind] = self._taking.get(kind, 0) + 1  # a quiet pool starts this kind for it
+            self.changed.notify_all()
+            try:
+                while True:
+                    for slot in slots:
+                        if slot.state == "ready" and slot.device == device and slot.process is not None:
+                            slot.state = "taken"
+                            return slot.process
+                    if all(s.state == "failed" for s in slots):
+                        raise RunnerUnavailable(slots[0].failure or f"the {kind} runner did not start")
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        raise RunnerUnavailable(f"no {kind} runner became ready on {device} within {timeout_s:.0f} s")
+                    self.changed.wait(left)
+            finally:
+                self._taking[kind] -= 1
 
     def release(self, process: CandidateProcess) -> None:
         """Gives a taken process back: its slot ends it and starts the next."""
@@ -172,6 +212,12 @@ def shared_pool() -> CandidatePool:
     if _shared is None:
         _shared = CandidatePool()
     return _shared
+
+
+def quiet_pool(progress: Optional[Callable[[str], None]] = None):
+    """The judge's pool kept from starting runners while the block times calls (pool.quiet()); a
+    judge without a pool yet has nothing to keep quiet."""
+    return _shared.quiet(progress) if _shared is not None else contextlib.nullcontext()
 
 
 def close_shared_pool() -> None:

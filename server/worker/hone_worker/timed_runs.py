@@ -25,6 +25,7 @@ from .machine_load import LoadWindow
 from .poison import poison_outputs
 from .process_accounting import OpAccounting
 from .policy import Policy
+from .pool import quiet_pool
 from .timed_checks import SlotChecker
 from .timing import NOISY_SPREAD, Timing, clamp, last_level_cache_bytes
 from .variation import MIXED_ROWS, Entry, InputSets
@@ -259,7 +260,8 @@ class TimedRun:
         cold = self.device.is_cuda and _idle_s(self.device) >= COLD_AFTER_S
         self._settle_min_ms = COLD_SETTLE_MS if cold else 0.0  # only the settling op asks (settle_ms > 0)
         try:
-            return self._run(settle_ms, loop_cost, cold)
+            with quiet_pool(self.progress):  # no runner of the judge's starts beside the timed calls
+                return self._run(settle_ms, loop_cost, cold)
         finally:
             if self.device.is_cuda:
                 _mark_timed(self.device)
