@@ -35,6 +35,7 @@ import subprocess
 import sys
 import time
 
+from plain_events import plain_events_us
 from shared_object import build_and_load
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -178,17 +179,7 @@ def python_child(c, knobs) -> int:
     for name, fn in fns.items():
         for _ in range(20):
             fn()
-        times = []
-        for _ in range(CALLS + 100):
-            torch.add(sink, flush.sum(), out=sink)
-            torch.cuda.synchronize()
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            fn()
-            e.record()
-            e.synchronize()
-            times.append(s.elapsed_time(e) * 1000.0)
-        t = sorted(times)
+        t = sorted(plain_events_us(fn, flush, sink, CALLS + 100))
         p50 = statistics.median(t)
         result[name] = {"p50_us": p50, "spread": (t[len(t) * 9 // 10] - t[len(t) // 10]) / p50}
     print(json.dumps(result), flush=True)

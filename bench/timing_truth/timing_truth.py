@@ -44,6 +44,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "server", "worker"))
 sys.path.insert(0, os.path.join(ROOT, "bench", "probes"))
+from plain_events import plain_events_us  # noqa: E402
 from shared_object import build_and_load  # noqa: E402
 from spread_probe import summary as sample_summary  # noqa: E402
 
@@ -493,16 +494,7 @@ def measure_child(cases: dict, libraries: dict, out: str) -> None:
                 continue
             for _ in range(10):
                 fn()
-            times = []
-            for _ in range(200):
-                torch.add(sink, flush.sum(), out=sink)  # the read flush
-                torch.cuda.synchronize()
-                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                s.record()
-                fn()
-                e.record()
-                e.synchronize()
-                times.append(s.elapsed_time(e) * 1000.0)
+            times = plain_events_us(fn, flush, sink, 200)
             entry = {"events_us": statistics.median(times), "events_spread": per_call_spread(times)}
             if what == "candidate" and cev is not None and side.get("raw"):
                 forward, block, stream = side["raw"]
@@ -521,6 +513,20 @@ def measure_child(cases: dict, libraries: dict, out: str) -> None:
                     entry["do_bench_error"] = str(exc)[:200]
             result[f"{name}|{what}"] = entry
     print(json.dumps(result), flush=True)
+
+
+def take_ncu(out: str, csv_path: str, results: dict, field=None) -> None:
+    """An ncu run's CSV (its stdout from the header on) saved at csv_path and read into `results`:
+    every parsed entry, or only its ncu_us as `field`."""
+    with open(csv_path, "w") as f:
+        f.write(out[out.find('"ID"'):] if '"ID"' in out else out)
+    for key, entry in parse_ncu(csv_path).items():
+        name, side = key.split("|")
+        if results.get(name, {}).get(side) is not None:
+            if field:
+                results[name][side][field] = entry["ncu_us"]
+            else:
+                results[name][side].update(entry)
 
 
 def parse_ncu(csv_path: str) -> dict:
@@ -742,12 +748,7 @@ def main() -> int:
         rc, out = run(base + ["--print-units", "base"] + child, 300, "ncu")
         if '"ID"' not in out:
             rc, out = run(base + child, 300, "ncu (plain flags)")
-        with open(csv_path, "w") as f:
-            f.write(out[out.find('"ID"'):] if '"ID"' in out else out)
-        for key, entry in parse_ncu(csv_path).items():
-            name, what = key.split("|")
-            if results.get(name, {}).get(what) is not None:
-                results[name][what].update(entry)
+        take_ncu(out, csv_path, results)
         # 3b. ncu again without its cache flush before each kernel (--cache-control none): how much
         # of hone's distance to ncu on a call of several kernels is ncu flushing between them
         # (hone flushes before the call only, as the call runs in a program).
@@ -762,12 +763,7 @@ def main() -> int:
                     ("ncu_call_flushed_us", warm + ["--flush-calls"], "ncu --cache-control none, calls flushed",
                      "ncu_call_flushed.csv")):
                 rc, out = run(cmd, 300, what)
-                with open(os.path.join(args.out, csv_name), "w") as f:
-                    f.write(out[out.find('"ID"'):] if '"ID"' in out else out)
-                for key, entry in parse_ncu(os.path.join(args.out, csv_name)).items():
-                    name, side = key.split("|")
-                    if results.get(name, {}).get(side) is not None:
-                        results[name][side][field] = entry["ncu_us"]
+                take_ncu(out, os.path.join(args.out, csv_name), results, field)
         # 4. Five `hone check` processes of one kernel of >= 5 us.
         spread_run = five_processes(args.hone, args.python, cases["relu_2p22"]) if "relu_2p22" in cases else {}
         # 4b. Some eager references again, unconfined (not a bar).
@@ -776,15 +772,9 @@ def main() -> int:
         # then ncu over it in a run of its own (one compile thread: no worker processes under ncu).
         if not args.no_compile and any(c.get("compiled") for c in cases.values()):
             hone_references(args.hone, args.python, cases, results, modes=("compile",), only=set(COMPILED))
-            compiled_csv = os.path.join(args.out, "ncu_compiled.csv")
             rc, out = run(base + ["--print-units", "base"] + child + ["--compiled"], 300, "ncu (torch.compile references)",
                           env={"TORCHINDUCTOR_COMPILE_THREADS": "1"})
-            with open(compiled_csv, "w") as f:
-                f.write(out[out.find('"ID"'):] if '"ID"' in out else out)
-            for key, entry in parse_ncu(compiled_csv).items():
-                name, what = key.split("|")
-                if results.get(name, {}).get(what) is not None:
-                    results[name][what].update(entry)
+            take_ncu(out, os.path.join(args.out, "ncu_compiled.csv"), results)
     except SectionLimit as exc:
         log(f"  [{exc}: the table below has what was measured before]")
     lines = report(results, spread_run)

@@ -1,0 +1,21 @@
+"""bench/probes/plain_events.py: the plain-events instrument issued from Python, shared by the
+benchmark and the probes: before each call the L2 read-flushed (a sum over a buffer larger than
+it) and the device idle, then an event, the call, an event (KernelBench's method)."""
+
+
+def plain_events_us(fn, flush, sink, calls: int) -> list:
+    """Microseconds between the events around each of `calls` calls of fn(); `flush` a CUDA
+    tensor of at least twice the L2, `sink` a scalar CUDA tensor the flush's sum goes into."""
+    import torch
+
+    times = []
+    for _ in range(calls):
+        torch.add(sink, flush.sum(), out=sink)  # the read flush
+        torch.cuda.synchronize()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1000.0)
+    return times
