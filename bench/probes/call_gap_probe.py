@@ -15,12 +15,16 @@ alone). One relu kernel (call_gap_probe.cu, built here with nvcc) at 2^16, 2^19 
   third_ctx      plain, while two other processes hold one each (hone check's judge and the
                  pool's ready runner of the other kind, beside the timed candidate's own)
   hone_like      hone_flush, cudaDeviceSynchronize and a second context: all three
+  beside_starts  plain, while other processes start one after another as a python runner does
+                 (import torch, make a CUDA context): what hone's pool did beside its timing
+                 until 2026-12-06
 A mode that adds what the runner's call time adds over plain events names the cause.
 
 Then the Python path (--no-python skips it): events around eager calls issued from Python (relu at
 2^16, and addmm + relu at 256x1024x1024, three ops), each in a fresh process: three lone
 processes one after another (how far apart lone processes' medians lie), one with gc disabled
-and the process pinned to one CPU, one with a second context resident. (A keep-alive warp of the
+and the process pinned to one CPU, each of those two alone, one with a second context resident,
+one beside processes starting as python runners do. (A keep-alive warp of the
 timed context's own beside the calls did not hide the other contexts: H100, 2026-12-06, it added
 0.4-1.6 us itself; docs/gpu-runs.md.)
 
@@ -33,6 +37,7 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 from plain_events import plain_events_us
@@ -61,8 +66,12 @@ def calls(c, n: int, device_sync: bool, flush_fn) -> dict:
     rc = c.probe_calls(n, FLUSH_BYTES, CALLS, int(device_sync), flush_fn, out)
     if rc:
         return {"error": f"CUDA error {rc}"}
-    t = sorted(out)
-    return {"p50_us": statistics.median(t), "p10_us": t[CALLS // 10], "p90_us": t[CALLS * 9 // 10]}
+    return summary(list(out))
+
+
+def summary(times) -> dict:
+    t = sorted(times)
+    return {"p50_us": statistics.median(t), "p10_us": t[len(t) // 10], "p90_us": t[len(t) * 9 // 10], "calls": len(t)}
 
 
 def main() -> int:
@@ -87,14 +96,25 @@ def main() -> int:
     hone_flush = ctypes.cast(harness.hone_harness_flush, ctypes.c_void_p).value
     hone_flush_l2 = ctypes.cast(harness.hone_harness_flush_l2, ctypes.c_void_p).value
     results = {}
-    # (name, device-wide wait, flush function, other processes holding a context)
-    modes = (("plain", False, None, 0), ("device_sync", True, None, 0), ("hone_flush", False, hone_flush, 0),
-             ("hone_flush_l2", False, hone_flush_l2, 0), ("second_ctx", False, None, 1),
-             ("third_ctx", False, None, 2), ("hone_like", True, hone_flush, 1))
-    for mode, device_sync, flush_fn, holders in modes:
-        with holding(args, holders):
-            for n in SIZES:
-                results.setdefault(str(n), {})[mode] = calls(c, n, device_sync, flush_fn)
+    # (name, device-wide wait, flush function, other processes holding a context, others starting)
+    modes = (("plain", False, None, 0, False), ("device_sync", True, None, 0, False),
+             ("hone_flush", False, hone_flush, 0, False), ("hone_flush_l2", False, hone_flush_l2, 0, False),
+             ("second_ctx", False, None, 1, False), ("third_ctx", False, None, 2, False),
+             ("hone_like", True, hone_flush, 1, False), ("beside_starts", False, None, 0, True))
+    for mode, device_sync, flush_fn, holders, starts in modes:
+        with holding(args, holders), starting(starts) as st:
+            if not starts:
+                for n in SIZES:
+                    results.setdefault(str(n), {})[mode] = calls(c, n, device_sync, flush_fn)
+            else:  # rounds of every size until two processes have started (each start's every phase)
+                pooled, began = {n: [] for n in SIZES}, time.monotonic()
+                while st.count < 2 and time.monotonic() - began < 40:
+                    for n in SIZES:
+                        out = (ctypes.c_float * CALLS)()
+                        if c.probe_calls(n, FLUSH_BYTES, CALLS, int(device_sync), flush_fn, out) == 0:
+                            pooled[n] += list(out)
+                for n in SIZES:
+                    results.setdefault(str(n), {})[mode] = summary(pooled[n]) if pooled[n] else {"error": "no calls"}
     print("elements | " + " | ".join(m[0] for m in modes) + "   (p50 us of plain events around one relu call)")
     for n in SIZES:
         row = results[str(n)]
@@ -129,16 +149,45 @@ class holding:
             child.wait()
 
 
-PY_RUNS = (("lone 1", 0, ""), ("lone 2", 0, ""), ("lone 3", 0, ""), ("gc off, one CPU", 0, "quiet"),
-           ("second_ctx", 1, ""))
+class starting:
+    """While the block runs (when `on`), a thread starts process after process that imports torch
+    and makes a CUDA context, as the pool starts a python runner."""
+
+    def __init__(self, on: bool) -> None:
+        self.on, self.stop, self.count = on, threading.Event(), 0
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self) -> None:
+        while not self.stop.is_set():
+            subprocess.run([sys.executable, "-c", "import torch; torch.zeros(1, device='cuda'); torch.cuda.synchronize()"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120, check=False)
+            self.count += 1
+
+    def __enter__(self):
+        if self.on:
+            self.thread.start()
+            time.sleep(1.0)  # the first one under way
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.on:
+            self.stop.set()
+            self.thread.join(130)
+            print(f"  ({self.count} processes started beside)", flush=True)
+
+
+# (name, other processes holding a context, processes starting beside, the child's knobs)
+PY_RUNS = (("lone 1", 0, False, ""), ("lone 2", 0, False, ""), ("lone 3", 0, False, ""),
+           ("gc off, one CPU", 0, False, "nogc,pin"), ("gc off", 0, False, "nogc"), ("one CPU", 0, False, "pin"),
+           ("second_ctx", 1, False, ""), ("beside starts", 0, True, ""))
 
 
 def python_path(args) -> dict:
     """Each of PY_RUNS in a fresh process; prints its medians and returns them."""
     out = {}
-    for name, holders, knobs in PY_RUNS:
+    for name, holders, starts, knobs in PY_RUNS:
         try:
-            with holding(args, holders):
+            with holding(args, holders), starting(starts):
                 run = subprocess.run([sys.executable, __file__, "--harness", args.harness, "--out", args.out,
                                       "--python-child", knobs], capture_output=True, text=True, timeout=120)
             out[name] = json.loads(run.stdout.strip().splitlines()[-1])
@@ -160,8 +209,9 @@ def python_child(c, knobs) -> int:
 
     import torch
 
-    if "quiet" in knobs:
+    if "nogc" in knobs:
         gc.disable()
+    if "pin" in knobs:
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     torch.set_grad_enabled(False)
     x = torch.randn(1 << 16, device="cuda")
