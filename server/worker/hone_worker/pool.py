@@ -130,12 +130,14 @@ class CandidatePool:
         up to `wait_s`, for the starts under way to finish, saying so through `progress`."""
         with self.changed:
             self._quiet += 1
-            if self.any_starting():
-                if progress:
-                    progress("waiting for a runner's start to finish before timing")
-                if not self.changed.wait_for(lambda: self.closed or not self.any_starting(), wait_s):
-                    log(f"pool: a runner still starting after {wait_s:.0f} s; timing beside it")
+            under_way = self.any_starting()
         try:
+            if under_way:
+                if progress:  # not under the lock: it writes to the engine
+                    progress("waiting for a runner's start to finish before timing")
+                with self.changed:
+                    if not self.changed.wait_for(lambda: self.closed or not self.any_starting(), wait_s):
+                        log(f"pool: a runner still starting after {wait_s:.0f} s; timing beside it")
             yield
         finally:
             with self.changed:
