@@ -40,7 +40,7 @@ import sys
 import threading
 import time
 
-from plain_events import plain_events_us
+from plain_events import plain_events_us, warm_clocks
 from shared_object import build_and_load
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -61,12 +61,16 @@ def build(out: str, child: bool) -> ctypes.CDLL:
     return c
 
 
-def calls(c, n: int, device_sync: bool, flush_fn) -> dict:
+def raw_calls(c, n: int, device_sync: bool, flush_fn):
+    """CALLS calls' events in microseconds, or the CUDA error code."""
     out = (ctypes.c_float * CALLS)()
     rc = c.probe_calls(n, FLUSH_BYTES, CALLS, int(device_sync), flush_fn, out)
-    if rc:
-        return {"error": f"CUDA error {rc}"}
-    return summary(list(out))
+    return rc if rc else list(out)
+
+
+def calls(c, n: int, device_sync: bool, flush_fn) -> dict:
+    times = raw_calls(c, n, device_sync, flush_fn)
+    return summary(times) if isinstance(times, list) else {"error": f"CUDA error {times}"}
 
 
 def summary(times) -> dict:
@@ -110,9 +114,9 @@ def main() -> int:
                 pooled, began = {n: [] for n in SIZES}, time.monotonic()
                 while st.count < 2 and time.monotonic() - began < 40:
                     for n in SIZES:
-                        out = (ctypes.c_float * CALLS)()
-                        if c.probe_calls(n, FLUSH_BYTES, CALLS, int(device_sync), flush_fn, out) == 0:
-                            pooled[n] += list(out)
+                        times = raw_calls(c, n, device_sync, flush_fn)
+                        if isinstance(times, list):
+                            pooled[n] += times
                 for n in SIZES:
                     results.setdefault(str(n), {})[mode] = summary(pooled[n]) if pooled[n] else {"error": "no calls"}
     print("elements | " + " | ".join(m[0] for m in modes) + "   (p50 us of plain events around one relu call)")
@@ -220,11 +224,7 @@ def python_child(c, knobs) -> int:
     flush = torch.ones(64 << 18, device="cuda")  # 64 MiB
     sink = torch.zeros((), device="cuda")
     fns = {"relu_2p16": lambda: torch.relu(x), "addmm_relu": lambda: torch.relu(torch.addmm(b, a, w))}
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < 0.3:  # the clocks warmed
-        flush.sum()
-    torch.cuda.synchronize()
-    torch.cuda.synchronize()
+    warm_clocks(flush)
     result = {}
     for name, fn in fns.items():
         for _ in range(20):

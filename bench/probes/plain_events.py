@@ -3,6 +3,19 @@ benchmark and the probes: before each call the L2 read-flushed (a sum over a buf
 it) and the device idle, then an event, the call, an event (KernelBench's method)."""
 
 
+def warm_clocks(buffer, seconds: float = 0.3) -> None:
+    """Work on the GPU for `seconds` (sums over `buffer`, a CUDA tensor), then waits for it: the
+    clocks up before anything is timed or profiled."""
+    import time
+
+    import torch
+
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        buffer.sum()
+    torch.cuda.synchronize()
+
+
 def plain_events_us(fn, flush, sink, calls: int) -> list:
     """Microseconds between the events around each of `calls` calls of fn(); `flush` a CUDA
     tensor of at least twice the L2, `sink` a scalar CUDA tensor the flush's sum goes into."""

@@ -44,7 +44,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "server", "worker"))
 sys.path.insert(0, os.path.join(ROOT, "bench", "probes"))
-from plain_events import plain_events_us  # noqa: E402
+from plain_events import plain_events_us, warm_clocks  # noqa: E402
 from shared_object import build_and_load  # noqa: E402
 from spread_probe import summary as sample_summary  # noqa: E402
 
@@ -238,16 +238,21 @@ def find_key(obj, key):
 
 # ---------------------------------------------------------------- hone's own numbers
 
-def hone_references(hone: str, python: str, cases: dict, results: dict, modes=("eager",), only=None) -> None:
-    names = [n for n in cases if only is None or n in only]
-    tasks = [cases[n]["task"] for n in names]
-    rc, out = run([hone, "task", *tasks, "--time", *modes, "--device", "cuda", "--json", "--python", python],
-                  240 if modes == ("eager",) else 150, f"hone task --time {' '.join(modes)} ({len(tasks)} cases)")
+def task_timings(hone: str, python: str, cases: dict, names: list, modes, limit_s: float, what: str, env=None):
+    """(case name, its JSON line) for each case `hone task --time <modes>` answered on."""
+    rc, out = run([hone, "task", *[cases[n]["task"] for n in names], "--time", *modes, "--device", "cuda", "--json",
+                   "--python", python], limit_s, f"{what} ({len(names)} cases)", env=env)
     by_task = {os.path.realpath(cases[n]["task"]): n for n in names}
     for k, j in enumerate(json_lines(out)):
         name = by_task.get(os.path.realpath(j.get("task", ""))) or (names[k] if k < len(names) else None)
-        if name is None:
-            continue
+        if name is not None:
+            yield name, j
+
+
+def hone_references(hone: str, python: str, cases: dict, results: dict, modes=("eager",), only=None) -> None:
+    names = [n for n in cases if only is None or n in only]
+    for name, j in task_timings(hone, python, cases, names, modes, 240 if modes == ("eager",) else 150,
+                                f"hone task --time {' '.join(modes)}"):
         for mode in modes:
             t = (j.get("reference") or {}).get(mode) or {}
             side = "reference" if mode == "eager" else "compiled"
@@ -274,14 +279,10 @@ def unsandboxed_references(hone: str, python: str, cases: dict, results: dict) -
     names = [n for n in UNSANDBOXED if n in cases]
     if not names:
         return
-    rc, out = run([hone, "task", *[cases[n]["task"] for n in names], "--time", "eager", "--device", "cuda", "--json",
-                   "--python", python], 150, f"hone task --time eager, unconfined ({len(names)} cases)",
-                  env={"HONE_SANDBOX": "none"})
-    by_task = {os.path.realpath(cases[n]["task"]): n for n in names}
-    for j in json_lines(out):
-        name = by_task.get(os.path.realpath(j.get("task", "")))
+    for name, j in task_timings(hone, python, cases, names, ("eager",), 150, "hone task --time eager, unconfined",
+                                env={"HONE_SANDBOX": "none"}):
         t = (j.get("reference") or {}).get("eager") or {}
-        if name and results[name].get("reference") is not None:
+        if results[name].get("reference") is not None:
             results[name]["reference"].update(hone_call_unsandboxed=p50(t.get("call")),
                                               hone_device_unsandboxed=p50(t.get("device")))
 
@@ -432,11 +433,7 @@ def ncu_child(cases: dict, libraries: dict, flush_calls: bool = False, compiled:
     l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 0) or (60 << 20)
     flush = torch.ones(2 * l2 // 4, dtype=torch.float32, device="cuda") if flush_calls else None
     sink = torch.zeros((), device="cuda")
-    warm = torch.ones(64 << 18, device="cuda")
-    started = time.perf_counter()
-    while time.perf_counter() - started < 0.3:  # the clocks up again after the loading (unprofiled: no range)
-        warm.sum()
-    torch.cuda.synchronize()
+    warm_clocks(torch.ones(64 << 18, device="cuda"))  # up again after the loading (unprofiled: no range)
     for name, side in fns.items():
         for what in sides:
             fn = side[what]
@@ -481,11 +478,7 @@ def measure_child(cases: dict, libraries: dict, out: str) -> None:
         from triton.testing import do_bench
     except ImportError:
         do_bench = None
-    # Warm the clocks: 300 ms of work before anything is timed.
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < 0.3:
-        flush.sum()
-    torch.cuda.synchronize()
+    warm_clocks(flush)
     result = {}
     for name, side in fns.items():
         for what in SIDES:

@@ -1594,8 +1594,9 @@ class PoolQuietTest(unittest.TestCase):
         runner = launch.native_runner_path(os.environ)
         if not runner:
             self.skipTest("hone-runner is not built ($HONE_RUNNER)")
-        folder = tempfile.mkdtemp(prefix="hone-pool-test-")
-        self.addCleanup(lambda: __import__("shutil").rmtree(folder, True))
+        scratch = tempfile.TemporaryDirectory(prefix="hone-pool-test-")
+        self.addCleanup(scratch.cleanup)
+        folder = scratch.name
         argv = ["/bin/sh", "-c", 'sleep 1; exec "$0" "$@"', runner]
         specs = {"native": [launch.LaunchSpec("native", argv, None, folder, os.path.join(folder, f"n{k}"))
                             for k in range(2)], "python": []}

@@ -122,7 +122,7 @@ class CandidatePool:
 
     def any_starting(self) -> bool:
         """Whether any slot is starting its process now (call with `changed` held)."""
-        return any(s.state == "starting" for slots in self._slots.values() for s in slots)
+        return any(self.starting(kind) for kind in self._slots)
 
     @contextlib.contextmanager
     def quiet(self, progress: Optional[Callable[[str], None]] = None, wait_s: float = QUIET_WAIT_S):
