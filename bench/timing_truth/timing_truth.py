@@ -267,20 +267,23 @@ def hone_references(hone: str, python: str, cases: dict, results: dict, modes=("
                                        noisy=bool((j.get("reference_noisy") or {}).get(mode)), **samples_of(t))
 
 
+WARM_S = 0.1  # the plain events' warm-up calls, per callable
+
 UNSANDBOXED = ("relu_2p22", "tasks/layernorm", "tasks/matmul", "tasks/softmax")  # step 4b's references
 
 
-def unsandboxed_references(hone: str, python: str, cases: dict, results: dict) -> None:
+def unsandboxed_references(hone: str, python: str, cases: dict, results: dict, out: str) -> None:
     """Not a bar: the eager references of UNSANDBOXED timed again by `hone task --time eager` with
     HONE_SANDBOX=none (the python runner unconfined), their call p50 kept as
     `hone_call_unsandboxed` beside the confined one (the references' call times read 0.65-1.96x
     the lone processes' events on the H100 on 2026-12-06: does the confinement take the
-    difference?)."""
+    difference?). Their own baseline cache (under `out`): the confined run's cached baselines would
+    answer otherwise (H100, 2026-12-06: both columns read the same numbers to the hundredth)."""
     names = [n for n in UNSANDBOXED if n in cases]
     if not names:
         return
     for name, j in task_timings(hone, python, cases, names, ("eager",), 150, "hone task --time eager, unconfined",
-                                env={"HONE_SANDBOX": "none"}):
+                                env={"HONE_SANDBOX": "none", "HONE_CACHE_DIR": os.path.join(out, "cache-unconfined")}):
         t = (j.get("reference") or {}).get("eager") or {}
         if results[name].get("reference") is not None:
             results[name]["reference"].update(hone_call_unsandboxed=p50(t.get("call")),
@@ -314,6 +317,48 @@ def hone_candidates(hone: str, python: str, cases: dict, results: dict) -> dict:
         if library:
             libraries[cases[name]["candidate"]] = library
     return libraries
+
+
+def pinned_call_times(args, cases: dict, results: dict, plan_path: str) -> None:
+    """Not instead of the bar, beside it: hone's call times and the plain events again with every
+    process of both on one CPU (taskset -c args.pin_cpu: hone's judge and runners inherit it).
+    On the lent VM a call's host side depends on the CPU it is issued from: plain events from C
+    around one relu at 2^16 read 6.3-8.3 us and from Python 15-24 us over its 16 CPUs (one NUMA
+    node; bench/probes/affinity_probe.py, H100, 2026-12-06), so hone's runner and the bench's
+    events process, each on whichever CPU the scheduler gave it, differ by that much before any
+    method does. Builds are cached by step 1; the references get a cache of their own (the
+    baselines step 1 cached would answer). Kept as hone_call_pinned and events_pinned_us."""
+    pin = ["taskset", "-c", str(args.pin_cpu)]
+    kernels = {os.path.realpath(c["candidate"]): n for n, c in cases.items() if c["candidate"]}
+    rc, out = run(pin + [args.hone, "check", *kernels, "--device", "cuda", "--baselines", "none", "--json",
+                         "--python", args.python], 240, f"hone check on CPU {args.pin_cpu} ({len(kernels)} candidates)")
+    for v in json_lines(out):
+        name = kernels.get(os.path.realpath(find_key(v.get("kernel") or {}, "path") or ""))
+        if name is not None:
+            results[name]["candidate"]["hone_call_pinned"] = p50((v.get("timing") or {}).get("call"))
+    names = list(cases)
+    rc, out = run(pin + [args.hone, "task", *[cases[n]["task"] for n in names], "--time", "eager", "--device", "cuda",
+                         "--json", "--python", args.python], 240, f"hone task --time eager on CPU {args.pin_cpu} "
+                  f"({len(names)} cases)", env={"HONE_CACHE_DIR": os.path.join(args.out, "cache-pinned")})
+    by_task = {os.path.realpath(cases[n]["task"]): n for n in names}
+    for j in json_lines(out):
+        name = by_task.get(os.path.realpath(j.get("task", "")))
+        if name is not None:
+            results[name]["reference"]["hone_call_pinned"] = p50(((j.get("reference") or {}).get("eager") or {}).get("call"))
+    with open(plan_path) as f:  # the eager sides only: torch.compile on one CPU takes minutes
+        plan = json.load(f)
+    for c in plan["cases"].values():
+        c["compiled"] = False
+    eager_plan = os.path.join(os.path.dirname(plan_path), "plan_eager.json")
+    with open(eager_plan, "w") as f:
+        json.dump(plan, f, indent=1)
+    rc, out = run(pin + [args.python, __file__, "measure-child", "--plan", eager_plan, "--no-do-bench"], 180,
+                  f"events on CPU {args.pin_cpu}")
+    for j in json_lines(out):
+        for key, entry in j.items():
+            name, what = key.split("|")
+            if results.get(name, {}).get(what) is not None:
+                results[name][what].update(events_pinned_us=entry["events_us"])
 
 
 def five_processes(hone: str, python: str, case: dict) -> dict:
@@ -463,10 +508,12 @@ def c_events(out: str):
     return c
 
 
-def measure_child(cases: dict, libraries: dict, out: str) -> None:
+def measure_child(cases: dict, libraries: dict, out: str, with_do_bench: bool = True) -> None:
     """Plain events (L2 read-flushed before each call, the device idle) and triton's do_bench. A
     raw-form candidate's events are issued from C (call_events.cu): a C caller's call time, as
-    hone's native runner's is; its Python-issued events stay beside as py_events_us."""
+    hone's native runner's is; its Python-issued events stay beside as py_events_us. Each callable
+    is first called for WARM_S at least (hone warms for 25 ms of calls): with ten calls, the first
+    case's events read 95 us against 22 in a lone process (H100, 2026-12-06)."""
     import torch
 
     fns = load_callables(cases, libraries)
@@ -478,6 +525,8 @@ def measure_child(cases: dict, libraries: dict, out: str) -> None:
         from triton.testing import do_bench
     except ImportError:
         do_bench = None
+    if not with_do_bench:
+        do_bench = None
     warm_clocks(flush)
     result = {}
     for name, side in fns.items():
@@ -485,8 +534,11 @@ def measure_child(cases: dict, libraries: dict, out: str) -> None:
             fn = side[what]
             if not fn:
                 continue
-            for _ in range(10):
+            began, n = time.perf_counter(), 0
+            while n < 10 or time.perf_counter() - began < WARM_S:
                 fn()
+                n += 1
+            torch.cuda.synchronize()
             times = plain_events_us(fn, flush, sink, 200)
             entry = {"events_us": statistics.median(times), "events_spread": per_call_spread(times)}
             if what == "candidate" and cev is not None and side.get("raw"):
@@ -606,7 +658,8 @@ def sample_lines(results: dict, spread_run: dict) -> list:
 def report(results: dict, spread_run: dict) -> list:
     lines = ["case | side | hone device | hone call | ncu | do_bench | events | device/ncu | call/ncu | "
              "do_bench/ncu | events/ncu | call/events | kernels | device spread | p50 interval | records | records/ncu | device method | "
-             "ncu no flush | ncu call flushed | events spread | ncu spread | events from | counters note"]
+             "ncu no flush | ncu call flushed | events spread | ncu spread | events from | counters note | "
+             "call pinned | events pinned | pinned call/events"]
     # median_interval: not one of the issue's bars, the same 3% read on how precisely the check
     # knows p50 (the 95% interval of the median).
     # spread: the bar, on the device time's samples (since 2026-12-06 each the mean of up to 6
@@ -615,7 +668,7 @@ def report(results: dict, spread_run: dict) -> list:
     # (the counted calls one by one) against the per-call spread of plain events and of ncu on the
     # same kernel (named baselines: if the instruments spread as much per call, the GPU does).
     per_call = os.environ.get("HONE_DEVICE_TIME") == "counters-call"  # device_vs_ncu_call_flushed's setting
-    verdicts = {"device_vs_ncu": [], "device_vs_ncu_call_flushed": [], "records_vs_ncu": [], "call_vs_events": [], "spread": [], "median_interval": [],
+    verdicts = {"device_vs_ncu": [], "device_vs_ncu_call_flushed": [], "records_vs_ncu": [], "call_vs_events": [], "call_vs_events_one_cpu": [], "spread": [], "median_interval": [],
                 "spread_vs_instruments": []}
     for name, sides in results.items():
         for what, r in sides.items():
@@ -632,7 +685,9 @@ def report(results: dict, spread_run: dict) -> list:
                                      fmt(r.get("ncu_no_flush_us")), fmt(r.get("ncu_call_flushed_us")),
                                      fmt(r.get("events_spread"), 3),
                                      fmt(r.get("ncu_spread"), 3), str(r.get("events_from") or "Python"),
-                                     (r.get("counters_note") or "-")[:90]]))
+                                     (r.get("counters_note") or "-")[:90], fmt(r.get("hone_call_pinned")),
+                                     fmt(r.get("events_pinned_us")),
+                                     fmt(ratio(r.get("hone_call_pinned"), r.get("events_pinned_us")), 3)]))
             if dev == dev and dev is not None and ncu:
                 ok = abs(dev - ncu) <= max(0.05 * ncu, 0.3)
                 verdicts["device_vs_ncu"].append((f"{name}/{what}", ok, f"{dev:.2f} vs {ncu:.2f}"))
@@ -647,6 +702,10 @@ def report(results: dict, spread_run: dict) -> list:
             if call == call and call is not None and ev:
                 ok = abs(call - ev) <= 0.10 * ev
                 verdicts["call_vs_events"].append((f"{name}/{what}", ok, f"{call:.2f} vs {ev:.2f}"))
+            pc, pe = r.get("hone_call_pinned"), r.get("events_pinned_us")
+            if pc == pc and pc is not None and pe:  # not instead of call_vs_events: both on one CPU (step 4a)
+                verdicts["call_vs_events_one_cpu"].append((f"{name}/{what}", abs(pc - pe) <= 0.10 * pe,
+                                                           f"{pc:.2f} vs {pe:.2f}"))
             s = r.get("hone_device_spread")
             if s == s and s is not None and dev and dev >= 5.0:
                 verdicts["spread"].append((f"{name}/{what} within a check", s <= 0.03, f"{100 * s:.1f}%"))
@@ -694,13 +753,16 @@ def main() -> int:
     ap.add_argument("--plan", default=None, help="(children) the cases and libraries, as JSON")
     ap.add_argument("--flush-calls", action="store_true", help="(ncu-child) read-flush the L2 before each call")
     ap.add_argument("--compiled", action="store_true", help="(ncu-child) the torch.compile references alone")
+    ap.add_argument("--no-do-bench", action="store_true", help="(measure-child) plain events alone")
+    ap.add_argument("--pin-cpu", type=int, default=min(os.sched_getaffinity(0)),
+                    help="step 6: hone and the plain events again on this one CPU (-1: skip; default the first allowed)")
     args = ap.parse_args()
     if args.mode != "run":
         plan = json.load(open(args.plan))
         if args.mode == "ncu-child":
             ncu_child(plan["cases"], plan["libraries"], args.flush_calls, args.compiled)
         else:
-            measure_child(plan["cases"], plan["libraries"], os.path.dirname(args.plan))
+            measure_child(plan["cases"], plan["libraries"], os.path.dirname(args.plan), not args.no_do_bench)
         return 0
 
     RUN_ENV["HONE_TIMING_SAMPLES"] = "1"  # every hone verdict below carries its per-call samples
@@ -759,8 +821,11 @@ def main() -> int:
                 take_ncu(out, os.path.join(args.out, csv_name), results, field)
         # 4. Five `hone check` processes of one kernel of >= 5 us.
         spread_run = five_processes(args.hone, args.python, cases["relu_2p22"]) if "relu_2p22" in cases else {}
+        # 4a. Call times, like with like: hone and the events again, all on one CPU.
+        if args.pin_cpu >= 0:
+            pinned_call_times(args, cases, results, plan_path)
         # 4b. Some eager references again, unconfined (not a bar).
-        unsandboxed_references(args.hone, args.python, cases, results)
+        unsandboxed_references(args.hone, args.python, cases, results, args.out)
         # 5. Last (a limit cuts only these): the torch.compile reference's device and call time,
         # then ncu over it in a run of its own (one compile thread: no worker processes under ncu).
         if not args.no_compile and any(c.get("compiled") for c in cases.values()):

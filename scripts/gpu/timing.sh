@@ -45,6 +45,16 @@ if [ "${HONE_TIMING_CALL_PROBE:-0}" = 1 ]; then
   echo "bench/probes/call_gap_probe rc=$?"
   cat "$OUT/timing/call_gap_probe.log"
 fi
+# Does a call's time depend on the CPU the caller runs on (bench/probes/affinity_probe.py: the
+# GPU's NUMA node and local CPUs; plain events from C and Python in a child pinned to each CPU;
+# `hone check` confined to the local CPUs and to the others; ~150 s). Off unless
+# HONE_TIMING_AFFINITY_PROBE=1.
+if [ "${HONE_TIMING_AFFINITY_PROBE:-0}" = 1 ]; then
+  timeout 280 "$PYTHON" bench/probes/affinity_probe.py --out "$OUT/timing/affinity" --json "$OUT/timing/affinity_probe.json" \
+    --hone "$HONE_BIN/hone" --kernel tasks/relu.cu --python "$PYTHON" > "$OUT/timing/affinity_probe.log" 2>&1
+  echo "bench/probes/affinity_probe rc=$?"
+  cat "$OUT/timing/affinity_probe.log"
+fi
 [ "${HONE_TIMING_BENCH:-1}" = 1 ] || { echo "timing section: probes only (HONE_TIMING_BENCH=0)"; exit 0; }
 timeout "${HONE_TIMING_LIMIT:-280}" "$PYTHON" bench/timing_truth/timing_truth.py --hone "$HONE_BIN/hone" --python "$PYTHON" --ncu "$NCU" ${HONE_TIMING_ARGS:-} \
   --out "$OUT/timing/work" --json "$OUT/timing/timing_truth.json" > "$OUT/timing/timing_truth.log" 2>&1
