@@ -1564,6 +1564,10 @@ class LaunchSpecTest(unittest.TestCase):
         self.assertEqual(specs["native"], [])  # a runner that is not there is not offered
         self.assertEqual(specs["python"][0].argv, [sys.executable, "-m", "hone_worker.runner"])
         self.assertNotEqual(specs["python"][0].scratch, specs["python"][1].scratch)
+        # A CPU candidate's address space is the RAM, as the engine's specs set it: a machine that
+        # overcommits without bound (the GPU machine) otherwise lets a 1 TiB allocation succeed.
+        ram = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        self.assertEqual([s.address_space_bytes for s in specs["python"]], [ram] * len(specs["python"]))
 
     def test_the_profiling_child_starts_from_a_python_runner_spec(self):
         from hone_worker.profile_launch import child_argv

@@ -82,7 +82,19 @@ def native_runner_path(environ) -> Optional[str]:
     return str(beside) if os.access(beside, os.X_OK) else None
 
 
+def physical_memory_bytes() -> int:
+    """The machine's RAM: the address-space limit of an unwrapped CPU candidate (as the engine sets)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        return 0
+
+
 def _unwrapped(environ) -> Dict[str, List[LaunchSpec]]:
+    """Unconfined runners (no launch file): a CPU candidate's address space is limited to the RAM
+    as the engine's specs limit it, so that an allocation past it fails as std::bad_alloc on a
+    machine that overcommits without bound (vm.overcommit_memory=1, as the GPU machine does: a
+    1 TiB allocation succeeded there, 2026-12-06)."""
     root = tempfile.mkdtemp(prefix="hone-candidates-")
     atexit.register(shutil.rmtree, root, True)
     env = dict(environ)
@@ -98,7 +110,7 @@ def _unwrapped(environ) -> Dict[str, List[LaunchSpec]]:
         for k in range(UNWRAPPED_SLOTS[kind]):
             scratch = os.path.join(root, f"{kind}-{k}")
             os.makedirs(scratch)
-            specs[kind].append(LaunchSpec(kind, argv, env, scratch, scratch))
+            specs[kind].append(LaunchSpec(kind, argv, env, scratch, scratch, address_space_bytes=physical_memory_bytes()))
     return specs
 
 
