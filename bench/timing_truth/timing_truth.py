@@ -20,8 +20,12 @@ and for relu(x) * scale's torch.compile reference (issue 14, bar 5: its device t
 ncu like the others) the same instruments over the compiled model, warmed until torch._dynamo
 compiles nothing more, in each child;
 plus the five-process spread of `hone check`'s device time (tasks/relu.cu on the 2^22 case) and
-each check's own p10..p90 spread. Targets (issue 14): device time within 5% or 0.3 us of ncu;
-call time within 10% of plain events; spreads <= 3% for kernels of 5 us or more.
+each check's own p10..p90 spread; then hone's call times and the plain events again with every
+process of both on one CPU (--pin-cpu, default the first allowed; -1 skips it): a call's host side
+depends on the vCPU it is issued from (bench/probes/affinity_probe.py), so `call_vs_events_one_cpu`
+beside `call_vs_events` compares the methods rather than the scheduler's placements. Targets
+(issue 14): device time within 5% or 0.3 us of ncu; call time within 10% of plain events; spreads
+<= 3% for kernels of 5 us or more.
 
   python3 bench/timing_truth/timing_truth.py --hone build/bin/hone --out /tmp/tt
 Every step has its own time limit; a failing step is reported and the rest still runs. The last
@@ -755,7 +759,7 @@ def main() -> int:
     ap.add_argument("--compiled", action="store_true", help="(ncu-child) the torch.compile references alone")
     ap.add_argument("--no-do-bench", action="store_true", help="(measure-child) plain events alone")
     ap.add_argument("--pin-cpu", type=int, default=min(os.sched_getaffinity(0)),
-                    help="step 6: hone and the plain events again on this one CPU (-1: skip; default the first allowed)")
+                    help="step 4a: hone and the plain events again on this one CPU (-1: skip; default the first allowed)")
     args = ap.parse_args()
     if args.mode != "run":
         plan = json.load(open(args.plan))
