@@ -7,7 +7,7 @@
 # Each section is scripts/gpu/<name>.sh; it gets HONE_BUILD, HONE_BIN, PY and OUT, prints a short
 # summary and writes full logs under $OUT. Sections run in name order; a failing one does not stop
 # the others. The last lines printed are the summary table. Section timing (issue 14: hone's device
-# and call time against ncu, do_bench and plain events) wants HONE_TIMEOUT_timing=340.
+# and call time against ncu, do_bench and plain events) wants HONE_TIMEOUT_timing=585 (scripts/gpu/timing.sh says why).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
