@@ -666,7 +666,7 @@ def report(results: dict, spread_run: dict) -> list:
              "call pinned | events pinned | pinned call/events"]
     # median_interval: not one of the issue's bars, the same 3% read on how precisely the check
     # knows p50 (the 95% interval of the median).
-    # spread: the bar, on the device time's samples (since 2026-12-06 each the mean of up to 6
+    # spread: the bar, on the device time's samples (since 2026-12-06 each the mean of up to 12
     # consecutive counted calls: ncu's own per-call spread exceeds 3% on a third of the rows).
     # spread_vs_instruments: not a bar of the issue either: hone's per-call spread within a check
     # (the counted calls one by one) against the per-call spread of plain events and of ncu on the

@@ -1067,11 +1067,14 @@ class KernelCountersTest(unittest.TestCase):
         timing = device.timing(0, 0, 3).summary()
         self.assertEqual((timing["spread"], timing["calls_per_sample"]), (0.0, timed_runs.COUNTER_BATCH))
         self.assertGreater(extra["device_per_call"]["spread"], 0.15)
-        # calls of many ranges, or outputs that fill the slots, are counted one call a sample
-        self.assertEqual(timed_runs.counted_plan(11, 1000), (24, 1))  # 5 kernels flushed before each
-        self.assertEqual(timed_runs.counted_plan(5, 1000), (96, 4))  # 2 kernels: 512 // 5 // 24
-        self.assertEqual(timed_runs.counted_plan(3, 40), (24, 1))  # 39 calls fit the slots: one a sample
-        self.assertEqual(timed_runs.counted_plan(3, 80), (72, 3))
+        # 12 samples of as many calls as 512 ranges and the slots hold (12 at most); calls of many
+        # ranges, or outputs that fill the slots, are counted one call a sample (24 at most)
+        self.assertEqual(timed_runs.counted_plan(3, 1000), (144, 12))  # 1 kernel flushed before it
+        self.assertEqual(timed_runs.counted_plan(11, 1000), (36, 3))  # 5 kernels: 512 // 11 // 12
+        self.assertEqual(timed_runs.counted_plan(5, 1000), (96, 8))  # 2 kernels: 512 // 5 // 12
+        self.assertEqual(timed_runs.counted_plan(23, 1000), (24, 1))  # 11 kernels: 22 in 512 ranges, one a sample
+        self.assertEqual(timed_runs.counted_plan(3, 20), (19, 1))  # 19 calls fit the slots: one a sample
+        self.assertEqual(timed_runs.counted_plan(3, 80), (72, 6))
         self.assertEqual(timed_runs.batch_means([1.0, 3.0, 5.0, 7.0, 9.0], 2), [2.0, 6.0, 9.0])
 
     def test_counters_that_cannot_be_used_leave_the_records_with_a_note(self):

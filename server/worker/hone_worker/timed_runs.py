@@ -59,7 +59,7 @@ KERNEL_OVER_EVENTS, KERNEL_OVER_EVENTS_US = 1.05, 1.0
 # the launch's front end, which the activity record leaves out: it exceeds the record, and may
 # exceed the held stream's events (where launches overlap) by COUNTER_OVER_EVENTS_US per kernel;
 # counters below COUNTERS_UNDER_RECORDS of the records contradict them.
-COUNTER_CALLS, COUNTER_RANGES = 24, 1024
+COUNTER_CALLS, COUNTER_RANGES = 12, 1024
 # A counted call's duration varies from call to call by the GPU's own few percent (ncu's per-call
 # spread of the same kernels: 2-5% at 5-20 us on the H100 and the H200, 2026-12-06), more than the
 # 3% a check's device time may spread (issue 14). So each device-time sample is the mean of up to
@@ -67,7 +67,13 @@ COUNTER_CALLS, COUNTER_RANGES = 24, 1024
 # samples, as long as the calls' ranges stay within COUNTER_BATCH_RANGES (the profiler's start
 # grows with them) and the output slots hold them; the calls one by one stay beside
 # (`device_per_call`), and the sample says how many calls it averages (`calls_per_sample`).
-COUNTER_BATCH, COUNTER_BATCH_RANGES = 6, 512
+# Since the fifth session of 2026-12-06: 12 samples of up to 12 calls (24 of up to 6 before: the
+# same calls, grouped in twice as many a sample). Re-read from the counted calls of two H100 runs,
+# 24 samples of 3-5 calls spread over 3% on 2-3 of 18 rows a run (tasks/matmul's two sides
+# 3.0-3.3%, tasks/layernorm's candidate 2.7-3.7%, ncu's own per-call spread there 4.4-6.9%); 12
+# samples of 6-10 calls spread 2.6% at most on every row.
+COUNTER_BATCH, COUNTER_BATCH_RANGES = 12, 512
+SINGLE_CALLS = 24  # calls counted one a sample, where two a sample do not fit (many kernels, big outputs)
 COUNTER_OVER_EVENTS_US, COUNTERS_UNDER_RECORDS = 1.5, 0.8
 # The default on CUDA since 2026-12-05: ncu's own metric is the only device time that agrees with
 # ncu to 0.3 us (the activity records read ~1 us a kernel below it: NVIDIA takes the two pairs of
@@ -108,11 +114,13 @@ COLD_AFTER_S, COLD_SETTLE_MS = 5.0, 300.0
 def counted_plan(per_call: int, slot_count: int) -> Tuple[int, int]:
     """The counted op's calls and the calls each device-time sample averages, for calls of
     `per_call` ranges and `slot_count` output slots: COUNTER_CALLS samples of up to COUNTER_BATCH
-    calls within COUNTER_BATCH_RANGES ranges, else as many single calls (COUNTER_CALLS at most) as
+    calls within COUNTER_BATCH_RANGES ranges, else as many single calls (SINGLE_CALLS at most) as
     COUNTER_RANGES and the slots allow."""
     most = min(COUNTER_RANGES // per_call, slot_count - 1)
-    batch = max(1, min(COUNTER_BATCH, min(COUNTER_BATCH_RANGES // per_call, most) // COUNTER_CALLS))
-    return min(most, COUNTER_CALLS * batch), batch
+    batch = min(COUNTER_BATCH, min(COUNTER_BATCH_RANGES // per_call, most) // COUNTER_CALLS)
+    if batch < 2:  # no two calls a sample: single calls, as many as before the samples were averaged
+        return min(most, SINGLE_CALLS), 1
+    return COUNTER_CALLS * batch, batch
 
 
 def batch_means(times: List[float], batch: int) -> List[float]:
