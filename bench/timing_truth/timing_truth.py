@@ -753,7 +753,8 @@ def main() -> int:
     ap.add_argument("--out", default="/tmp/timing_truth")
     ap.add_argument("--json", default=None)
     ap.add_argument("--no-compile", action="store_true", help="skip the torch.compile reference (step 5)")
-    ap.add_argument("--no-ncu-warm", action="store_true", help="skip ncu without its cache flush (step 3b)")
+    ap.add_argument("--ncu-warm", action="store_true",
+                    help="also ncu without its cache flush, and over calls flushed once (steps 3b, 3c; not bars; ~35 s)")
     ap.add_argument("--plan", default=None, help="(children) the cases and libraries, as JSON")
     ap.add_argument("--flush-calls", action="store_true", help="(ncu-child) read-flush the L2 before each call")
     ap.add_argument("--compiled", action="store_true", help="(ncu-child) the torch.compile references alone")
@@ -815,7 +816,7 @@ def main() -> int:
         # range): the cache state HONE_DEVICE_TIME=counters-call times a call in -- cold before its
         # first kernel, the call's own intermediates warm between its kernels, where ncu's default
         # (and hone's) flushes before every kernel. Neither is the bar.
-        if not args.no_ncu_warm:
+        if args.ncu_warm:
             warm = base + ["--cache-control", "none", "--print-units", "base"] + child
             for field, cmd, what, csv_name in (
                     ("ncu_no_flush_us", warm, "ncu --cache-control none", "ncu_no_flush.csv"),

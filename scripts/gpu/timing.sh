@@ -8,9 +8,10 @@
 # five-process spread of `hone check`. Its last lines are the
 # table and one `timing_truth: <target>: PASS|MISS|NO DATA` line per target (device vs ncu within
 # 5% or 0.3 us; call vs events within 10%, also with hone and the events on one CPU; spreads <= 3%
-# for kernels >= 5 us). The bench alone took 459 s on the H100 with HONE_TIMING_ARGS=--no-ncu-warm
-# (2026-12-06): give it HONE_TIMEOUT_timing=585 HONE_TIMING_LIMIT=560 and leave the probes off
-# (HONE_TIMING_PROBE=0). Logs, the ncu CSVs and JSON in $OUT/timing/.
+# for kernels >= 5 us). The bench alone took 459 s on the H100 (2026-12-06; its steps 3b and 3c,
+# ncu in other cache states, only with HONE_TIMING_ARGS=--ncu-warm): give it
+# HONE_TIMEOUT_timing=585; the probes are off unless asked (HONE_TIMING_PROBE=1 and the others).
+# Logs, the ncu CSVs and JSON in $OUT/timing/.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 : "${HONE_BIN:?}" "${OUT:?}" "${PY:=python3}"
@@ -22,8 +23,8 @@ NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || echo ncu)
 fails=0
 # Where the within-check spread comes from (bench/probes/spread_probe.py): one kernel's activity
 # records under no flush, a read flush, a write flush, a gap, hone's held stream, hone's flush with
-# the L2 discarded or the memory idle after it, and outputs in rotating slots (~40 s).
-if [ "${HONE_TIMING_PROBE:-1}" = 1 ]; then
+# the L2 discarded or the memory idle after it, and outputs in rotating slots (~40 s). Off unless HONE_TIMING_PROBE=1.
+if [ "${HONE_TIMING_PROBE:-0}" = 1 ]; then
   HONE_CUPTI_LIBRARY=$HONE_BUILD/share/hone/lib/libhone_cupti.so timeout 90 "$PYTHON" bench/probes/spread_probe.py \
     --json "$OUT/timing/spread_probe.json" > "$OUT/timing/spread_probe.log" 2>&1
   echo "bench/probes/spread_probe rc=$?"
