@@ -2,8 +2,9 @@
 adversarial manifest, raw and torch form, tamperers included (cheats caught, honest kernels and
 flagged cases pass, and the kernels of each case's `then` list, checked right after it by the
 same judge, get their verdicts), a sticky CUDA error that ends only its candidate process (the
-judge goes on, no restart), and timing stability (call and device time) on ReLU tasks of 2^20,
-2^24 and 2^28 floats against the numbers in FACTS.md. Prints a summary; writes every verdict as
+judge goes on, no restart), and timing stability on ReLU tasks of 2^20, 2^24 and 2^28 floats
+against the numbers in FACTS.md (the eager reference's device time in separate processes within
+3%; its call time printed beside). Prints a summary; writes every verdict as
 JSON under $OUT/worker/."""
 import argparse
 import concurrent.futures
@@ -105,7 +106,7 @@ def run_timing(session: Session, device: str) -> None:
     relu = build(TASKS / ("relu.cu" if device == "cuda" else "relu.cpp"), device)
     print("\nReLU timing stability (eager reference: 3 requests in one worker, + 1 in another worker for 2^24; "
           "hone's relu.cu; FACTS.md's torch.relu p50 with a 256 MB flush)")
-    print(f"{'size':6} {'eager p50 us (runs)':34} {'spread':>7} {'p10..p90 %':>10} {'relu.cu p50':>11} "
+    print(f"{'size':6} {'eager call p50 us (runs)':34} {'spread':>7} {'p10..p90 %':>10} {'relu.cu p50':>11} "
           f"{'floor us':>8} {'FACTS p50 us':>18}")
     for power in RELU_SIZES if device == "cuda" else [20]:
         task = relu_task(power)
@@ -124,23 +125,30 @@ def run_timing(session: Session, device: str) -> None:
               f"settled in {timing.get('settle_ms') or 0:.0f} ms, {timing.get('verified_calls')} of "
               f"{timing.get('timed_calls')} timed calls verified, bounds {timing.get('bounds')}")
         session.save(f"timing/relu_2_{power}", {"eager": runs, "relu_cu": check})
-        p50s = [r["p50_us"] for r in runs]
+        p50s = [r["p50_us"] for r in runs]  # call time (the timing's top-level fields)
         spread = (max(p50s) - min(p50s)) / min(p50s)
         inner = max((r["p90_us"] - r["p10_us"]) / r["p50_us"] for r in runs)
-        # What a user trusts is an unflagged number: the runs the worker did not flag noisy must
-        # agree within 5%. Flagged runs (a busy machine) told the user so and are left out.
-        quiet = [r["p50_us"] for r in runs if (r["p90_us"] - r["p10_us"]) / r["p50_us"] <= NOISY_SPREAD]
+        # What a user trusts is an unflagged number of the time speedups divide: on CUDA the device
+        # time, whose unflagged runs in separate processes must agree within 3% (issue 14's bar
+        # across processes). The call time across processes is printed, not a goal: its host path
+        # depends on the vCPU each process runs on (2^28 eager 730.51/767.25/765.10 us on the H100,
+        # 2026-12-06, 5.03% apart; docs/ARCHITECTURE.md). Flagged runs (a busy machine) told the
+        # user so and are left out.
+        basis = [r.get("device") or {} for r in runs] if device == "cuda" else [r for r in runs]
+        quiet = [b["p50_us"] for b in basis if b.get("p50_us") and (b["p90_us"] - b["p10_us"]) / b["p50_us"] <= NOISY_SPREAD]
         quiet_spread = (max(quiet) - min(quiet)) / min(quiet) if len(quiet) >= 2 else 0.0
         result = check.get("result", {})
         candidate = result.get("timing", {}).get("p50_us")
         floor = 2 * 4 * (1 << power) / PEAK_DRAM_BYTES_PER_S * 1e6
-        if result.get("status") != "correct" or (device == "cuda" and quiet_spread > 0.05):
+        no_device = device == "cuda" and len(quiet) < 2
+        if result.get("status") != "correct" or no_device or (device == "cuda" and quiet_spread > 0.03):
             session.failures.append(f"timing 2^{power}")
         print(f"2^{power:<4} {'/'.join(f'{p:.2f}' for p in p50s):34} {100 * spread:6.1f}% {100 * inner:9.1f}% "
               f"{candidate if candidate is None else round(candidate, 2)!s:>11} {floor:8.2f} {FACTS_RELU_P50_US[power]:>18}")
-        if device == "cuda" and len(quiet) < len(runs):
-            print(f"       {len(runs) - len(quiet)} of {len(runs)} runs flagged noisy (p10..p90 > {100 * NOISY_SPREAD:.0f}%); "
-                  f"unflagged: {'/'.join(f'{p:.2f}' for p in quiet) or 'none'}, spread {100 * quiet_spread:.1f}% (goal <= 5%)")
+        if device == "cuda":
+            print(f"       eager device p50 (unflagged runs): {'/'.join(f'{p:.2f}' for p in quiet) or 'none'} us, "
+                  f"spread {100 * quiet_spread:.1f}% (goal <= 3%; {len(runs) - len(quiet)} of {len(runs)} runs "
+                  f"flagged noisy or without a device time)")
 
 
 def run_compile_baseline(session: Session, device: str) -> None:
