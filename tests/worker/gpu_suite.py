@@ -129,26 +129,28 @@ def run_timing(session: Session, device: str) -> None:
         spread = (max(p50s) - min(p50s)) / min(p50s)
         inner = max((r["p90_us"] - r["p10_us"]) / r["p50_us"] for r in runs)
         # What a user trusts is an unflagged number of the time speedups divide: on CUDA the device
-        # time, whose unflagged runs in separate processes must agree within 3% (issue 14's bar
-        # across processes). The call time across processes is printed, not a goal: its host path
-        # depends on the vCPU each process runs on (2^28 eager 730.51/767.25/765.10 us on the H100,
-        # 2026-12-06, 5.03% apart; docs/ARCHITECTURE.md). Flagged runs (a busy machine) told the
-        # user so and are left out.
+        # time, whose unflagged runs in separate processes must agree within 3% where it is 5 us or
+        # more (issue 14's bar across processes). The call time across processes is printed, not a
+        # goal: its host path depends on the vCPU each process runs on (2^28 eager 730.51/767.25/
+        # 765.10 us on the H100, 2026-12-06, 5.03% apart; docs/ARCHITECTURE.md). Flagged runs (a
+        # busy machine) told the user so and are left out.
         basis = [r.get("device") or {} for r in runs] if device == "cuda" else [r for r in runs]
         quiet = [b["p50_us"] for b in basis if b.get("p50_us") and (b["p90_us"] - b["p10_us"]) / b["p50_us"] <= NOISY_SPREAD]
         quiet_spread = (max(quiet) - min(quiet)) / min(quiet) if len(quiet) >= 2 else 0.0
         result = check.get("result", {})
         candidate = result.get("timing", {}).get("p50_us")
         floor = 2 * 4 * (1 << power) / PEAK_DRAM_BYTES_PER_S * 1e6
-        no_device = device == "cuda" and len(quiet) < 2
-        if result.get("status") != "correct" or no_device or (device == "cuda" and quiet_spread > 0.03):
+        no_device = device == "cuda" and not all(b.get("p50_us") for b in basis)  # a CUDA time has one
+        goal = device == "cuda" and bool(quiet) and min(quiet) >= 5.0  # the bar is for kernels of 5 us or more
+        if result.get("status") != "correct" or no_device or (goal and quiet_spread > 0.03):
             session.failures.append(f"timing 2^{power}")
         print(f"2^{power:<4} {'/'.join(f'{p:.2f}' for p in p50s):34} {100 * spread:6.1f}% {100 * inner:9.1f}% "
               f"{candidate if candidate is None else round(candidate, 2)!s:>11} {floor:8.2f} {FACTS_RELU_P50_US[power]:>18}")
         if device == "cuda":
             print(f"       eager device p50 (unflagged runs): {'/'.join(f'{p:.2f}' for p in quiet) or 'none'} us, "
-                  f"spread {100 * quiet_spread:.1f}% (goal <= 3%; {len(runs) - len(quiet)} of {len(runs)} runs "
-                  f"flagged noisy or without a device time)")
+                  f"spread {100 * quiet_spread:.1f}% ({'goal <= 3%' if goal else 'under 5 us: no goal'}; "
+                  f"{len(runs) - len(quiet)} of {len(runs)} runs flagged noisy"
+                  f"{', a run without a device time' if no_device else ''})")
 
 
 def run_compile_baseline(session: Session, device: str) -> None:
