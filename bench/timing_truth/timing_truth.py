@@ -242,9 +242,11 @@ def find_key(obj, key):
 
 # ---------------------------------------------------------------- hone's own numbers
 
-def task_timings(hone: str, python: str, cases: dict, names: list, modes, limit_s: float, what: str, env=None):
-    """(case name, its JSON line) for each case `hone task --time <modes>` answered on."""
-    rc, out = run([hone, "task", *[cases[n]["task"] for n in names], "--time", *modes, "--device", "cuda", "--json",
+def task_timings(hone: str, python: str, cases: dict, names: list, modes, limit_s: float, what: str, env=None,
+                 prefix=()):
+    """(case name, its JSON line) for each case `hone task --time <modes>` answered on (run under
+    `prefix`, e.g. taskset)."""
+    rc, out = run([*prefix, hone, "task", *[cases[n]["task"] for n in names], "--time", *modes, "--device", "cuda", "--json",
                    "--python", python], limit_s, f"{what} ({len(names)} cases)", env=env)
     by_task = {os.path.realpath(cases[n]["task"]): n for n in names}
     for k, j in enumerate(json_lines(out)):
@@ -294,18 +296,30 @@ def unsandboxed_references(hone: str, python: str, cases: dict, results: dict, o
                                               hone_device_unsandboxed=p50(t.get("device")))
 
 
-def hone_candidates(hone: str, python: str, cases: dict, results: dict) -> dict:
-    """Every candidate in one `hone check` (each paired with its task by its stem); returns the
-    built libraries by kernel path."""
+def candidate_verdicts(hone: str, python: str, cases: dict, what: str, prefix=()):
+    """(case name, its verdict) for every candidate in one `hone check` (each paired with its task
+    by its stem), run under `prefix` (e.g. taskset)."""
     kernels = {os.path.realpath(c["candidate"]): n for n, c in cases.items() if c["candidate"]}
-    rc, out = run([hone, "check", *kernels, "--device", "cuda", "--baselines", "none", "--json", "--python", python],
-                  240, f"hone check ({len(kernels)} candidates)")
-    libraries = {}
+    rc, out = run([*prefix, hone, "check", *kernels, "--device", "cuda", "--baselines", "none", "--json",
+                   "--python", python], 240, f"{what} ({len(kernels)} candidates)")
     for v in json_lines(out):
-        path = os.path.realpath(find_key(v.get("kernel") or {}, "path") or "")
-        name = kernels.get(path)
-        if name is None:
-            continue
+        name = kernels.get(os.path.realpath(find_key(v.get("kernel") or {}, "path") or ""))
+        if name is not None:
+            yield name, v
+
+
+def measured_entries(out: str):
+    """(case name, side, entry) from a measure-child's JSON line."""
+    for j in json_lines(out):
+        for key, entry in j.items():
+            name, what = key.split("|")
+            yield name, what, entry
+
+
+def hone_candidates(hone: str, python: str, cases: dict, results: dict) -> dict:
+    """Every candidate in one `hone check`; returns the built libraries by kernel path."""
+    libraries = {}
+    for name, v in candidate_verdicts(hone, python, cases, "hone check"):
         t = v.get("timing") or {}
         results[name]["candidate"].update(hone_device=p50(t.get("device")), hone_call=p50(t.get("call")),
                                           hone_records=p50(t.get("device_records")),
@@ -333,22 +347,12 @@ def pinned_call_times(args, cases: dict, results: dict, plan_path: str) -> None:
     method does. Builds are cached by step 1; the references get a cache of their own (the
     baselines step 1 cached would answer). Kept as hone_call_pinned and events_pinned_us."""
     pin = ["taskset", "-c", str(args.pin_cpu)]
-    kernels = {os.path.realpath(c["candidate"]): n for n, c in cases.items() if c["candidate"]}
-    rc, out = run(pin + [args.hone, "check", *kernels, "--device", "cuda", "--baselines", "none", "--json",
-                         "--python", args.python], 240, f"hone check on CPU {args.pin_cpu} ({len(kernels)} candidates)")
-    for v in json_lines(out):
-        name = kernels.get(os.path.realpath(find_key(v.get("kernel") or {}, "path") or ""))
-        if name is not None:
-            results[name]["candidate"]["hone_call_pinned"] = p50((v.get("timing") or {}).get("call"))
-    names = list(cases)
-    rc, out = run(pin + [args.hone, "task", *[cases[n]["task"] for n in names], "--time", "eager", "--device", "cuda",
-                         "--json", "--python", args.python], 240, f"hone task --time eager on CPU {args.pin_cpu} "
-                  f"({len(names)} cases)", env={"HONE_CACHE_DIR": os.path.join(args.out, "cache-pinned")})
-    by_task = {os.path.realpath(cases[n]["task"]): n for n in names}
-    for j in json_lines(out):
-        name = by_task.get(os.path.realpath(j.get("task", "")))
-        if name is not None:
-            results[name]["reference"]["hone_call_pinned"] = p50(((j.get("reference") or {}).get("eager") or {}).get("call"))
+    for name, v in candidate_verdicts(args.hone, args.python, cases, f"hone check on CPU {args.pin_cpu}", pin):
+        results[name]["candidate"]["hone_call_pinned"] = p50((v.get("timing") or {}).get("call"))
+    for name, j in task_timings(args.hone, args.python, cases, list(cases), ("eager",), 240,
+                                f"hone task --time eager on CPU {args.pin_cpu}",
+                                env={"HONE_CACHE_DIR": os.path.join(args.out, "cache-pinned")}, prefix=pin):
+        results[name]["reference"]["hone_call_pinned"] = p50(((j.get("reference") or {}).get("eager") or {}).get("call"))
     with open(plan_path) as f:  # the eager sides only: torch.compile on one CPU takes minutes
         plan = json.load(f)
     for c in plan["cases"].values():
@@ -358,11 +362,9 @@ def pinned_call_times(args, cases: dict, results: dict, plan_path: str) -> None:
         json.dump(plan, f, indent=1)
     rc, out = run(pin + [args.python, __file__, "measure-child", "--plan", eager_plan, "--no-do-bench"], 180,
                   f"events on CPU {args.pin_cpu}")
-    for j in json_lines(out):
-        for key, entry in j.items():
-            name, what = key.split("|")
-            if results.get(name, {}).get(what) is not None:
-                results[name][what].update(events_pinned_us=entry["events_us"])
+    for name, what, entry in measured_entries(out):
+        if results.get(name, {}).get(what) is not None:
+            results[name][what].update(events_pinned_us=entry["events_us"])
 
 
 def five_processes(hone: str, python: str, case: dict) -> dict:
@@ -796,11 +798,9 @@ def main() -> int:
             json.dump({"cases": cases, "libraries": libraries}, f, indent=1)
         # 2. Plain events and do_bench in one clean process.
         rc, out = run([args.python, __file__, "measure-child", "--plan", plan_path], 180, "events and do_bench")
-        for j in json_lines(out):
-            for key, entry in j.items():
-                name, what = key.split("|")
-                if results.get(name, {}).get(what) is not None:
-                    results[name][what].update(entry)
+        for name, what, entry in measured_entries(out):
+            if results.get(name, {}).get(what) is not None:
+                results[name][what].update(entry)
         # 3. ncu over the same calls, clocks left alone (a second try without the optional flags).
         csv_path = os.path.join(args.out, "ncu.csv")
         base = [args.ncu, "--clock-control", "none", "--metrics", "gpu__time_duration.sum", "--nvtx", "--csv"]

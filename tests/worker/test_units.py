@@ -1614,6 +1614,11 @@ class PoolQuietTest(unittest.TestCase):
         with self.pool.changed:
             return [s.state for s in self.pool._slots["native"]]
 
+    def filled(self) -> None:
+        """Both native slots started and ready."""
+        self.pool.prepare("native", "cpu")
+        self.wait_for(lambda s: s == ["ready", "ready"], "the pool filled")
+
     def wait_for(self, predicate, what: str, timeout_s: float = 60.0) -> None:
         deadline = time.monotonic() + timeout_s  # polled: a slot does not notify each change of state
         while not predicate(self.states()):
@@ -1634,8 +1639,7 @@ class PoolQuietTest(unittest.TestCase):
         self.wait_for(lambda s: s == ["ready", "ready"], "the pool filled after the quiet block")
 
     def test_a_released_runner_is_restarted_only_after_the_quiet_block(self):
-        self.pool.prepare("native", "cpu")
-        self.wait_for(lambda s: s == ["ready", "ready"], "the pool filled")
+        self.filled()
         taken = self.pool.take("native", "cpu")
         with self.pool.quiet():
             self.pool.release(taken)
@@ -1645,8 +1649,7 @@ class PoolQuietTest(unittest.TestCase):
         self.wait_for(lambda s: s == ["ready", "ready"], "the released slot restarted")
 
     def test_a_take_inside_the_quiet_block_starts_what_it_waits_for(self):
-        self.pool.prepare("native", "cpu")
-        self.wait_for(lambda s: s == ["ready", "ready"], "the pool filled")
+        self.filled()
         first, second = self.pool.take("native", "cpu"), self.pool.take("native", "cpu")
         with self.pool.quiet():
             self.pool.release(first)
