@@ -64,8 +64,9 @@ for s in "${sections[@]}"; do
   expired=$(mktemp)
   # Expired only if the section still runs when the limit comes: ending the watcher's sleep below
   # (the section done) lets the subshell go on, and it must not then call the section expired.
+  # Its stderr is dropped: bash would print "Terminated" for the sleep ended there.
   ( sleep "$limit"; kill -0 "$sid" 2>/dev/null || exit 0
-    echo 1 > "$expired"; pkill -TERM -s "$sid"; sleep 5; pkill -KILL -s "$sid" ) &
+    echo 1 > "$expired"; pkill -TERM -s "$sid"; sleep 5; pkill -KILL -s "$sid" ) 2>/dev/null &
   watcher=$!
   wait "$sid"
   rc=$?

@@ -58,6 +58,18 @@ if [ "${HONE_TIMING_AFFINITY_PROBE:-0}" = 1 ]; then
   echo "bench/probes/affinity_probe rc=$?"
   cat "$OUT/timing/affinity_probe.log"
 fi
+# Why a confined reference's call time reads 2-3x plain events from Python (bench/probes/
+# confine_probe.py: plain events in a child under each confinement ingredient alone, then
+# `hone task --time eager` confined and unconfined with every process's CPU time sampled; ~150 s).
+# Off unless HONE_TIMING_CONFINE_PROBE=1.
+if [ "${HONE_TIMING_CONFINE_PROBE:-0}" = 1 ]; then
+  { cat /proc/cmdline; grep -H . /sys/devices/system/cpu/vulnerabilities/* 2>/dev/null; } > "$OUT/timing/kernel.txt"
+  timeout 280 "$PYTHON" bench/probes/confine_probe.py --confine "$HONE_BIN/hone-confine" --hone "$HONE_BIN/hone" \
+    --task tasks/relu.py --python "$PYTHON" --out "$OUT/timing/confine" --json "$OUT/timing/confine_probe.json" \
+    > "$OUT/timing/confine_probe.log" 2>&1
+  echo "bench/probes/confine_probe rc=$?"
+  cat "$OUT/timing/kernel.txt" "$OUT/timing/confine_probe.log"
+fi
 [ "${HONE_TIMING_BENCH:-1}" = 1 ] || { echo "timing section: probes only (HONE_TIMING_BENCH=0)"; exit 0; }
 timeout "${HONE_TIMING_LIMIT:-560}" "$PYTHON" bench/timing_truth/timing_truth.py --hone "$HONE_BIN/hone" --python "$PYTHON" --ncu "$NCU" ${HONE_TIMING_ARGS:-} \
   --out "$OUT/timing/work" --json "$OUT/timing/timing_truth.json" > "$OUT/timing/timing_truth.log" 2>&1

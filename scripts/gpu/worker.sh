@@ -24,12 +24,19 @@ cd tests/worker
 # One after the other: unit tests running beside the GPU suite load the CPUs and make its timing
 # of launch-bound kernels noisy (2^20 floats: 6 us became 16 us in the run of 2026-12-01).
 echo "== worker GPU suite"
-timeout 600 "$PYBIN" gpu_suite.py 2> "$OUT/worker/gpu_suite.stderr"
+# HONE_WORKER_STAGES="timing compile" runs only those stages of the suite; HONE_WORKER_UNITS=0
+# skips the unit tests (a short call that re-reads one goal).
+timeout 600 "$PYBIN" gpu_suite.py --stages ${HONE_WORKER_STAGES:-cases timing compile} 2> "$OUT/worker/gpu_suite.stderr"
 rc_gpu=$?
 [ $rc_gpu -eq 124 ] && echo "gpu_suite.py timed out"
 
-timeout 300 "$PYBIN" -m unittest test_units test_tasks test_candidates > "$OUT/worker/unittest.log" 2>&1
-rc_unit=$?
+rc_unit=0
+if [ "${HONE_WORKER_UNITS:-1}" = 1 ]; then
+  timeout 300 "$PYBIN" -m unittest test_units test_tasks test_candidates > "$OUT/worker/unittest.log" 2>&1
+  rc_unit=$?
+else
+  echo "unit tests skipped (HONE_WORKER_UNITS=0)" > "$OUT/worker/unittest.log"
+fi
 echo "== worker unit and task tests (torch $("$PYBIN" -c 'import torch; print(torch.__version__)')): rc=$rc_unit"
 tail -n 3 "$OUT/worker/unittest.log"
 echo "worker section: unittests rc=$rc_unit, gpu suite rc=$rc_gpu"

@@ -168,11 +168,17 @@ def run_compile_baseline(session: Session, device: str) -> None:
         print(f"\ntorch.compile baseline of tasks/relu.py failed: {reply['error']['message'][:300]}")
 
 
+STAGES = {"cases": run_cases, "timing": run_timing, "compile": run_compile_baseline}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--device", choices=("cuda", "cpu"), default="cuda",
                         help="cpu: a dry run of the same flow with the CPU cases, for machines without a GPU")
-    device = parser.parse_args().device
+    parser.add_argument("--stages", nargs="+", choices=sorted(STAGES), default=list(STAGES),
+                        help="run only these stages (default: all, in this order: " + ", ".join(STAGES) + ")")
+    args = parser.parse_args()
+    device = args.device
     OUT.mkdir(parents=True, exist_ok=True)
     session = Session()
     hello = session.worker.result("hello")
@@ -183,7 +189,7 @@ def main() -> int:
     gpu = hello["devices"][0] if hello["devices"] else {"name": "no GPU", "arch": "-"}
     print(f"worker: {gpu['name']} {gpu['arch']}, torch {hello['torch']} (CUDA {hello['torch_cuda']}), "
           f"python {hello['python']}, device {device}")
-    for stage in (run_cases, run_timing, run_compile_baseline):
+    for stage in (STAGES[name] for name in STAGES if name in args.stages):
         started = time.perf_counter()
         try:
             stage(session, device)
