@@ -435,7 +435,7 @@ def load_callables(cases: dict, libraries: dict, compile_models: bool = True):
                 lib.forward(block, stream)
 
             fns["candidate"] = candidate
-            fns["raw"] = (ctypes.cast(lib._forward, ctypes.c_void_p).value, block, stream)  # for call_events.cu
+            fns["raw"] = (lib.forward_address, block, stream)  # for call_events.cu
         out[name] = fns
     return out
 

@@ -1,14 +1,17 @@
 """The python runner (hone_worker.runner) over a real socketpair, on the CPU: the ready event,
 host arenas, the raw, torch, reference and null forms, `returned` metadata, poisoning, errors as
 replies, a crash the judge sees, and a protocol stream nothing the candidate prints can reach."""
+import ctypes
 import unittest
 
 import torch
 
 from common import ADVERSARIAL, FIXTURES, TASKS
+from kernel_build import build
 from runner_cases import RUNNER_FIXTURES, RunnerTestCase, share
 from runner_client import RunnerClient, RunnerDied
 
+from hone_worker.abi import ArgBlock, ArgDesc, RawLibrary
 from hone_worker.arena import Layout, scalar_arg, tensor_arg
 from hone_worker.devices import Device
 from hone_worker.instance import build_instance, run_reference
@@ -90,6 +93,19 @@ class ArenaMappingTest(RunnerTestCase):
         reply = self.runner.request("call", args=[{"kind": "tensor", "buf": past}], outputs=[])
         self.assertEqual(reply["error"]["kind"], "bad_request")
         self.assertIn("past the end", reply["error"]["message"])
+
+
+class RawLibraryTest(unittest.TestCase):
+    def test_forward_address_is_the_entry_point_a_c_caller_calls(self):
+        library = RawLibrary(build(TASKS / "relu.cpp").library)
+        x = torch.randn(8, 16)
+        out = torch.full_like(x, float("nan"))
+        block = ArgBlock([x, out])
+        forward = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.POINTER(ArgDesc), ctypes.c_int32, ctypes.c_void_p,
+                                   ctypes.c_char_p, ctypes.c_int32)(library.forward_address)
+        error = ctypes.create_string_buffer(256)
+        self.assertEqual(forward(block.descs, block.count, None, error, 256), 0, error.value)
+        self.assertTrue(torch.equal(out, torch.relu(x)))
 
 
 class FormsTest(RunnerTestCase):

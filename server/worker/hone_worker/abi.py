@@ -103,6 +103,11 @@ class RawLibrary:
     def signature(self) -> str:
         return self._lib.hone_raw_signature().decode()
 
+    @property
+    def forward_address(self) -> int:
+        """hone_raw_forward's address, for callers that call it from C (bench/timing_truth's events)."""
+        return ctypes.cast(self._forward, ctypes.c_void_p).value
+
     def forward(self, block: ArgBlock, stream: int) -> tuple:
         """Calls hone_raw_forward; returns (code, message): 0 ok, 1 error, 2 CUDA launch error."""
         self._error[0] = b"\0"
