@@ -12,6 +12,9 @@ Part 2, the whole: `hone task --time eager` of --task confined and with HONE_SAN
 each, interleaved, each with a cache of its own; meanwhile every process's CPU time is sampled
 (which processes ran beside the timed reference) and the python runners' /proc status read
 (threads, allowed CPUs, context switches, speculation mitigations, memlock).
+Answer on the H100 (2026-12-06, docs/gpu-runs.md): no. Every ingredient's events fell inside the
+same 15.6-28 us lottery as plain children, and `hone task` read 36.8 / 44.9 us confined against
+36.2 / 53.8 us unconfined: the 71 against 23 was two processes' host paths, not the sandbox.
 
   python3 bench/probes/confine_probe.py --confine build/bin/hone-confine --hone build/bin/hone \
       --task tasks/relu.py --out /tmp/confine [--json F]

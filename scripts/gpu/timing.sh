@@ -58,9 +58,9 @@ if [ "${HONE_TIMING_AFFINITY_PROBE:-0}" = 1 ]; then
   echo "bench/probes/affinity_probe rc=$?"
   cat "$OUT/timing/affinity_probe.log"
 fi
-# Why a confined reference's call time reads 2-3x plain events from Python (bench/probes/
-# confine_probe.py: plain events in a child under each confinement ingredient alone, then
-# `hone task --time eager` confined and unconfined with every process's CPU time sampled; ~150 s).
+# Does the confinement slow a reference's call (bench/probes/confine_probe.py: plain events in a
+# child under each confinement ingredient alone, then `hone task --time eager` confined and
+# unconfined with every process's CPU time sampled; ~150 s)? It did not on the H100 (2026-12-06).
 # Off unless HONE_TIMING_CONFINE_PROBE=1.
 if [ "${HONE_TIMING_CONFINE_PROBE:-0}" = 1 ]; then
   { cat /proc/cmdline; grep -H . /sys/devices/system/cpu/vulnerabilities/* 2>/dev/null; } > "$OUT/timing/kernel.txt"
