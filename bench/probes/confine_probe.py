@@ -40,7 +40,7 @@ def child() -> int:
     import torch
 
     sys.path.insert(0, HERE)
-    from plain_events import plain_events_us, warm_clocks
+    from plain_events import plain_events_us, warm_calls, warm_clocks
 
     torch.set_grad_enabled(False)
     flush = torch.ones(64 << 18, device="cuda")
@@ -49,9 +49,7 @@ def child() -> int:
     out = {}
     for n in SIZES:
         x = torch.randn(n, device="cuda")
-        started = time.perf_counter()
-        while time.perf_counter() - started < 0.1:
-            torch.relu(x)
+        warm_calls(lambda: torch.relu(x))
         out[str(n)] = statistics.median(plain_events_us(lambda: torch.relu(x), flush, sink, 300))
     print(json.dumps(out), flush=True)
     return 0

@@ -48,7 +48,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "server", "worker"))
 sys.path.insert(0, os.path.join(ROOT, "bench", "probes"))
-from plain_events import plain_events_us, warm_clocks  # noqa: E402
+from plain_events import plain_events_us, warm_calls, warm_clocks  # noqa: E402
 from shared_object import build_and_load  # noqa: E402
 from spread_probe import summary as sample_summary  # noqa: E402
 
@@ -540,11 +540,7 @@ def measure_child(cases: dict, libraries: dict, out: str, with_do_bench: bool = 
             fn = side[what]
             if not fn:
                 continue
-            began, n = time.perf_counter(), 0
-            while n < 10 or time.perf_counter() - began < WARM_S:
-                fn()
-                n += 1
-            torch.cuda.synchronize()
+            warm_calls(fn, WARM_S)
             times = plain_events_us(fn, flush, sink, 200)
             entry = {"events_us": statistics.median(times), "events_spread": per_call_spread(times)}
             if what == "candidate" and cev is not None and side.get("raw"):
