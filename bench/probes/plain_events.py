@@ -47,3 +47,19 @@ def plain_events_us(fn, flush, sink, calls: int) -> list:
         end.synchronize()
         times.append(start.elapsed_time(end) * 1000.0)
     return times
+
+
+def host_clock_us(fn, flush, calls: int) -> list:
+    """The CPU's counterpart: microseconds of the steady clock around each of `calls` calls of fn(),
+    after a sum over `flush` (a CPU tensor larger than the last-level cache) and 10 warm-up calls."""
+    import time
+
+    for _ in range(10):
+        fn()
+    times = []
+    for _ in range(calls):
+        flush.sum()
+        started = time.perf_counter_ns()
+        fn()
+        times.append((time.perf_counter_ns() - started) / 1000.0)
+    return times

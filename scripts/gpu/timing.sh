@@ -70,6 +70,27 @@ if [ "${HONE_TIMING_CONFINE_PROBE:-0}" = 1 ]; then
   echo "bench/probes/confine_probe rc=$?"
   cat "$OUT/timing/kernel.txt" "$OUT/timing/confine_probe.log"
 fi
+# Are hone's call time and plain events the same method within one process
+# (bench/probes/inprocess_probe.py: a task's Model and an answer's ModelNew measure plain events
+# around themselves where hone builds them, then `hone check --baselines eager --no-sandbox` times
+# both in those processes; ~150 s)? Off unless HONE_TIMING_INPROCESS_PROBE=1.
+if [ "${HONE_TIMING_INPROCESS_PROBE:-0}" = 1 ]; then
+  timeout 280 "$PYTHON" bench/probes/inprocess_probe.py --hone "$HONE_BIN/hone" --python "$PYTHON" \
+    --out "$OUT/timing/inprocess" --json "$OUT/timing/inprocess_probe.json" > "$OUT/timing/inprocess_probe.log" 2>&1
+  echo "bench/probes/inprocess_probe rc=$?"
+  cat "$OUT/timing/inprocess_probe.log"
+fi
+# Which step of hone's call-time loop reads above plain events in one process
+# (bench/probes/method_probe.py: plain events, with hone's flush, with the result kept and the
+# input copied, hone's TimedLoop; with libhone_cupti loaded first and without; ~60 s)? Off unless
+# HONE_TIMING_METHOD_PROBE=1.
+if [ "${HONE_TIMING_METHOD_PROBE:-0}" = 1 ]; then
+  for preload in "" --no-preload; do
+    echo "method_probe ${preload:-(libhone_cupti loaded first, as the runner)}"
+    timeout 200 "$PYTHON" bench/probes/method_probe.py --worker "$HONE_BUILD/share/hone/worker" $preload \
+      --json "$OUT/timing/method_probe${preload}.json" 2>&1
+  done
+fi
 [ "${HONE_TIMING_BENCH:-1}" = 1 ] || { echo "timing section: probes only (HONE_TIMING_BENCH=0)"; exit 0; }
 timeout "${HONE_TIMING_LIMIT:-560}" "$PYTHON" bench/timing_truth/timing_truth.py --hone "$HONE_BIN/hone" --python "$PYTHON" --ncu "$NCU" ${HONE_TIMING_ARGS:-} \
   --out "$OUT/timing/work" --json "$OUT/timing/timing_truth.json" > "$OUT/timing/timing_truth.log" 2>&1

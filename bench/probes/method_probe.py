@@ -1,0 +1,177 @@
+"""bench/probes/method_probe.py (issue 14, call time within 10% of plain events): which step of
+hone's call-time loop reads above plain events in the same process? inprocess_probe found hone's
+call p50 1.08-1.86x the plain events measured in the very runner that hone timed in (H100,
+2026-12-06), so the gap is not only two processes' host paths.
+
+In one fresh process per case (the python runner's start-up: libhone_cupti loaded before torch,
+autograd off), interleaved over --rounds, each variant 300 calls of a Module after warming:
+  plain        plain events (bench/probes/plain_events.py, KernelBench's method)
+  plain_hflush plain events with hone's flush (hone_flush_l2 through libhone_harness) for torch's sum
+  plain_keep   plain events, the result kept alive over the next call and copied to an output
+               after the end event, and the input copied from one of two sets before the flush
+  plain_hold   plain events, every call's two events kept alive until the last call (as a timed
+               loop that reads them at the end must)
+  hone         hone's TimedLoop (server/worker/hone_worker/runner/timed_calls.py) in call mode
+               with two input sets and two output slots, as a check times
+  hone_lazy    the same with each event made at its mark (_Clock.prepare skipped: hone before
+               2026-12-06's fix)
+First answer (H100, 2026-12-06, before the fix): plain_hflush 0.95-0.99x and plain_keep 0.97-1.00x
+of plain, hone 1.10-1.39x (one process: not the lottery) -- the events, made inside the windows.
+Printed: each variant's p50 per round and its ratio to plain.
+
+  python3 bench/probes/method_probe.py --worker build/share/hone/worker [--rounds 3] [--json F]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES = {"relu_2p16": ((64, 1024), "relu"), "relu_2p22": ((4096, 1024), "relu"),
+         "relu_scale_256x2048": ((256, 2048), "relu_scale")}
+VARIANTS = ("plain", "plain_hflush", "plain_keep", "plain_hold", "hone", "hone_lazy")
+CALLS = 300
+
+
+def child(case: str, rounds: int, preload: bool) -> int:
+    if preload:
+        from hone_worker.runner import cupti
+
+        cupti.preload()
+    import torch
+
+    torch.set_grad_enabled(False)
+    sys.path.insert(0, HERE)
+    from hone_worker.devices import Device
+    from hone_worker.runner import timed_calls
+    from hone_worker.runner.forms import Candidate
+    from hone_worker.runner.harness import harness
+    from plain_events import plain_events_us, warm_calls, warm_clocks
+
+    shape, what = CASES[case]
+
+    class Model(torch.nn.Module):
+        def forward(self, x):
+            return torch.relu(x) * 1.5 if what == "relu_scale" else torch.relu(x)
+
+    class Bound(Candidate):
+        form, writes_outputs = "probe", False
+
+        def bind(self, args, outputs):
+            values = list(args)
+            return lambda: model(*values)
+
+    device = Device("cuda", 0)
+    torch.cuda.set_device(0)
+    model = Model()
+    sets = [[torch.randn(*shape, device="cuda")] for _ in range(2)]
+    target = [sets[0][0].clone()]
+    slots = [[torch.empty(*shape, device="cuda")] for _ in range(2)]
+    l2 = torch.cuda.get_device_properties(0).L2_cache_size
+    flush_bytes = 2 * l2
+    h = harness()
+    hbuf, hsink = timed_calls.flush_buffers(device, flush_bytes, ())
+    tflush, tsink = torch.ones(flush_bytes // 4, device="cuda"), torch.zeros((), device="cuda")
+    stream = torch.cuda.current_stream().cuda_stream
+    warm_clocks(tflush)
+
+    def hone(lazy: bool) -> list:
+        schedule = [timed_calls._Entry(k % 2, k % 2, []) for k in range(CALLS)]
+        plan = timed_calls.TimePlan("call", target, sets, slots, schedule, 20, 100.0, 0.0, flush_bytes, None, None,
+                                    10_000.0)
+        loop = timed_calls.TimedLoop(plan, Bound(), h, device, hbuf, hsink)
+        if lazy:
+            loop.clock.prepare = lambda count: None
+        return loop.run(lambda event: None)["times_us"]
+
+    def plain_hold() -> list:
+        x, marks = target[0], []
+        for _ in range(CALLS):
+            torch.add(tsink, tflush.sum(), out=tsink)
+            torch.cuda.synchronize()
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            model(x)
+            end.record()
+            end.synchronize()
+            marks.append((start, end))
+        return [a.elapsed_time(b) * 1000.0 for a, b in marks]
+
+    def plain_hflush() -> list:
+        x = target[0]
+        times = []
+        for _ in range(CALLS):
+            h.flush(stream, hbuf.data_ptr(), flush_bytes, hsink.data_ptr(), evict_code=False)
+            torch.cuda.synchronize()
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            model(x)
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end) * 1000.0)
+        return times
+
+    def plain_keep() -> list:
+        x, times, kept = target[0], [], None
+        for k in range(CALLS):
+            x.copy_(sets[k % 2][0])
+            torch.add(tsink, tflush.sum(), out=tsink)
+            torch.cuda.synchronize()
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            result = model(x)
+            end.record()
+            slots[k % 2][0].copy_(result)
+            kept = result  # noqa: F841 - alive over the next call, as hone's loop keeps it
+            end.synchronize()
+            times.append(start.elapsed_time(end) * 1000.0)
+        return times
+
+    ways = {"plain": lambda: plain_events_us(lambda: model(target[0]), tflush, tsink, CALLS),
+            "plain_hflush": plain_hflush, "plain_keep": plain_keep, "plain_hold": plain_hold,
+            "hone": lambda: hone(False), "hone_lazy": lambda: hone(True)}
+    out = {v: [] for v in VARIANTS}
+    for _ in range(rounds):
+        for v in VARIANTS:
+            warm_calls(lambda: model(target[0]))
+            out[v].append(statistics.median(ways[v]()))
+    print(json.dumps(out), flush=True)
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--worker", required=True, help="the folder holding hone_worker (build/share/hone/worker)")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--cases", nargs="*", default=list(CASES))
+    ap.add_argument("--no-preload", action="store_true", help="torch's CUPTI, not libhone_cupti loaded first")
+    ap.add_argument("--json")
+    ap.add_argument("--child")
+    args = ap.parse_args()
+    if args.child:
+        sys.path.insert(0, args.worker)
+        return child(args.child, args.rounds, not args.no_preload)
+    results = {}
+    for case in args.cases:
+        cmd = [sys.executable, os.path.abspath(__file__), "--worker", args.worker, "--rounds", str(args.rounds),
+               "--child", case] + (["--no-preload"] if args.no_preload else [])
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        try:
+            r = json.loads(p.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            print(f"{case}: failed (rc {p.returncode}): {p.stderr[-800:]}", flush=True)
+            continue
+        results[case] = r
+        base = statistics.median(r["plain"])
+        print(f"{case}: " + "; ".join(f"{v} {'/'.join(f'{x:.2f}' for x in r[v])} us "
+                                      f"({statistics.median(r[v]) / base:.2f}x)" for v in VARIANTS), flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
