@@ -432,5 +432,59 @@ class CudaRunnerTest(unittest.TestCase):
         self.assertTrue(torch.equal(views[2], torch.relu(x)))
 
 
+@unittest.skipUnless(torch.cuda.is_available(), "skipped: no GPU (CUDA runner tests need one)")
+class CallWindowTest(unittest.TestCase):
+    """In the runner's own loop (in-process): what a call-time pass puts around its calls. Plain
+    events flush the L2 alone and record events that exist already; the loop read 1.1-1.4x plain
+    events in one process on the H100 while it made each mark's event at its record and evicted
+    the code too (bench/probes/method_probe.py, 2026-12-06)."""
+
+    def loop(self, harness, mode="call"):
+        from hone_worker.devices import Device
+        from hone_worker.runner import timed_calls
+        from hone_worker.runner.forms import Candidate
+
+        class Relu(Candidate):
+            form, writes_outputs = "test", False
+
+            def bind(self, args, outputs):
+                return lambda: torch.relu(args[0])
+
+        x = torch.randn(1024, device="cuda")
+        device = Device("cuda", torch.cuda.current_device())
+        plan = timed_calls.TimePlan(mode, [x], [], [[torch.empty_like(x)]], [timed_calls._Entry(0, 0, [])] * 8, 2,
+                                    0.0, 0.0, 1 << 20, None, None, 10_000.0)
+        return timed_calls.TimedLoop(plan, Relu(), harness, device, *timed_calls.flush_buffers(device, 1 << 20, ()))
+
+    def test_call_time_flushes_the_l2_alone_and_makes_no_event_in_the_timed_calls(self):
+        from unittest import mock
+
+        from hone_worker.runner.harness import harness
+
+        real, evicted = harness(), []
+
+        class Recording:
+            def __getattr__(self, name):
+                return getattr(real, name)
+
+            def flush(self, stream, buffer, size, sink, evict_code=True):
+                evicted.append(evict_code)
+                real.flush(stream, buffer, size, sink, evict_code)
+
+        loop = self.loop(Recording())
+        prepare = loop.clock.prepare
+        with mock.patch("torch.cuda.Event", wraps=torch.cuda.Event) as made:
+            def prepared(count):
+                prepare(count)
+                made.reset_mock()  # from here on: the timed calls
+
+            loop.clock.prepare = prepared
+            reply = loop.run(lambda event: None)
+        self.assertEqual(len(reply["times_us"]), 8)
+        self.assertEqual(made.call_count, 0, "an event made inside the timed calls")
+        self.assertEqual(len(evicted), 2 + 8)  # the warm-up's calls and the timed ones
+        self.assertFalse(any(evicted), "a call-time flush evicted the code (ncu's flush is for counted calls)")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -346,11 +346,14 @@ class TimedLoop:
         flushes); with `counters` flushing each kernel (the kernel prologue), hone_flush runs
         before each of the call's kernels instead of once before it."""
         each = counters is not None and counters.each_kernel
+        # Counted calls only (kernel_counters asked): the timed passes hand their unasked _Counters
+        # in too, and evicted the code before every call-time call until 2026-12-06.
+        evict_code = held or (counters is not None and counters.most > 0)
         marks = []
         for entry in entries:
             self._apply_inputs(entry)
             if not each:
-                self._flush(evict_code=held or counters is not None)
+                self._flush(evict_code=evict_code)
             if not held:
                 self.device.synchronize()
             forward, keep = self._call(entry.set, entry.slot)
