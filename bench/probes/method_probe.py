@@ -86,51 +86,36 @@ def child(case: str, rounds: int, preload: bool) -> int:
             loop.clock.prepare = lambda count: None
         return loop.run(lambda event: None)["times_us"]
 
-    def plain_hold() -> list:
-        x, marks = target[0], []
-        for _ in range(CALLS):
-            torch.add(tsink, tflush.sum(), out=tsink)
-            torch.cuda.synchronize()
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            model(x)
-            end.record()
-            end.synchronize()
-            marks.append((start, end))
-        return [a.elapsed_time(b) * 1000.0 for a, b in marks]
+    def torch_flush() -> None:
+        torch.add(tsink, tflush.sum(), out=tsink)
 
-    def plain_hflush() -> list:
-        x = target[0]
-        times = []
-        for _ in range(CALLS):
-            h.flush(stream, hbuf.data_ptr(), flush_bytes, hsink.data_ptr(), evict_code=False)
-            torch.cuda.synchronize()
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            model(x)
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end) * 1000.0)
-        return times
+    def hone_flush() -> None:
+        h.flush(stream, hbuf.data_ptr(), flush_bytes, hsink.data_ptr(), evict_code=False)
 
-    def plain_keep() -> list:
-        x, times, kept = target[0], [], None
+    def plain_variant(flush, keep: bool = False, hold: bool = False) -> list:
+        """Plain events around model(x) after `flush`; `keep`: the input copied from one of two sets
+        before the flush, the result alive over the next call and copied to an output slot after
+        the end event; `hold`: every call's events alive until the last call."""
+        x, marks, kept = target[0], [], None
         for k in range(CALLS):
-            x.copy_(sets[k % 2][0])
-            torch.add(tsink, tflush.sum(), out=tsink)
+            if keep:
+                x.copy_(sets[k % 2][0])
+            flush()
             torch.cuda.synchronize()
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
             result = model(x)
             end.record()
-            slots[k % 2][0].copy_(result)
-            kept = result  # noqa: F841 - alive over the next call, as hone's loop keeps it
+            if keep:
+                slots[k % 2][0].copy_(result)
+                kept = result  # noqa: F841 - alive over the next call, as hone's loop keeps it
             end.synchronize()
-            times.append(start.elapsed_time(end) * 1000.0)
-        return times
+            marks.append((start, end) if hold else start.elapsed_time(end) * 1000.0)
+        return [a.elapsed_time(b) * 1000.0 for a, b in marks] if hold else marks
 
     ways = {"plain": lambda: plain_events_us(lambda: model(target[0]), tflush, tsink, CALLS),
-            "plain_hflush": plain_hflush, "plain_keep": plain_keep, "plain_hold": plain_hold,
+            "plain_hflush": lambda: plain_variant(hone_flush), "plain_keep": lambda: plain_variant(torch_flush, keep=True),
+            "plain_hold": lambda: plain_variant(torch_flush, hold=True),
             "hone": lambda: hone(False), "hone_lazy": lambda: hone(True)}
     out = {v: [] for v in VARIANTS}
     for _ in range(rounds):
