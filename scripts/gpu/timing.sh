@@ -75,7 +75,7 @@ fi
 # around themselves where hone builds them, then `hone check --baselines eager --no-sandbox` times
 # both in those processes; ~150 s)? Off unless HONE_TIMING_INPROCESS_PROBE=1.
 if [ "${HONE_TIMING_INPROCESS_PROBE:-0}" = 1 ]; then
-  timeout 280 "$PYTHON" bench/probes/inprocess_probe.py --hone "$HONE_BIN/hone" --python "$PYTHON" \
+  timeout 280 "$PYTHON" bench/probes/inprocess_probe.py --hone "$HONE_BIN/hone" --python "$PYTHON" --rounds "${HONE_TIMING_INPROCESS_ROUNDS:-2}" \
     --out "$OUT/timing/inprocess" --json "$OUT/timing/inprocess_probe.json" > "$OUT/timing/inprocess_probe.log" 2>&1
   echo "bench/probes/inprocess_probe rc=$?"
   cat "$OUT/timing/inprocess_probe.log"
