@@ -6,8 +6,8 @@ separate process's events measures the lottery as much as the method.
 
 Here both are read in one process. The probe writes, per case, a task whose Model and a KernelBench
 answer whose ModelNew (the same computation) each measure plain events around their own forward
-when they are built and HONE_INPROCESS_OUT names a file (300 calls after 0.1 s of warm-up, read
-flush, the RNG state left as it was). `hone check ANSWER --task TASK --baselines eager
+when they are built and HONE_INPROCESS_OUT names a file (bench/probes/inprocess_hook.py: 300 calls
+after 0.1 s of warm-up, read flush, the RNG state left as it was). `hone check ANSWER --task TASK --baselines eager
 --no-sandbox` then builds ModelNew in the candidate's runner and Model in the reference's runner
 (and in the judge) and times both with its own `time` ops in those same processes; a fresh child
 builds Model once more (the cross-process number; the judge's own builds of Model measure nothing). Printed per case and round: hone's call p50
@@ -24,44 +24,10 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from inprocess_hook import HOOK, environment, rows_of, where  # noqa: E402
 
-HOOK = '''import torch
-import torch.nn as nn
-
-
-def _plain_events(forward, tag, inputs):
-    """Plain events around forward(*inputs) in this process (forward: the module, called as KernelBench
-    and hone call it), appended to $HONE_INPROCESS_OUT."""
-    import json, os, statistics, sys, time
-    out, cuda = os.environ.get("HONE_INPROCESS_OUT"), os.environ.get("HONE_INPROCESS_DEVICE", "cuda") == "cuda"
-    if not out or (cuda and not torch.cuda.is_available()) or sys.argv[0].endswith(os.path.join("hone_worker", "__main__.py")):
-        return  # the judge builds Model too (its own outputs), a dozen times: not a timed process
-    row = {{"tag": tag, "pid": os.getpid(), "argv": sys.argv[:2], "at": time.time()}}
-    try:
-        sys.path.insert(0, os.environ["HONE_INPROCESS_PROBES"])
-        from plain_events import host_clock_us, plain_events_us, warm_calls, warm_clocks
-        with torch.random.fork_rng(devices=[torch.cuda.current_device()] if cuda else []), torch.no_grad():
-            x = [t.cuda() if cuda else t for t in inputs()]
-            flush = torch.ones(64 << 18, device="cuda" if cuda else "cpu")
-            if cuda:
-                sink = torch.zeros((), device="cuda")
-                warm_clocks(flush)
-                warm_calls(lambda: forward(*x))
-                times = sorted(plain_events_us(lambda: forward(*x), flush, sink, 300))
-            else:
-                times = sorted(host_clock_us(lambda: forward(*x), flush, 300))
-            del flush, x
-        if cuda:
-            torch.cuda.empty_cache()
-        row.update(p50_us=statistics.median(times), p10_us=times[len(times) // 10], p90_us=times[9 * len(times) // 10],
-                   allowed_cpus=len(os.sched_getaffinity(0)))
-    except Exception as exc:  # noqa: BLE001 - a probe's row says what went wrong
-        row["error"] = repr(exc)
-    with open(out, "a") as f:
-        f.write(json.dumps(row) + "\\n")
-
-
-def get_inputs():
+INPUTS = '''def get_inputs():
     return [torch.randn({shape})]
 
 
@@ -73,7 +39,7 @@ def _compute(x):
     return {expression}
 '''
 
-TASK = HOOK + '''
+TASK = INPUTS + '''
 
 class Model(nn.Module):
     def __init__(self):
@@ -84,7 +50,7 @@ class Model(nn.Module):
         return _compute(x)
 '''
 
-ANSWER = HOOK + '''
+ANSWER = INPUTS + '''
 
 class ModelNew(nn.Module):
     def __init__(self):
@@ -114,23 +80,10 @@ def write_case(work: str, name: str) -> tuple:
     shape, expression = CASES[name]
     task, answer = os.path.join(work, f"{name}.py"), os.path.join(work, f"{name}_answer.py")
     with open(task, "w") as f:
-        f.write(TASK.format(shape=shape, expression=expression))
+        f.write(HOOK + TASK.format(shape=shape, expression=expression))
     with open(answer, "w") as f:
-        f.write(ANSWER.format(shape=shape, expression=expression))
+        f.write(HOOK + ANSWER.format(shape=shape, expression=expression))
     return task, answer
-
-
-def rows_of(path: str) -> list:
-    if not os.path.exists(path):
-        return []
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
-
-
-def where(row: dict) -> str:
-    """Which process built it: a runner (python -m hone_worker.runner) or the probe's child (-c);
-    the judge's builds are not measured."""
-    return "runner" if "runner" in " ".join(row.get("argv") or []) else "child"
 
 
 def p50(summary) -> float:
@@ -140,7 +93,7 @@ def p50(summary) -> float:
 def one(args, work: str, name: str, k: int) -> dict:
     task, answer = write_case(work, name)
     out = os.path.join(work, f"{name}.{k}.rows")
-    env = {**os.environ, "HONE_INPROCESS_OUT": out, "HONE_INPROCESS_PROBES": HERE, "HONE_INPROCESS_DEVICE": args.device,
+    env = {**os.environ, **environment(out, args.device),
            "HONE_CACHE_DIR": os.path.join(work, f"cache-{name}-{k}")}
     started = time.perf_counter()
     p = subprocess.run([args.hone, "check", answer, "--task", task, "--device", args.device, "--baselines", "eager",

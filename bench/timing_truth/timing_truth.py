@@ -23,7 +23,10 @@ plus the five-process spread of `hone check`'s device time (tasks/relu.cu on the
 each check's own p10..p90 spread; then hone's call times and the plain events again with every
 process of both on one CPU (--pin-cpu, default the first allowed; -1 skips it): a call's host side
 depends on the vCPU it is issued from (bench/probes/affinity_probe.py), so `call_vs_events_one_cpu`
-beside `call_vs_events` compares the methods rather than the scheduler's placements. Targets
+beside `call_vs_events` compares the methods rather than the scheduler's placements; and, for the
+generated cases' eager references, the plain events their Model measured around itself inside the
+reference runner hone timed it in (bench/probes/inprocess_hook.py): `call_vs_events_same_process`
+compares the methods in one process, which no placement moves. Targets
 (issue 14): device time within 5% or 0.3 us of ncu; call time within 10% of plain events; spreads
 <= 3% for kernels of 5 us or more.
 
@@ -48,6 +51,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "server", "worker"))
 sys.path.insert(0, os.path.join(ROOT, "bench", "probes"))
+from inprocess_hook import HOOK, environment, rows_of, where  # noqa: E402
 from plain_events import plain_events_us, warm_calls, warm_clocks  # noqa: E402
 from shared_object import build_and_load  # noqa: E402
 from spread_probe import summary as sample_summary  # noqa: E402
@@ -66,6 +70,7 @@ import torch.nn as nn
 class Model(nn.Module):
     def __init__(self):
         super().__init__()
+        _plain_events(self, "CASE", get_inputs)
 
     def forward(self, x):
         return torch.relu(x)
@@ -86,6 +91,7 @@ import torch.nn as nn
 class Model(nn.Module):
     def __init__(self):
         super().__init__()
+        _plain_events(self, "CASE", get_inputs)
 
     def forward(self, a, b):
         return torch.matmul(a, b)
@@ -107,6 +113,7 @@ class Model(nn.Module):
     def __init__(self):
         super().__init__()
         self.scale = 1.5
+        _plain_events(self, "CASE", get_inputs)
 
     def forward(self, x):
         return torch.relu(x) * self.scale
@@ -131,7 +138,7 @@ def write_cases(work: str) -> dict:
     for name, n in ELEMENTWISE.items():
         path = os.path.join(work, f"{name}.py")
         with open(path, "w") as f:
-            f.write(ELEMENTWISE_TASK.format(rows=n // 1024))
+            f.write(HOOK + ELEMENTWISE_TASK.format(rows=n // 1024).replace('"CASE"', repr(name)))
         kernel = os.path.join(work, f"{name}.cu")  # tasks/relu.cu, paired with this task by its stem
         with open(os.path.join(ROOT, "tasks", "relu.cu")) as src, open(kernel, "w") as dst:
             dst.write(src.read())
@@ -139,7 +146,7 @@ def write_cases(work: str) -> dict:
     for name, text in (("matmul_2048", MATMUL_TASK), ("relu_scale_256x2048", TWO_KERNEL_TASK)):
         path = os.path.join(work, f"{name}.py")
         with open(path, "w") as f:
-            f.write(text)
+            f.write(HOOK + text.replace('"CASE"', repr(name)))
         cases[name] = {"task": path, "candidate": None, "compiled": name in COMPILED}
     for task in sorted(glob.glob(os.path.join(ROOT, "tasks", "*.py"))):
         stem = os.path.splitext(os.path.basename(task))[0]
@@ -255,10 +262,11 @@ def task_timings(hone: str, python: str, cases: dict, names: list, modes, limit_
             yield name, j
 
 
-def hone_references(hone: str, python: str, cases: dict, results: dict, modes=("eager",), only=None) -> None:
+def hone_references(hone: str, python: str, cases: dict, results: dict, modes=("eager",), only=None,
+                    env=None) -> None:
     names = [n for n in cases if only is None or n in only]
     for name, j in task_timings(hone, python, cases, names, modes, 240 if modes == ("eager",) else 150,
-                                f"hone task --time {' '.join(modes)}"):
+                                f"hone task --time {' '.join(modes)}", env=env):
         for mode in modes:
             t = (j.get("reference") or {}).get(mode) or {}
             side = "reference" if mode == "eager" else "compiled"
@@ -273,27 +281,47 @@ def hone_references(hone: str, python: str, cases: dict, results: dict, modes=("
                                        noisy=bool((j.get("reference_noisy") or {}).get(mode)), **samples_of(t))
 
 
+def same_process_events(rows_path: str, results: dict) -> None:
+    """The plain events each generated task's Model measured around itself when an unconfined
+    reference runner built it (the hook's rows, tagged with the case), kept as
+    `events_same_process_us` beside `hone_call_unsandboxed`, the call time from that very process."""
+    for row in rows_of(rows_path):
+        side = results.get(row.get("tag"), {}).get("reference")
+        if side is None or where(row) != "runner":
+            continue
+        if "p50_us" in row:
+            side.setdefault("events_same_process_us", row["p50_us"])
+        else:
+            side.setdefault("events_same_process_error", row.get("error"))
+
+
 WARM_S = 0.1  # the plain events' warm-up calls, per callable
 
-UNSANDBOXED = ("relu_2p22", "tasks/layernorm", "tasks/matmul", "tasks/softmax")  # step 4b's references
+UNSANDBOXED = tuple(ELEMENTWISE) + ("matmul_2048", "relu_scale_256x2048")  # step 4b: the tasks with the hook
 
 
 def unsandboxed_references(hone: str, python: str, cases: dict, results: dict, out: str) -> None:
-    """Not a bar: the eager references of UNSANDBOXED timed again by `hone task --time eager` with
-    HONE_SANDBOX=none (the python runner unconfined), their call p50 kept as
-    `hone_call_unsandboxed` beside the confined one (the references' call times read 0.65-1.96x
-    the lone processes' events on the H100 on 2026-12-06: does the confinement take the
-    difference?). Their own baseline cache (under `out`): the confined run's cached baselines would
-    answer otherwise (H100, 2026-12-06: both columns read the same numbers to the hundredth)."""
+    """Not instead of call_vs_events: the eager references of UNSANDBOXED (the generated tasks, whose
+    Model measures plain events around itself where it is built: bench/probes/inprocess_hook.py)
+    timed again by `hone task --time eager` with HONE_SANDBOX=none, so that the runner can write
+    its row; the call p50 kept as `hone_call_unsandboxed`, the plain events of that very runner as
+    `events_same_process_us` (same_process_events). Across processes a Python-issued call moves
+    up to 2x on the lent H100 VM (affinity_probe, confine_probe); in one process hone's call time
+    and plain events compare as methods (`call_vs_events_same_process`). The confinement itself
+    does not slow a reference's call (confine_probe, H100, 2026-12-06). Their own baseline cache
+    (under `out`): the confined run's cached baselines would answer otherwise."""
     names = [n for n in UNSANDBOXED if n in cases]
     if not names:
         return
+    rows_path = os.path.join(out, "same_process.rows")
+    env = {"HONE_SANDBOX": "none", "HONE_CACHE_DIR": os.path.join(out, "cache-unconfined"), **environment(rows_path)}
     for name, j in task_timings(hone, python, cases, names, ("eager",), 150, "hone task --time eager, unconfined",
-                                env={"HONE_SANDBOX": "none", "HONE_CACHE_DIR": os.path.join(out, "cache-unconfined")}):
+                                env=env):
         t = (j.get("reference") or {}).get("eager") or {}
         if results[name].get("reference") is not None:
             results[name]["reference"].update(hone_call_unsandboxed=p50(t.get("call")),
                                               hone_device_unsandboxed=p50(t.get("device")))
+    same_process_events(rows_path, results)
 
 
 def candidate_verdicts(hone: str, python: str, cases: dict, what: str, prefix=()):
@@ -661,7 +689,8 @@ def report(results: dict, spread_run: dict) -> list:
     lines = ["case | side | hone device | hone call | ncu | do_bench | events | device/ncu | call/ncu | "
              "do_bench/ncu | events/ncu | call/events | kernels | device spread | p50 interval | records | records/ncu | device method | "
              "ncu no flush | ncu call flushed | events spread | ncu spread | events from | counters note | "
-             "call pinned | events pinned | pinned call/events"]
+             "call pinned | events pinned | pinned call/events | call unconfined | events same process | "
+             "call unconfined/events same process"]
     # median_interval: not one of the issue's bars, the same 3% read on how precisely the check
     # knows p50 (the 95% interval of the median).
     # spread: the bar, on the device time's samples (since 2026-12-06 each the mean of up to 12
@@ -670,7 +699,8 @@ def report(results: dict, spread_run: dict) -> list:
     # (the counted calls one by one) against the per-call spread of plain events and of ncu on the
     # same kernel (named baselines: if the instruments spread as much per call, the GPU does).
     per_call = os.environ.get("HONE_DEVICE_TIME") == "counters-call"  # device_vs_ncu_call_flushed's setting
-    verdicts = {"device_vs_ncu": [], "device_vs_ncu_call_flushed": [], "records_vs_ncu": [], "call_vs_events": [], "call_vs_events_one_cpu": [], "spread": [], "median_interval": [],
+    verdicts = {"device_vs_ncu": [], "device_vs_ncu_call_flushed": [], "records_vs_ncu": [], "call_vs_events": [], "call_vs_events_one_cpu": [],
+                "call_vs_events_same_process": [], "spread": [], "median_interval": [],
                 "spread_vs_instruments": []}
     for name, sides in results.items():
         for what, r in sides.items():
@@ -689,7 +719,9 @@ def report(results: dict, spread_run: dict) -> list:
                                      fmt(r.get("ncu_spread"), 3), str(r.get("events_from") or "Python"),
                                      (r.get("counters_note") or "-")[:90], fmt(r.get("hone_call_pinned")),
                                      fmt(r.get("events_pinned_us")),
-                                     fmt(ratio(r.get("hone_call_pinned"), r.get("events_pinned_us")), 3)]))
+                                     fmt(ratio(r.get("hone_call_pinned"), r.get("events_pinned_us")), 3),
+                                     fmt(r.get("hone_call_unsandboxed")), fmt(r.get("events_same_process_us")),
+                                     fmt(ratio(r.get("hone_call_unsandboxed"), r.get("events_same_process_us")), 3)]))
             if dev == dev and dev is not None and ncu:
                 ok = abs(dev - ncu) <= max(0.05 * ncu, 0.3)
                 verdicts["device_vs_ncu"].append((f"{name}/{what}", ok, f"{dev:.2f} vs {ncu:.2f}"))
@@ -708,6 +740,10 @@ def report(results: dict, spread_run: dict) -> list:
             if pc == pc and pc is not None and pe:  # not instead of call_vs_events: both on one CPU (step 4a)
                 verdicts["call_vs_events_one_cpu"].append((f"{name}/{what}", abs(pc - pe) <= 0.10 * pe,
                                                            f"{pc:.2f} vs {pe:.2f}"))
+            uc, sp = r.get("hone_call_unsandboxed"), r.get("events_same_process_us")
+            if uc == uc and uc is not None and sp:  # not instead of call_vs_events: both in hone's own runner
+                verdicts["call_vs_events_same_process"].append((f"{name}/{what}", abs(uc - sp) <= 0.10 * sp,
+                                                                f"{uc:.2f} vs {sp:.2f}"))
             s = r.get("hone_device_spread")
             if s == s and s is not None and dev and dev >= 5.0:
                 verdicts["spread"].append((f"{name}/{what} within a check", s <= 0.03, f"{100 * s:.1f}%"))
@@ -825,7 +861,7 @@ def main() -> int:
         # 4a. Call times, like with like: hone and the events again, all on one CPU.
         if args.pin_cpu >= 0:
             pinned_call_times(args, cases, results, plan_path)
-        # 4b. Some eager references again, unconfined (not a bar).
+        # 4b. The generated eager references again, unconfined, with plain events in their own runners.
         unsandboxed_references(args.hone, args.python, cases, results, args.out)
         # 5. Last (a limit cuts only these): the torch.compile reference's device and call time,
         # then ncu over it in a run of its own (one compile thread: no worker processes under ncu).
