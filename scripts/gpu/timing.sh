@@ -7,8 +7,9 @@
 # plain events with an L2 read flush (from C for a raw candidate), the ratios to ncu, and the
 # five-process spread of `hone check`. Its last lines are the
 # table and one `timing_truth: <target>: PASS|MISS|NO DATA` line per target (device vs ncu within
-# 5% or 0.3 us; call vs events within 10%, also with hone and the events on one CPU; spreads <= 3%
-# for kernels >= 5 us). The bench alone took 459 s on the H100 (2026-12-06; its steps 3b and 3c,
+# 5% or 0.3 us; call vs events within 10%, also with hone and the events on one CPU, and for the
+# generated references with the events measured inside hone's own runner; spreads <= 3% for
+# kernels >= 5 us). The bench alone took 459 s on the H100 (2026-12-06; its steps 3b and 3c,
 # ncu in other cache states, only with HONE_TIMING_ARGS=--ncu-warm): give it
 # HONE_TIMEOUT_timing=585; the probes are off unless asked (HONE_TIMING_PROBE=1 and the others).
 # Logs, the ncu CSVs and JSON in $OUT/timing/.
