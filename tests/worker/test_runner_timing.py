@@ -439,7 +439,7 @@ class CallWindowTest(unittest.TestCase):
     events in one process on the H100 while it made each mark's event at its record and evicted
     the code too (bench/probes/method_probe.py, 2026-12-06)."""
 
-    def loop(self, harness, mode="call"):
+    def loop(self, harness):
         from hone_worker.devices import Device
         from hone_worker.runner import timed_calls
         from hone_worker.runner.forms import Candidate
@@ -452,7 +452,7 @@ class CallWindowTest(unittest.TestCase):
 
         x = torch.randn(1024, device="cuda")
         device = Device("cuda", torch.cuda.current_device())
-        plan = timed_calls.TimePlan(mode, [x], [], [[torch.empty_like(x)]], [timed_calls._Entry(0, 0, [])] * 8, 2,
+        plan = timed_calls.TimePlan("call", [x], [], [[torch.empty_like(x)]], [timed_calls._Entry(0, 0, [])] * 8, 2,
                                     0.0, 0.0, 1 << 20, None, None, 10_000.0)
         return timed_calls.TimedLoop(plan, Relu(), harness, device, *timed_calls.flush_buffers(device, 1 << 20, ()))
 
