@@ -1,6 +1,7 @@
 """Shared pieces of the worker's test suites: paths, one real worker per test class, and a
 helper that builds a kernel and checks it."""
 import os
+import time
 import unittest
 from pathlib import Path
 
@@ -15,6 +16,9 @@ KERNELBENCH = Path(os.environ.get("HONE_KERNELBENCH", "/work/shared/kernelbench"
 
 # Short budgets keep the suites fast on a 2-core machine; the policy logic is the same.
 QUICK_TIMING = {"warmup_ms": 5, "rep_ms": 20, "min_reps": 15, "max_reps": 200}
+# A check whose time the judge withheld on a busy machine is made again this many times in all,
+# this many seconds apart (CI's machine is shared; see check_result).
+WITHHELD_ATTEMPTS, WITHHELD_PAUSE_S = 3, 2.0
 
 
 class WorkerTestCase(unittest.TestCase):
@@ -43,9 +47,21 @@ class WorkerTestCase(unittest.TestCase):
         return self.worker.call("check", params, timeout)
 
     def check_result(self, kernel, task, device: str = "cpu", policy=None) -> dict:
-        reply = self.check(kernel, task, device, policy)
-        self.assertIn("result", reply, reply)
-        return reply["result"]
+        """The check's result. A correct verdict whose time the judge withheld (flag timing_withheld:
+        other processes kept the machine busy while the bounds failed, hone_worker/bounds.py) is
+        checked again, up to WITHHELD_ATTEMPTS checks in all; the test is skipped, visibly and with
+        the judge's reason, when every one was withheld: such a machine times nothing, and the
+        withheld path has its own tests (test_units)."""
+        for attempt in range(1, WITHHELD_ATTEMPTS + 1):
+            reply = self.check(kernel, task, device, policy)
+            self.assertIn("result", reply, reply)
+            withheld = [f["message"] for f in reply["result"].get("flags", []) if f["id"] == "timing_withheld"]
+            if not withheld:
+                return reply["result"]
+            print(f"check {attempt} of {WITHHELD_ATTEMPTS}: time withheld ({withheld[0]})", flush=True)
+            if attempt < WITHHELD_ATTEMPTS:
+                time.sleep(WITHHELD_PAUSE_S)
+        self.skipTest(f"the judge withheld the time in {WITHHELD_ATTEMPTS} checks, the machine busy: {withheld[0]}")
 
     def flag_ids(self, result: dict) -> list:
         return [f["id"] for f in result.get("flags", [])]
