@@ -462,6 +462,14 @@ void Optimizer::profile_best(std::stop_token stop) {
 void Optimizer::fill_measurement(OptimizeEvent& event, const CandidateRecord& c) const {
   event.tried = tried_text(c);
   if (c.status != "correct") return;
+  if (!c.p50_us) {  // correct, but the judge withheld its time on a busy machine: say so, not just "correct"
+    std::string why = "its verdict has no time";
+    if (c.verdict)
+      for (const auto& flag : c.verdict->flags)
+        if (flag.id == "timing_withheld") why = "the machine was busy (flag timing_withheld: " + flag.message + ")";
+    event.message += (event.message.empty() ? "correct" : "") + std::string(", but no time: ") + why;
+    return;
+  }
   event.p50_us = c.p50_us;
   event.speedup_eager = c.speedup_eager;
   event.speedup_eager_range = eager_range_of(c.verdict);

@@ -267,6 +267,12 @@ TEST_F(ServerJobs, OptimizeLeavesAProposalToFetchAndApply) {
     if (p.value("event", "") != "verified" || p.value("status", "") != "correct") continue;
     ++verified_correct;
     EXPECT_TRUE(p["candidateId"].is_number_integer()) << p;
+    EXPECT_EQ(p["runId"], optimize["runId"]);
+    if (!p.contains("p50Us")) {  // correct, its time withheld on a busy machine (CI's is shared): said so
+      EXPECT_NE(p["note"].get<std::string>().find("but no time: the machine was busy"), std::string::npos) << p;
+      EXPECT_FALSE(p.contains("speedupEager") || p.contains("speedupEagerRange")) << p;
+      continue;
+    }
     EXPECT_GT(p["p50Us"].get<double>(), 0) << p;
     // A point speedup only when both sides' timings were quiet (issue 14): on a busy machine the
     // verdict gives a range and the event carries none.
@@ -276,7 +282,6 @@ TEST_F(ServerJobs, OptimizeLeavesAProposalToFetchAndApply) {
       ASSERT_TRUE(p.contains("speedupEagerRange")) << "a verified correct candidate without a speedup: " << p;
       EXPECT_GT(p["speedupEagerRange"]["low"].get<double>(), 0) << p;
     }
-    EXPECT_EQ(p["runId"], optimize["runId"]);
   }
   EXPECT_GE(verified_correct, 2) << "the original kernel and the winner";
   EXPECT_TRUE(best_shown > 0 || best_low_shown > 0) << "no best speedup, point or range, was shown";

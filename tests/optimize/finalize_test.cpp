@@ -157,5 +157,23 @@ TEST_F(Finalize, ACandidateWhoseRecheckHasNoTimeDoesNotWinAndTheRunSaysWhy) {
   EXPECT_TRUE(said) << "not 'not faster than the original'";
 }
 
+TEST_F(Finalize, ACandidateVerifiedWithoutATimeSaysWhyInItsEvent) {
+  // The candidate correct in the search but its time withheld (a busy machine): its verified event
+  // says so instead of a bare "correct" with no time beside it; it is no winner.
+  ScriptedVerifier verifier({{"slow", {{100.0, 0.05}}}, {"fast", {{-1.0, 0.0}}}});
+  OptimizeResult result = run(verifier);
+  ASSERT_EQ(result.status, "finished") << result.error;
+  EXPECT_FALSE(result.best);
+  const OptimizeEvent* verified = nullptr;
+  for (const auto& e : events_)
+    if (e.kind == OptimizeEvent::Kind::Verified && e.status == "correct" && !e.p50_us) verified = &e;
+  ASSERT_NE(verified, nullptr) << "no verified event for the candidate without a time";
+  EXPECT_NE(verified->message.find("correct, but no time: the machine was busy (flag timing_withheld: call time "
+                                   "withheld"),
+            std::string::npos)
+      << verified->message;
+  EXPECT_FALSE(verified->speedup_eager || verified->speedup_eager_range || verified->speedup_vs_kernel);
+}
+
 }  // namespace
 }  // namespace hone
