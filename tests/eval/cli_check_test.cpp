@@ -94,10 +94,16 @@ TEST(HoneCheckCli, SeveralKernelsInOneCallShareTheWorkerAndEachGetsAValidVerdict
 }
 
 TEST(HoneCheckCli, ReadableSummaries) {
-  ProcessResult ok = hone_cli({"check", path("good_relu.cpp")});
+  // The headline of a time withheld on a busy machine says so (tests/common/timing_withheld.h).
+  auto busy = [](const ProcessResult& p) {
+    return p.out.find("no time (machine busy)") == std::string::npos ? std::string() : p.out;
+  };
+  ProcessResult ok = test::until_timed([] { return hone_cli({"check", path("good_relu.cpp")}); }, busy);
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_EQ(ok.out.rfind("✓ correct · ", 0), 0u) << ok.out;
-  EXPECT_NE(ok.out.find("× eager"), std::string::npos) << ok.out;
+  if (busy(ok).empty()) {
+    EXPECT_NE(ok.out.find("× eager"), std::string::npos) << ok.out;
+  }
 
   ProcessResult bad = hone_cli({"check", path("wrong_values.cpp")});
   EXPECT_EQ(bad.exit_code, 1);
