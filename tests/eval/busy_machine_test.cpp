@@ -22,6 +22,7 @@
 
 #include "engine/engine.h"
 #include "protocol/verdict_text.h"
+#include "timing_withheld.h"
 
 namespace hone {
 namespace {
@@ -103,20 +104,27 @@ TEST_F(BusyMachineTest, NoPointSpeedupAgainstANoisyTimeAndTheNextQuietCheckMeasu
   {
     BusyMachine busy(2 * std::max(1u, std::thread::hardware_concurrency()));
     ASSERT_GT(busy.size(), 0u);
-    protocol::Verdict v = engine.check(request());
+    // The judge may withhold the kernel's time on such a machine: checked again (timing_withheld.h).
+    protocol::Verdict v = test::until_timed([&] { return engine.check(request()); },
+                                            [](const protocol::Verdict& r) { return test::withheld_reason(r); });
     ASSERT_EQ(v.status, protocol::Status::Correct) << describe(v);
-    ASSERT_TRUE(v.timing && v.speedup && v.baselines && v.baselines->eager) << describe(v);
-    ASSERT_TRUE(v.timing->device) << "the CPU's device time is the host clock's call time";
-    std::cout << "busy check: " << verdict_headline(v) << std::endl;
-    // Noisy or not, a baseline timed while the busy processes held the CPUs is flagged (a steady
-    // load slows it without spreading it: the worker reads the other processes' CPU time).
-    ASSERT_TRUE(v.has_flag("baseline_noisy")) << describe(v);
-    EXPECT_TRUE(noisy(*v.baselines->eager) || verdict_details(v).find("other processes kept") != std::string::npos)
-        << describe(v);
-    EXPECT_FALSE(v.speedup->eager) << "a point speedup against a baseline from a busy machine: " << describe(v);
-    EXPECT_TRUE(v.speedup->eager_range) << describe(v);
-    EXPECT_TRUE(v.has_flag("speedup_range")) << describe(v);
-    EXPECT_NE(verdict_headline(v).find("(noisy: a range)"), std::string::npos) << verdict_headline(v);
+    if (!test::withheld_reason(v).empty()) {  // withheld every time: no time, so no speedup of any kind
+      std::cout << "busy check: " << verdict_headline(v) << std::endl;
+      EXPECT_FALSE(v.timing || v.speedup) << describe(v);
+    } else {
+      ASSERT_TRUE(v.timing && v.speedup && v.baselines && v.baselines->eager) << describe(v);
+      ASSERT_TRUE(v.timing->device) << "the CPU's device time is the host clock's call time";
+      std::cout << "busy check: " << verdict_headline(v) << std::endl;
+      // Noisy or not, a baseline timed while the busy processes held the CPUs is flagged (a steady
+      // load slows it without spreading it: the worker reads the other processes' CPU time).
+      ASSERT_TRUE(v.has_flag("baseline_noisy")) << describe(v);
+      EXPECT_TRUE(noisy(*v.baselines->eager) || verdict_details(v).find("other processes kept") != std::string::npos)
+          << describe(v);
+      EXPECT_FALSE(v.speedup->eager) << "a point speedup against a baseline from a busy machine: " << describe(v);
+      EXPECT_TRUE(v.speedup->eager_range) << describe(v);
+      EXPECT_TRUE(v.has_flag("speedup_range")) << describe(v);
+      EXPECT_NE(verdict_headline(v).find("(noisy: a range)"), std::string::npos) << verdict_headline(v);
+    }
     EXPECT_EQ(cached_eager_entries(baselines), 0) << "a baseline from a busy machine was cached";
   }
   // The busy processes are gone: the next check measures the baseline again (nothing was cached).
@@ -124,8 +132,10 @@ TEST_F(BusyMachineTest, NoPointSpeedupAgainstANoisyTimeAndTheNextQuietCheckMeasu
   std::vector<std::string> notes;
   CallContext ctx;
   ctx.progress = [&](const Progress& p) { notes.push_back(p.stage + ": " + p.message); };
-  protocol::Verdict quiet = engine.check(request(), ctx);
+  protocol::Verdict quiet = test::until_timed([&] { return engine.check(request(), ctx); },
+                                              [](const protocol::Verdict& r) { return test::withheld_reason(r); });
   ASSERT_EQ(quiet.status, protocol::Status::Correct) << describe(quiet);
+  if (auto why = test::withheld_reason(quiet); !why.empty()) GTEST_SKIP() << "the quiet check's time withheld: " << why;
   std::cout << "quiet check: " << verdict_headline(quiet) << std::endl;
   EXPECT_NE(std::find(notes.begin(), notes.end(), "baseline: timing the reference (eager)"), notes.end())
       << "the baseline was not measured afresh after a noisy one";
