@@ -147,17 +147,14 @@ TEST(GpuPool, VerifyOnEveryKindGivesAVerdictPerKindWithItsOwnBaseline) {
     requests.push_back(r);
   }
   // Both checks at once on a 2-core machine: a time the judge withheld is checked again (timing_withheld.h).
-  Engine::ManyResult r = test::until_timed([&] { return engine.check_many(requests); },
-                                           [](const Engine::ManyResult& m) {
-                                             for (const auto& v : m.verdicts)
-                                               if (v)
-                                                 if (auto why = test::withheld_reason(*v); !why.empty()) return why;
-                                             return std::string();
-                                           });
+  auto withheld = [](const Engine::ManyResult& m) {
+    for (const auto& v : m.verdicts)
+      if (auto why = v ? test::withheld_reason(*v) : ""; !why.empty()) return why;
+    return std::string();
+  };
+  Engine::ManyResult r = test::until_timed([&] { return engine.check_many(requests); }, withheld);
   ASSERT_EQ(r.verdicts.size(), 2u);
-  for (const auto& v : r.verdicts)
-    if (v)
-      if (auto why = test::withheld_reason(*v); !why.empty()) GTEST_SKIP() << "time withheld in every check: " << why;
+  if (auto why = withheld(r); !why.empty()) GTEST_SKIP() << "time withheld in every check: " << why;
   std::set<std::string> kinds;
   for (std::size_t i = 0; i < 2; ++i) {
     ASSERT_TRUE(r.verdicts[i]) << (r.errors[i] ? r.errors[i]->what() : "");
