@@ -12,6 +12,7 @@ import unittest
 from unittest import mock
 
 import torch
+from torch.autograd.profiler_util import EventList, FunctionEvent
 
 from common import FIXTURES, REPO, TASKS
 from worker_client import WORKER_DIR
@@ -371,6 +372,47 @@ class LibraryOpsTest(unittest.TestCase):
         self.assertIn("aten::relu x1", ops)
         self.assertTrue(any(op.startswith("aten::matmul") for op in ops))
         self.assertFalse(any("clamp_min" in op or "empty" in op or "contiguous" in op for op in ops), ops)
+
+    @staticmethod
+    def events(*specs, listed=None):
+        """FunctionEvents from (name, thread, start_us, end_us), ids in spec order (a thread's ops take
+        ids as they start), with the cpu_parent tree torch's profiler builds from them when the
+        profiler lists them in `listed` order (spec indices; spec order by default)."""
+        evts = [FunctionEvent(id=i, name=name, thread=thread, start_us=start, end_us=end)
+                for i, (name, thread, start, end) in enumerate(specs, 1)]
+        EventList([evts[i] for i in listed or range(len(evts))])._build_tree()
+        return evts
+
+    def test_an_op_tying_forward_counts_even_as_its_profiler_parent(self):
+        # torch sorts a thread's events by (start, -end) and keeps list order on ties, so an op
+        # listed before forward with forward's exact whole-us range becomes forward's parent.
+        fwd, relu = self.events(("ns::forward", 1, 10, 11), ("aten::relu", 1, 10, 11), listed=[1, 0])
+        self.assertIs(fwd.cpu_parent, relu)
+        self.assertEqual(records.library_ops([relu, fwd], "ns"), ["aten::relu x1"])
+
+    def test_whole_us_times_that_break_the_profilers_nesting(self):
+        # Recorded from adversarial/cpu/library_op_torch.cpp: start and duration are cut to whole us
+        # separately, so relu's end passes forward's by 1 us (relu loses its parent), or clamp_min's
+        # passes relu's (clamp_min looks like a second op of forward's).
+        relu_out = self.events(("ns::forward", 1, 63, 119), ("aten::relu", 1, 66, 120),
+                               ("aten::clamp_min", 1, 68, 119))
+        self.assertIsNone(relu_out[1].cpu_parent)
+        clamp_out = self.events(("ns::forward", 1, 60, 113), ("aten::relu", 1, 61, 112),
+                                ("aten::clamp_min", 1, 63, 113))
+        self.assertEqual(clamp_out[2].cpu_parent.name, "ns::forward")
+        # Half-open ranges: a 0 us op at forward's last us is outside it.
+        zero = self.events(("ns::forward", 1, 10, 12), ("aten::relu", 1, 12, 12), ("aten::clamp_min", 1, 12, 12))
+        self.assertIsNone(zero[1].cpu_parent)
+        for evts in (relu_out, clamp_out, zero):
+            self.assertEqual(records.library_ops(evts, "ns"), ["aten::relu x1"])
+
+    def test_ops_outside_forward_or_on_another_thread_are_not_counted(self):
+        evts = self.events(("aten::add", 1, 2, 5), ("ns::forward", 1, 10, 20), ("aten::mul", 2, 12, 14),
+                           ("aten::relu", 1, 12, 15), ("aten::sub", 1, 25, 30))
+        self.assertEqual(records.library_ops(evts, "ns"), ["aten::relu x1"])
+        self.assertEqual(records.library_ops(evts, "other"), [])
+        self.assertEqual(records.library_ops(evts, None), ["aten::add x1", "aten::mul x1", "aten::relu x1",
+                                                           "aten::sub x1"])
 
 
 class TimingStatisticsTest(unittest.TestCase):
