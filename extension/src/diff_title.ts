@@ -1,7 +1,7 @@
 // diff_title.ts: names for what a proposal diff shows: the diff editor's title with the measured
 // speedups, the quick-pick rows, and the read-only proposal document's URI (path + query).
 import type { Proposal } from './model';
-import { formatMicros, formatSpeedup } from './status_text';
+import { formatMicros, formatSpeedup, formatSpeedupRange } from './status_text';
 
 export const PROPOSAL_SCHEME = 'hone-proposal';
 
@@ -10,10 +10,14 @@ function basename(uriOrPath: string): string {
   return decodeURIComponent(clean.slice(clean.lastIndexOf('/') + 1));
 }
 
-/** "1.6× vs current · 2.1× eager · 1.3× compile", only the measured parts. */
+/**
+ * "1.6× vs current · 2.1× eager · 1.3× compile", only the measured parts; "1.1–1.6× vs current
+ * (noisy)" when a noisy time left the speedup over the current kernel only a range.
+ */
 export function speedupText(p: Proposal): string {
   const parts: string[] = [];
   if (p.speedup.overCurrent !== null) parts.push(`${formatSpeedup(p.speedup.overCurrent)} vs current`);
+  else if (p.speedup.overCurrentRange) parts.push(`${formatSpeedupRange(p.speedup.overCurrentRange)} vs current (noisy)`);
   if (p.speedup.eager !== null) parts.push(`${formatSpeedup(p.speedup.eager)} eager`);
   if (p.speedup.compile !== null) parts.push(`${formatSpeedup(p.speedup.compile)} compile`);
   return parts.join(' · ');

@@ -10,6 +10,8 @@ export interface Speedups {
   overCurrent: number | null;
   /** When a timing was noisy: the speedup over eager as a range, in place of `eager`. */
   eagerRange?: { low: number; high: number };
+  /** When its time or the current kernel's was noisy: the speedup over it as a range, in place of `overCurrent`. */
+  overCurrentRange?: { low: number; high: number };
 }
 
 /** One candidate kernel of an optimize run, as the user browses it. */

@@ -72,6 +72,8 @@ export interface CandidateRow {
   reason: string;
   /** A noisy candidate's speedup over eager as a range (then `speedup` is null). */
   speedupRange?: { low: number; high: number };
+  /** Its speedup over the current kernel as a range, when a time was noisy (then `speedupVsCurrent` is null). */
+  speedupVsCurrentRange?: { low: number; high: number };
 }
 
 export interface ReportData {
@@ -169,6 +171,9 @@ export function shapeTable(candidates: Proposal[]): CandidateRow[] {
     p50Us: p.status === 'correct' ? p.p50Us : null,
     reason: p.reason ?? '',
     ...(p.status === 'correct' && p.speedup.eager === null && p.speedup.eagerRange ? { speedupRange: p.speedup.eagerRange } : {}),
+    ...(p.status === 'correct' && p.speedup.overCurrent === null && p.speedup.overCurrentRange
+      ? { speedupVsCurrentRange: p.speedup.overCurrentRange }
+      : {}),
   }));
 }
 

@@ -75,13 +75,16 @@ export function latestVerdict(r: KernelResult | null | undefined): Verdict | und
 
 /**
  * A verified proposal as the model's Proposal. The speedup over the current kernel is the
- * server's `speedup.kernel` when it sends one, else the ratio of the starting kernel's time to
- * the proposal's. `rechecked` is false for the best-so-far of a stopped run.
+ * server's `speedup.kernel` when it sends one, its `speedup.kernelRange` when a noisy time left
+ * only a range (then no point), else the ratio of the starting kernel's time to the proposal's.
+ * `rechecked` is false for the best-so-far of a stopped run.
  */
 export function proposalFrom(kernelUri: string, w: WireProposal | ProposalReply, baseP50Us: number | null): Proposal {
   const v = w.verdict;
   const p50 = num(v?.timing?.p50_us);
-  const over = num(w.speedup?.kernel) ?? (baseP50Us !== null && p50 !== null && p50 > 0 && v?.status === 'correct' ? baseP50Us / p50 : null);
+  const overRange = num(w.speedup?.kernel) === null ? rangeOf(w.speedup?.kernelRange) : null;
+  const derived = overRange === null && baseP50Us !== null && p50 !== null && p50 > 0 && v?.status === 'correct' ? baseP50Us / p50 : null;
+  const over = num(w.speedup?.kernel) ?? derived;
   return {
     kernelUri,
     runId: String(w.runId),
@@ -89,7 +92,12 @@ export function proposalFrom(kernelUri: string, w: WireProposal | ProposalReply,
     status: v?.status ?? 'rejected',
     reason: v ? v.reason : 'the server sent no verdict for this candidate',
     p50Us: p50,
-    speedup: { eager: num(w.speedup?.eager ?? v?.speedup?.eager), compile: num(w.speedup?.compile ?? v?.speedup?.compile), overCurrent: over },
+    speedup: {
+      eager: num(w.speedup?.eager ?? v?.speedup?.eager),
+      compile: num(w.speedup?.compile ?? v?.speedup?.compile),
+      overCurrent: over,
+      ...(overRange ? { overCurrentRange: overRange } : {}),
+    },
     source: w.text,
     diff: typeof (w as ProposalReply).diff === 'string' ? (w as ProposalReply).diff : undefined,
     rechecked: w.rechecked !== false,
@@ -132,6 +140,7 @@ export function candidateFromProgress(kernelUri: string, runId: string, n: JobPr
   const known = ['correct', 'incorrect', 'compile_error', 'runtime_error', 'timeout', 'rejected'];
   if (!known.includes(status)) return undefined;
   const eagerRange = num(n.speedupEager) === null ? rangeOf(n.speedupEagerRange) : null;
+  const overCurrentRange = num(n.speedupKernel) === null ? rangeOf(n.speedupKernelRange) : null;
   return {
     kernelUri,
     runId,
@@ -145,6 +154,7 @@ export function candidateFromProgress(kernelUri: string, runId: string, n: JobPr
       compile: num(n.speedupCompile),
       overCurrent: num(n.speedupKernel),
       ...(eagerRange ? { eagerRange } : {}),
+      ...(overCurrentRange ? { overCurrentRange } : {}),
     },
   };
 }

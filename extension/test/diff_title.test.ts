@@ -20,6 +20,12 @@ describe('diff titles', () => {
     assert.equal(diffTitle({ ...base, speedup: { eager: null, compile: null, overCurrent: null }, p50Us: null }), 'softmax.cu ↔ proposal 12 (verified)');
   });
 
+  it('shows the speedup over the current kernel as a range when a time was noisy', () => {
+    const noisy: Proposal = { ...base, speedup: { eager: 2.13, compile: null, overCurrent: null, overCurrentRange: { low: 1.12, high: 1.64 } } };
+    assert.equal(diffTitle(noisy), 'softmax.cu ↔ proposal 12 (verified: 1.1–1.6× vs current (noisy) · 2.1× eager · 41.2 µs)');
+    assert.equal(speedupText({ ...noisy, speedup: { ...noisy.speedup, overCurrent: 1.4 } }), '1.4× vs current · 2.1× eager', 'a point wins over a range');
+  });
+
   it('says when the run was stopped before the proposal was re-verified', () => {
     assert.equal(diffTitle({ ...base, rechecked: false }), 'softmax.cu ↔ proposal 12 (verified once, run stopped: 1.6× vs current · 2.1× eager · 1.3× compile · 41.2 µs)');
     assert.match(diffTitle({ ...base, rechecked: true }), /\(verified: /);

@@ -93,5 +93,8 @@ describe('report data', () => {
     assert.equal(rep.title, 'hone report: softmax.cu');
     const noisy: Proposal = { kernelUri: 'k', runId: 'r', candidateId: '3', status: 'correct', speedup: { eager: null, compile: null, overCurrent: 1.2, eagerRange: { low: 1.4, high: 2.1 } }, p50Us: 6 };
     assert.deepEqual(shapeTable([noisy])[0].speedupRange, { low: 1.4, high: 2.1 }, 'a noisy candidate shows its range');
+    const noisyKernel: Proposal = { ...noisy, speedup: { eager: 2, compile: null, overCurrent: null, overCurrentRange: { low: 1.1, high: 1.6 } } };
+    assert.deepEqual(shapeTable([noisyKernel])[0].speedupVsCurrentRange, { low: 1.1, high: 1.6 });
+    assert.equal(shapeTable([noisy])[0].speedupVsCurrentRange, undefined, 'a point over the current kernel has no range');
   });
 });

@@ -94,6 +94,9 @@ describe('wire adapters', () => {
 
   it('derives the speedup over the current kernel from times only for verified proposals', () => {
     assert.equal(proposalFrom('k', { id: 4, runId: 1, text: '', verdict: verdict(), speedup: {} }, 30).speedup.overCurrent, 1.5);
+    // A noisy time: the server's range, never a point derived from the medians.
+    const noisy = proposalFrom('k', { id: 6, runId: 1, text: '', verdict: verdict(), speedup: { kernelRange: { low: 1.1, high: 1.6 } } }, 30);
+    assert.deepEqual(noisy.speedup, { eager: 2.5, compile: null, overCurrent: null, overCurrentRange: { low: 1.1, high: 1.6 } });
     const wrong = proposalFrom('k', { id: 5, runId: 1, text: '', verdict: verdict({ status: 'incorrect', reason: 'mismatch' }), speedup: {} }, 30);
     assert.equal(wrong.speedup.overCurrent, null);
   });
@@ -133,6 +136,8 @@ describe('wire adapters', () => {
     assert.equal(candidateFromProgress('k', '1', progress({ event: 'note' })), undefined);
     const noisy = candidateFromProgress('k', '1', progress({ event: 'verified', candidateId: 14, status: 'correct', note: '', p50Us: 21, speedupEagerRange: { low: 1.4, high: 2.1 }, speedupKernel: 1.8 }));
     assert.deepEqual(noisy?.speedup, { eager: null, compile: null, overCurrent: 1.8, eagerRange: { low: 1.4, high: 2.1 } });
+    const noisyKernel = candidateFromProgress('k', '1', progress({ event: 'verified', candidateId: 15, status: 'correct', note: '', p50Us: 21, speedupEager: 2, speedupKernelRange: { low: 1.1, high: 1.6 } }));
+    assert.deepEqual(noisyKernel?.speedup, { eager: 2, compile: null, overCurrent: null, overCurrentRange: { low: 1.1, high: 1.6 } });
   });
 
   it('never shows a lower best speedup than it already showed in a run', () => {

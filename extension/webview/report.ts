@@ -36,6 +36,11 @@ function speed(x: number | null): string {
   return x === null ? '–' : x >= 10 ? `${Math.round(x)}×` : x >= 1 ? `${x.toFixed(2)}×` : `${x.toFixed(3)}×`;
 }
 
+/** The point, else a noisy time's range "1.40–2.10×". */
+function speedOrRange(x: number | null, range: { low: number; high: number } | undefined): string {
+  return x === null && range ? `${speed(range.low).replace(/×$/, '')}–${speed(range.high)}` : speed(x);
+}
+
 function micros(x: number | null): string {
   return x === null ? '–' : x >= 1000 ? `${(x / 1000).toPrecision(3)} ms` : `${x.toPrecision(3)} µs`;
 }
@@ -128,8 +133,8 @@ function table(rows: CandidateRow[]): void {
     cell(tr, r.run);
     cell(tr, r.round === null ? '' : String(r.round), 'num');
     cell(tr, r.status, r.status === 'correct' ? 'correct' : 'bad');
-    cell(tr, speed(r.speedupVsCurrent), 'num');
-    cell(tr, r.speedup === null && r.speedupRange ? `${speed(r.speedupRange.low).replace(/×$/, '')}–${speed(r.speedupRange.high)}` : speed(r.speedup), 'num');
+    cell(tr, speedOrRange(r.speedupVsCurrent, r.speedupVsCurrentRange), 'num');
+    cell(tr, speedOrRange(r.speedup, r.speedupRange), 'num');
     cell(tr, micros(r.p50Us), 'num');
     cell(tr, r.reason);
     body.appendChild(tr);

@@ -71,6 +71,7 @@ void to_json(json& j, const OptimizeResult& v) {
     b["speedup"] = {{"eager", optional_number(v.speedup_eager)},
                     {"compile", optional_number(v.speedup_compile)},
                     {"kernel", optional_number(v.speedup_vs_kernel)}};
+    if (v.speedup_vs_kernel_range) b["speedup"]["kernel_range"] = *v.speedup_vs_kernel_range;
     b["source"] = v.best->source;
     b["flags"] = v.best->flags;
     b["rechecked"] = true;
@@ -80,6 +81,7 @@ void to_json(json& j, const OptimizeResult& v) {
   if (v.unconfirmed) {
     json u = describe(*v.unconfirmed);
     u["speedup"]["kernel"] = optional_number(v.unconfirmed_vs_kernel);
+    if (v.unconfirmed_vs_kernel_range) u["speedup"]["kernel_range"] = *v.unconfirmed_vs_kernel_range;
     u["source"] = v.unconfirmed->source;
     u["flags"] = v.unconfirmed->flags;
     u["rechecked"] = false;

@@ -57,12 +57,14 @@ struct OptimizeEvent {
   std::optional<double> speedup_compile;
   std::optional<double> speedup_vs_kernel;
   std::optional<SpeedupRange> speedup_eager_range;  // when a timing was noisy: no point, a range
+  std::optional<SpeedupRange> speedup_vs_kernel_range;  // likewise, when its or the original's time was noisy
   int candidates = 0;   // made so far in this run (the original kernel not counted)
   int correct = 0;      // of which verified correct
   std::optional<double> best_p50_us;
   std::optional<double> best_speedup_eager;
   std::optional<SpeedupRange> best_speedup_eager_range;  // the best's, when it has no point
   std::optional<double> best_vs_kernel;  // the original kernel's time / the best's
+  std::optional<SpeedupRange> best_vs_kernel_range;  // when either time was noisy: no point, a range
   double elapsed_s = 0;
 };
 
@@ -94,13 +96,17 @@ struct OptimizeResult {
   std::optional<double> best_p50_us;         // from the re-verification
   std::optional<double> speedup_eager;
   std::optional<double> speedup_compile;
+  // The original kernel's time / the re-verified winner's: a point when both are quiet, else the
+  // range from both sides' p10..p90 (protocol::divide_times).
   std::optional<double> speedup_vs_kernel;
+  std::optional<SpeedupRange> speedup_vs_kernel_range;
   std::string diff;                          // unified diff original -> winner
   // An interrupted run (stopped before its winner was re-verified): the fastest candidate verified
   // correct and faster than the original, not re-verified on fresh seeds; its own measurement
   // is in its p50_us and speedup fields. nullopt when `best` is set or there is none.
   std::optional<CandidateSummary> unconfirmed;
   std::optional<double> unconfirmed_vs_kernel;  // the original kernel's time / the unconfirmed's
+  std::optional<SpeedupRange> unconfirmed_vs_kernel_range;  // when either time was noisy: no point, a range
   std::map<std::string, int> counts;         // candidates by status (the original kernel not counted)
   int candidates = 0;
   int rounds_done = 0;
@@ -126,8 +132,10 @@ struct RunListing {
   int candidates = 0;                             // made so far (the original kernel not counted)
   std::optional<std::int64_t> winner;             // the re-verified winner
   std::optional<double> winner_vs_kernel;         // its re-verified speedup over the original kernel
+  std::optional<SpeedupRange> winner_vs_kernel_range;  // in its place when a time was noisy
   std::optional<double> winner_speedup_eager;
   std::optional<double> best_vs_kernel;           // the best verified so far (not re-verified)
+  std::optional<SpeedupRange> best_vs_kernel_range;  // in its place when a time was noisy
   std::optional<double> best_speedup_eager;
   nlohmann::json summary = nlohmann::json::object();  // as the store keeps them, for --json
   nlohmann::json config = nlohmann::json::object();

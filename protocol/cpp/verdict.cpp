@@ -161,6 +161,20 @@ TimeSummary call_time(const Timing& t) {
 TimeSummary basis_time(const Timing& t) { return t.device ? *t.device : call_time(t); }
 std::string_view basis_name(const Timing& t) { return t.device ? "device" : "call"; }
 
+void divide_times(const TimeSummary& reference, const TimeSummary& kernel, bool flagged, std::optional<double>& point,
+                  std::optional<SpeedupRange>& range) {
+  if (reference.p50_us <= 0 || kernel.p50_us <= 0) return;
+  if (!flagged && reference.spread() <= kNoisySpread && kernel.spread() <= kNoisySpread) {
+    point = reference.p50_us / kernel.p50_us;
+    return;
+  }
+  const double kernel_high = std::max(kernel.p90_us, kernel.p50_us), kernel_low = std::min(kernel.p10_us, kernel.p50_us);
+  const double reference_high = std::max(reference.p90_us, reference.p50_us);
+  const double reference_low = std::min(reference.p10_us, reference.p50_us);
+  if (kernel_low <= 0 || reference_low <= 0) return;
+  range = SpeedupRange{reference_low / kernel_high, reference_high / kernel_low};
+}
+
 void to_json(json& j, const Timing& v) {
   j = json{{"p50_us", v.p50_us}, {"p10_us", v.p10_us}, {"p90_us", v.p90_us}, {"reps", v.reps}, {"method", v.method}};
   put(j, "mean_us", v.mean_us);

@@ -151,6 +151,12 @@ struct Speedup {
   bool by_call = false;  // whether the call_* fields were computed (written as "call")
 };
 
+// reference / kernel as a speedup, as Speedup says: `point` when both times are quiet and the
+// reference is not `flagged` noisy, else `range` from both sides' p10..p90; neither when a time
+// is missing. The one definition for speedups over baselines and over the original kernel.
+void divide_times(const TimeSummary& reference, const TimeSummary& kernel, bool flagged, std::optional<double>& point,
+                  std::optional<SpeedupRange>& range);
+
 struct Floor {
   double bytes = 0;
   double peak_dram_bytes_per_s = 0;

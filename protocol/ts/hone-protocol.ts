@@ -1324,9 +1324,18 @@ export interface Speedups {
   eager?: number;
   compile?: number;
   /**
-   * the current kernel's time over the proposal's
+   * the current kernel's time over the proposal's, when both times are quiet
    */
   kernel?: number;
+  kernelRange?: SpeedupRange1;
+  [k: string]: unknown;
+}
+/**
+ * when either time was noisy: the speedup over the current kernel as a range instead of kernel
+ */
+export interface SpeedupRange1 {
+  low: number;
+  high: number;
   [k: string]: unknown;
 }
 /**
@@ -1374,7 +1383,7 @@ export interface JobProgress {
    * optimize: the best verified speedup over eager PyTorch reached so far in this job; never decreases
    */
   bestSpeedupEager?: number;
-  bestSpeedupEagerRange?: SpeedupRange1;
+  bestSpeedupEagerRange?: SpeedupRange2;
   /**
    * optimize: the median time of the fastest verified candidate
    */
@@ -1397,21 +1406,22 @@ export interface JobProgress {
    * optimize, a verified correct candidate: eager PyTorch's time over its
    */
   speedupEager?: number;
-  speedupEagerRange?: SpeedupRange2;
+  speedupEagerRange?: SpeedupRange3;
   /**
    * optimize, a verified correct candidate: torch.compile's time over its
    */
   speedupCompile?: number;
   /**
-   * optimize, a verified correct candidate: the original kernel's time over its
+   * optimize, a verified correct candidate: the original kernel's time over its, when both times are quiet
    */
   speedupKernel?: number;
+  speedupKernelRange?: SpeedupRange4;
   [k: string]: unknown;
 }
 /**
  * optimize: when no point speedup is known (a timing was noisy), the best's range; the highest low end so far
  */
-export interface SpeedupRange1 {
+export interface SpeedupRange2 {
   low: number;
   high: number;
   [k: string]: unknown;
@@ -1419,7 +1429,15 @@ export interface SpeedupRange1 {
 /**
  * optimize, a verified correct candidate whose timing or baseline was noisy: the speedup over eager as a range instead of speedupEager
  */
-export interface SpeedupRange2 {
+export interface SpeedupRange3 {
+  low: number;
+  high: number;
+  [k: string]: unknown;
+}
+/**
+ * optimize, a verified correct candidate whose time or the original kernel's was noisy: the speedup over the original as a range instead of speedupKernel
+ */
+export interface SpeedupRange4 {
   low: number;
   high: number;
   [k: string]: unknown;
@@ -1430,7 +1448,7 @@ export interface SpeedupRange2 {
  * This interface was referenced by `HoneLspProtocol`'s JSON-Schema
  * via the `definition` "SpeedupRange".
  */
-export interface SpeedupRange3 {
+export interface SpeedupRange5 {
   low: number;
   high: number;
   [k: string]: unknown;

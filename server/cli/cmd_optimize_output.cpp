@@ -28,22 +28,35 @@ std::string duration_text(double s) {
 
 std::string times(const std::optional<double>& x) { return x ? format_number(*x) + "×" : std::string("?"); }
 
+// vs_original_text after " · ", "" when it says nothing.
+std::string vs_original(const std::optional<double>& point, const std::optional<protocol::SpeedupRange>& range,
+                        const std::string& point_words = "the original") {
+  const std::string text = vs_original_text(point, range, point_words);
+  return text.empty() ? text : " · " + text;
+}
+
 std::string best_text(const OptimizeEvent& e) {
   if (!e.best_p50_us) return "no verified candidate yet";
   std::string s = "best " + format_number(*e.best_p50_us) + " µs";
-  if (e.best_vs_kernel) s += " · " + times(e.best_vs_kernel) + " the original";
+  s += vs_original(e.best_vs_kernel, e.best_vs_kernel_range);
   if (auto eager = format_speedup(e.best_speedup_eager, e.best_speedup_eager_range); !eager.empty()) s += " · " + eager + " eager";
   return s;
 }
 
 }  // namespace
 
+std::string vs_original_text(const std::optional<double>& point, const std::optional<protocol::SpeedupRange>& range,
+                             const std::string& point_words) {
+  if (point) return times(point) + " " + point_words;
+  return range ? format_speedup(std::nullopt, range) + " the original (noisy)" : "";
+}
+
 std::string candidate_text(const OptimizeEvent& e) {
   const bool original = e.tried == "as written";
   std::string text = "#" + std::to_string(e.candidate_id) + (original ? " the original kernel: " : " done: ") + e.status;
   if (e.status == "correct") {
     if (e.p50_us) text += " · " + format_number(*e.p50_us) + " µs";
-    if (e.speedup_vs_kernel) text += " · " + times(e.speedup_vs_kernel) + " the original";
+    text += vs_original(e.speedup_vs_kernel, e.speedup_vs_kernel_range);
     if (auto eager = format_speedup(e.speedup_eager, e.speedup_eager_range); !eager.empty()) text += " · " + eager + " eager";
   } else if (!e.message.empty()) {
     const std::string prefix = "the original kernel: ";
@@ -124,7 +137,7 @@ std::string result_text(const OptimizeResult& r, const std::filesystem::path& st
   if (r.best) {
     out << "best: candidate #" << r.best->id << " (round " << r.best->round << ", " << r.best->origin
         << "), re-verified on fresh seeds: " << (r.best_p50_us ? format_number(*r.best_p50_us) : "?") << " µs";
-    if (r.speedup_vs_kernel) out << " · " << times(r.speedup_vs_kernel) << " faster than the original";
+    out << vs_original(r.speedup_vs_kernel, r.speedup_vs_kernel_range, "faster than the original");
     const auto& recheck = r.best_recheck && r.best_recheck->speedup ? r.best_recheck->speedup : std::nullopt;
     const std::string eager = format_speedup(r.speedup_eager, recheck ? recheck->eager_range : std::nullopt);
     if (!eager.empty()) out << " · " << eager << " eager";

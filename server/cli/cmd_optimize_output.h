@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "protocol/optimize_result.h"
@@ -24,6 +25,11 @@ class ProgressView {
   bool shown_ = false;
   bool labelled_ = false;  // the line saying what the candidate lines are was printed
 };
+
+// "2.1× the original" (`point_words` after a point), or "1.1–1.6× the original (noisy)" when a
+// noisy time left only a range (issue 14); "" when neither is known. `hone runs` says it too.
+std::string vs_original_text(const std::optional<double>& point, const std::optional<protocol::SpeedupRange>& range,
+                             const std::string& point_words = "the original");
 
 // One candidate's own result as its progress line says it: "#5 done: correct · 81.2 µs · 2.1× the
 // original · 0.45× eager · tried BLOCK=32, flags -march=native".

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/cmd_optimize_output.h"
 #include "cli/commands.h"
 #include "engine/engine.h"
 #include "protocol/verdict_text.h"
@@ -23,11 +24,11 @@ struct RunsFlags {
 std::string best_column(const protocol::RunListing& r) {
   std::string text;
   if (r.winner) {
-    if (r.winner_vs_kernel) text = format_number(*r.winner_vs_kernel) + "× the original";
+    text = vs_original_text(r.winner_vs_kernel, r.winner_vs_kernel_range);
     if (r.winner_speedup_eager) text += (text.empty() ? "" : ", ") + format_number(*r.winner_speedup_eager) + "× eager";
     return "#" + std::to_string(*r.winner) + " re-verified" + (text.empty() ? "" : ": " + text);
   }
-  if (r.best_vs_kernel) text = format_number(*r.best_vs_kernel) + "× the original";
+  text = vs_original_text(r.best_vs_kernel, r.best_vs_kernel_range);
   if (r.best_speedup_eager) text += (text.empty() ? "" : ", ") + format_number(*r.best_speedup_eager) + "× eager";
   return text.empty() ? "none" : text + " (not re-verified)";
 }

@@ -1,13 +1,13 @@
 // eval/plausibility.cpp: compulsory bytes, the physical floor and speedups.
 #include "eval/plausibility.h"
 
-#include <algorithm>
 #include <map>
 
 #include "protocol/verdict_text.h"
 
 namespace hone::eval {
 
+using protocol::divide_times;
 using protocol::format_bytes;
 using protocol::format_rate;
 using protocol::format_us;
@@ -61,26 +61,6 @@ std::optional<std::string> below_floor_reason(const protocol::Timing& timing, co
          "): the timed calls cannot have read the inputs and written the outputs";
 }
 
-namespace {
-
-// One baseline over the kernel in one time: a point when both are quiet (and the baseline is not
-// flagged), else a range.
-void divide(const protocol::TimeSummary& reference, const protocol::TimeSummary& kernel, bool flagged,
-            std::optional<double>& point, std::optional<protocol::SpeedupRange>& range) {
-  if (reference.p50_us <= 0 || kernel.p50_us <= 0) return;
-  if (!flagged && reference.spread() <= protocol::kNoisySpread && kernel.spread() <= protocol::kNoisySpread) {
-    point = reference.p50_us / kernel.p50_us;
-    return;
-  }
-  const double kernel_high = std::max(kernel.p90_us, kernel.p50_us), kernel_low = std::min(kernel.p10_us, kernel.p50_us);
-  const double reference_high = std::max(reference.p90_us, reference.p50_us);
-  const double reference_low = std::min(reference.p10_us, reference.p50_us);
-  if (kernel_low <= 0 || reference_low <= 0) return;
-  range = protocol::SpeedupRange{reference_low / kernel_high, reference_high / kernel_low};
-}
-
-}  // namespace
-
 protocol::Speedup speedups(const protocol::Timing& timing, const protocol::Baselines& baselines,
                            FlaggedBaselines flagged) {
   protocol::Speedup s;
@@ -96,15 +76,15 @@ protocol::Speedup speedups(const protocol::Timing& timing, const protocol::Basel
   const bool device = timing.device && same_device(eager) && same_device(compile);
   s.basis = device ? "device" : "call";
   auto time_of = [&](const protocol::Timing& t) { return device ? protocol::basis_time(t) : protocol::call_time(t); };
-  if (eager) divide(time_of(*eager), time_of(timing), flagged.eager, s.eager, s.eager_range);
-  if (compile) divide(time_of(*compile), time_of(timing), flagged.compile, s.compile, s.compile_range);
+  if (eager) divide_times(time_of(*eager), time_of(timing), flagged.eager, s.eager, s.eager_range);
+  if (compile) divide_times(time_of(*compile), time_of(timing), flagged.compile, s.compile, s.compile_range);
   if (device) {
     s.by_call = true;
     if (eager)
-      divide(protocol::call_time(*eager), protocol::call_time(timing), flagged.eager, s.call_eager, s.call_eager_range);
+      divide_times(protocol::call_time(*eager), protocol::call_time(timing), flagged.eager, s.call_eager, s.call_eager_range);
     if (compile)
-      divide(protocol::call_time(*compile), protocol::call_time(timing), flagged.compile, s.call_compile,
-             s.call_compile_range);
+      divide_times(protocol::call_time(*compile), protocol::call_time(timing), flagged.compile, s.call_compile,
+                   s.call_compile_range);
   }
   return s;
 }

@@ -17,6 +17,7 @@ void to_json(json& j, const Speedups& v) {
   if (v.eager) j["eager"] = *v.eager;
   if (v.compile) j["compile"] = *v.compile;
   if (v.kernel) j["kernel"] = *v.kernel;
+  if (v.kernel_range) j["kernelRange"] = *v.kernel_range;
 }
 
 void to_json(json& j, const Proposal& v) {

@@ -20,6 +20,7 @@ struct Speedups {
   std::optional<double> eager;
   std::optional<double> compile;
   std::optional<double> kernel;  // the current kernel's time over the proposal's
+  std::optional<protocol::SpeedupRange> kernel_range;  // in its place when either time was noisy
 };
 
 // A verified proposal: a run's winner re-verified on fresh seeds, or (rechecked false) the

@@ -126,6 +126,7 @@ OptimizeResult run_optimize(const JobInput& input, const CallContext& ctx, const
     if (e.speedup_eager_range) detail["speedupEagerRange"] = {{"low", e.speedup_eager_range->low}, {"high", e.speedup_eager_range->high}};
     if (e.speedup_compile) detail["speedupCompile"] = *e.speedup_compile;
     if (e.speedup_vs_kernel) detail["speedupKernel"] = *e.speedup_vs_kernel;
+    if (e.speedup_vs_kernel_range) detail["speedupKernelRange"] = *e.speedup_vs_kernel_range;
     input.report(message, detail);
   });
 
@@ -155,10 +156,13 @@ OptimizeResult run_optimize(const JobInput& input, const CallContext& ctx, const
   p.speedup.eager = p.rechecked ? result.speedup_eager : best->speedup_eager;
   p.speedup.compile = p.rechecked ? result.speedup_compile : best->speedup_compile;
   p.speedup.kernel = p.rechecked ? result.speedup_vs_kernel : result.unconfirmed_vs_kernel;
+  p.speedup.kernel_range = p.rechecked ? result.speedup_vs_kernel_range : result.unconfirmed_vs_kernel_range;
   out.best = p.id;
   out.summary = p.rechecked ? "best verified proposal " + std::to_string(p.id)
                             : "stopped: best verified proposal so far " + std::to_string(p.id);
   if (p.speedup.kernel) out.summary += ": " + protocol::format_number(*p.speedup.kernel) + "× the current kernel";
+  else if (p.speedup.kernel_range)
+    out.summary += ": " + protocol::format_speedup(std::nullopt, p.speedup.kernel_range) + " the current kernel (noisy)";
   if (!p.rechecked) out.summary += " (not re-verified on fresh seeds)";
   out.proposals.push_back(std::move(p));
   return out;

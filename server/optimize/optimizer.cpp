@@ -40,7 +40,11 @@ std::string tried_text(const CandidateRecord& c) {
   return out;
 }
 
-nlohmann::json optional_number(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+// A number or a speedup range as the run's summary keeps it; null when absent.
+template <class T>
+nlohmann::json optional_json(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json();
+}
 
 // The median of the time speedups divide (device time where there is one, issue 14): candidates
 // are ranked, and compared with the original kernel, by what their speedups say.
@@ -164,8 +168,7 @@ OptimizeEvent Optimizer::progress_event(OptimizeEvent::Kind kind) const {
     e.best_p50_us = best->p50_us;
     e.best_speedup_eager = best->speedup_eager;
     e.best_speedup_eager_range = eager_range_of(best->verdict);
-    if (const auto* b = baseline(); b && b->status == "correct" && b->p50_us && *best->p50_us > 0)
-      e.best_vs_kernel = *b->p50_us / *best->p50_us;
+    over_original(original_time(baseline()), time_of(best->verdict), e.best_vs_kernel, e.best_vs_kernel_range);
   }
   e.elapsed_s = elapsed_before_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - session_start_).count();
   return e;
@@ -203,9 +206,10 @@ void Optimizer::save_progress(RunRecord& run) {
   auto u = usage();
   run.summary = {{"counts", counts()},
                  {"candidates", e.candidates},
-                 {"best_p50_us", optional_number(e.best_p50_us)},
-                 {"best_speedup_eager", optional_number(e.best_speedup_eager)},
-                 {"best_vs_kernel", optional_number(e.best_vs_kernel)},
+                 {"best_p50_us", optional_json(e.best_p50_us)},
+                 {"best_speedup_eager", optional_json(e.best_speedup_eager)},
+                 {"best_vs_kernel", optional_json(e.best_vs_kernel)},
+                 {"best_vs_kernel_range", optional_json(e.best_vs_kernel_range)},
                  {"tokens", u.prompt_tokens + u.completion_tokens},
                  {"cost_usd", u.cost_usd},
                  {"proposer", proposer_.describe()}};
@@ -342,9 +346,10 @@ void Optimizer::fill_result(RunRecord& run, OptimizeResult& result) {
   if (result.best) {
     run.best_candidate = result.best->id;
     run.summary["winner"] = result.best->id;
-    run.summary["winner_speedup_vs_kernel"] = optional_number(result.speedup_vs_kernel);
-    run.summary["winner_speedup_eager"] = optional_number(result.speedup_eager);
-    run.summary["winner_p50_us"] = optional_number(result.best_p50_us);
+    run.summary["winner_speedup_vs_kernel"] = optional_json(result.speedup_vs_kernel);
+    run.summary["winner_speedup_vs_kernel_range"] = optional_json(result.speedup_vs_kernel_range);
+    run.summary["winner_speedup_eager"] = optional_json(result.speedup_eager);
+    run.summary["winner_p50_us"] = optional_json(result.best_p50_us);
     store_.update_run(run);
   }
   result.status = run.status;
@@ -475,8 +480,8 @@ void Optimizer::fill_measurement(OptimizeEvent& event, const CandidateRecord& c)
   event.speedup_eager_range = eager_range_of(c.verdict);
   event.speedup_compile = c.speedup_compile;
   std::lock_guard lock(state_mutex_);
-  if (const auto* b = baseline(); b && b->id != c.id && b->status == "correct" && b->p50_us && c.p50_us && *c.p50_us > 0)
-    event.speedup_vs_kernel = *b->p50_us / *c.p50_us;
+  if (const auto* b = baseline(); b && b->id != c.id)
+    over_original(original_time(b), time_of(c.verdict), event.speedup_vs_kernel, event.speedup_vs_kernel_range);
 }
 
 void Optimizer::keep_unconfirmed(OptimizeResult& result) const {
@@ -488,18 +493,19 @@ void Optimizer::keep_unconfirmed(OptimizeResult& result) const {
     if (c->origin == "baseline") continue;
     if (base_p50 > 0 && *c->p50_us >= base_p50) return;
     result.unconfirmed = summary_of(*c);
-    if (base_p50 > 0 && *c->p50_us > 0) result.unconfirmed_vs_kernel = base_p50 / *c->p50_us;
+    over_original(original_time(base), time_of(c->verdict), result.unconfirmed_vs_kernel,
+                  result.unconfirmed_vs_kernel_range);
     return;
   }
 }
 
-double Optimizer::original_time_to_beat(std::stop_token external) {
+std::optional<protocol::TimeSummary> Optimizer::original_time_to_beat(std::stop_token external) {
   const CandidateRecord* base = baseline();
-  if (!base || base->status != "correct" || !base->p50_us) return 0.0;
-  const double p50 = *base->p50_us;
-  if (!base->verdict || !base->verdict->timing) return p50;
-  const double spread = protocol::basis_time(*base->verdict->timing).spread();
-  if (spread <= protocol::kNoisySpread || external.stop_requested()) return p50;
+  const std::optional<protocol::TimeSummary> first = original_time(base);
+  if (!first) return std::nullopt;
+  const double p50 = first->p50_us;
+  const double spread = first->spread();
+  if (spread <= protocol::kNoisySpread || external.stop_requested()) return first;
   // Timed in a busy moment, the original would flatter every candidate measured against it.
   auto e = progress_event(OptimizeEvent::Kind::Note);
   e.candidate_id = base->id;
@@ -512,22 +518,23 @@ double Optimizer::original_time_to_beat(std::stop_token external) {
   try {
     again = verifier_.verify(VerifyRequest{base->source, flags_of(*base), true}, external);
   } catch (const VerifyError& err) {
-    if (err.kind() == VerifyError::Kind::Cancelled) return p50;
+    if (err.kind() == VerifyError::Kind::Cancelled) return first;
     throw;
   }
-  const std::optional<double> retimed = again.status == protocol::Status::Correct ? p50_of(again) : std::nullopt;
+  const auto retimed = again.status == protocol::Status::Correct ? time_of(again) : std::nullopt;
   // The lower of the two: a winner has to beat the original at its best.
-  const double beat = retimed && *retimed > 0 ? std::min(p50, *retimed) : p50;
+  const protocol::TimeSummary beat = retimed && retimed->p50_us > 0 && retimed->p50_us < p50 ? *retimed : *first;
   std::snprintf(what, sizeof what, "the original kernel timed again: %s µs; a winner must beat %.1f µs",
-                retimed ? protocol::format_number(*retimed).c_str() : "no time", beat);
+                retimed ? protocol::format_number(retimed->p50_us).c_str() : "no time", beat.p50_us);
   e.message = what;
   emit(e);
   return beat;
 }
 
 void Optimizer::finalize(OptimizeResult& result, std::stop_token external) {
-  // The original's median time, when it is correct and timed (0: none to beat).
-  double base_p50 = original_time_to_beat(external);
+  // The original's time, when it is correct and timed; its median the one to beat (0: none).
+  const std::optional<protocol::TimeSummary> original = original_time_to_beat(external);
+  const double base_p50 = original ? original->p50_us : 0.0;
   int tries = 0;
   while (tries < options_.max_rechecks && !external.stop_requested()) {
     SearchState state{&candidates_, std::nullopt};
@@ -576,7 +583,7 @@ void Optimizer::finalize(OptimizeResult& result, std::stop_token external) {
       result.speedup_eager = verdict.speedup->eager;
       result.speedup_compile = verdict.speedup->compile;
     }
-    if (base_p50 > 0 && p50 && *p50 > 0) result.speedup_vs_kernel = base_p50 / *p50;
+    over_original(original, time_of(verdict), result.speedup_vs_kernel, result.speedup_vs_kernel_range);
     result.best_recheck = std::move(verdict);
     result.diff = unified_diff(target_.base_source, c.source, target_.kernel_path.filename().string());
     return;

@@ -56,9 +56,9 @@ class Optimizer {
   // The run's totals and the winner's numbers into the result and the store.
   void fill_result(RunRecord& run, OptimizeResult& result);
   void finalize(OptimizeResult& result, std::stop_token external);
-  // The original kernel's median time a winner must beat (0: none, the original is not correct);
-  // timed once more when its first timing was noisy, the lower of the two.
-  double original_time_to_beat(std::stop_token external);
+  // The original kernel's time a winner must beat by its median (nullopt: none, the original is
+  // not correct or not timed); timed once more when its first timing was noisy, the lower of the two.
+  std::optional<protocol::TimeSummary> original_time_to_beat(std::stop_token external);
   void keep_unconfirmed(OptimizeResult& result) const;
   void fill_measurement(OptimizeEvent& event, const CandidateRecord& c) const;
   void profile_best(std::stop_token stop);

@@ -1,5 +1,6 @@
-// optimize/proposer.cpp: SearchState queries shared by the proposers and the loop, and the
-// target's expected signature.
+// optimize/proposer.cpp: SearchState queries shared by the proposers and the loop, the speedup
+// over the original kernel (the loop's events and results, the export), and the target's
+// expected signature.
 #include "optimize/proposer.h"
 
 #include <algorithm>
@@ -22,6 +23,20 @@ const CandidateRecord* SearchState::find(std::int64_t id) const {
   for (const auto& c : *candidates)
     if (c.id == id) return &c;
   return nullptr;
+}
+
+std::optional<protocol::TimeSummary> time_of(const std::optional<protocol::Verdict>& verdict) {
+  return verdict && verdict->timing ? std::optional(protocol::basis_time(*verdict->timing)) : std::nullopt;
+}
+
+std::optional<protocol::TimeSummary> original_time(const CandidateRecord* original) {
+  return original && original->status == "correct" ? time_of(original->verdict) : std::nullopt;
+}
+
+void over_original(const std::optional<protocol::TimeSummary>& original,
+                   const std::optional<protocol::TimeSummary>& candidate, std::optional<double>& point,
+                   std::optional<protocol::SpeedupRange>& range) {
+  if (original && candidate) protocol::divide_times(*original, *candidate, false, point, range);
 }
 
 std::optional<ExpectedSignature> OptimizeTarget::expected_signature() const {

@@ -26,6 +26,16 @@ struct SearchState {
   const CandidateRecord* find(std::int64_t id) const;
 };
 
+// The time speedups divide (device time where there is one), when the verdict has a timing.
+std::optional<protocol::TimeSummary> time_of(const std::optional<protocol::Verdict>& verdict);
+// The original kernel's time, when it is correct and timed.
+std::optional<protocol::TimeSummary> original_time(const CandidateRecord* original);
+// The original kernel's time over a candidate's (protocol::divide_times): `point` when both are
+// quiet, else `range` from both sides' p10..p90; neither unless both are known.
+void over_original(const std::optional<protocol::TimeSummary>& original,
+                   const std::optional<protocol::TimeSummary>& candidate, std::optional<double>& point,
+                   std::optional<protocol::SpeedupRange>& range);
+
 // What one sample of a round should do.
 struct ProposalRequest {
   int round = 0;

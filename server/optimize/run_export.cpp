@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "optimize/proposer.h"
+
 namespace hone {
 namespace {
 
@@ -21,10 +23,14 @@ nlohmann::json trajectory_line(const RunRecord& run, const CandidateRecord& c, c
   const CandidateRecord* baseline = nullptr;
   for (const auto& x : all)
     if (x.origin == "baseline") baseline = &x;
-  std::optional<double> vs_kernel;
-  if (c.status == "correct" && c.p50_us && *c.p50_us > 0 && baseline && baseline->status == "correct" &&
-      baseline->p50_us)
-    vs_kernel = *baseline->p50_us / *c.p50_us;
+  // The reward is the medians' ratio; the speedup a point only when both times are quiet.
+  std::optional<double> reward, vs_kernel;
+  std::optional<protocol::SpeedupRange> vs_kernel_range;
+  if (c.status == "correct") {
+    const auto original = original_time(baseline), own = time_of(c.verdict);
+    if (original && own && original->p50_us > 0 && own->p50_us > 0) reward = original->p50_us / own->p50_us;
+    over_original(original, own, vs_kernel, vs_kernel_range);
+  }
   nlohmann::json lineage = nlohmann::json::array();
   for (const CandidateRecord* p = &c; p; p = p->parent_id ? find(all, *p->parent_id) : nullptr) {
     lineage.insert(lineage.begin(), p->id);
@@ -54,9 +60,10 @@ nlohmann::json trajectory_line(const RunRecord& run, const CandidateRecord& c, c
           {"p50_us", optional_number(c.p50_us)},
           {"speedup", {{"eager", optional_number(c.speedup_eager)},
                        {"compile", optional_number(c.speedup_compile)},
-                       {"kernel", optional_number(vs_kernel)}}},
+                       {"kernel", optional_number(vs_kernel)},
+                       {"kernel_range", vs_kernel_range ? nlohmann::json(*vs_kernel_range) : nlohmann::json()}}},
           {"recheck_passed", c.recheck_passed ? nlohmann::json(*c.recheck_passed) : nlohmann::json()},
-          {"reward", vs_kernel.value_or(0.0)},
+          {"reward", reward.value_or(0.0)},
           {"verdict", c.verdict ? nlohmann::json(*c.verdict) : nlohmann::json()},
           {"usage", {{"prompt_tokens", c.usage.prompt_tokens},
                      {"completion_tokens", c.usage.completion_tokens},
@@ -84,6 +91,11 @@ protocol::RunListing run_listing(const RunRecord& run) {
     if (it != run.summary.end() && it->is_number()) return it->get<double>();
     return std::nullopt;
   };
+  auto range = [&](const char* key) -> std::optional<protocol::SpeedupRange> {
+    auto it = run.summary.find(key);
+    if (it == run.summary.end() || !it->is_object()) return std::nullopt;
+    return it->get<protocol::SpeedupRange>();
+  };
   protocol::RunListing l;
   l.id = run.id;
   l.kernel_path = run.kernel_path;
@@ -100,8 +112,10 @@ protocol::RunListing run_listing(const RunRecord& run) {
   l.candidates = run.summary.value("candidates", 0);
   if (auto w = run.summary.find("winner"); w != run.summary.end() && w->is_number_integer()) l.winner = w->get<std::int64_t>();
   l.winner_vs_kernel = number("winner_speedup_vs_kernel");
+  l.winner_vs_kernel_range = range("winner_speedup_vs_kernel_range");
   l.winner_speedup_eager = number("winner_speedup_eager");
   l.best_vs_kernel = number("best_vs_kernel");
+  l.best_vs_kernel_range = range("best_vs_kernel_range");
   l.best_speedup_eager = number("best_speedup_eager");
   l.summary = run.summary;
   l.config = run.config;

@@ -13,7 +13,9 @@
 
 namespace hone {
 
-// reward: the candidate's verified speedup over the original kernel when correct (timed), else 0.
+// reward: the candidate's verified speedup over the original kernel when correct (timed), else 0:
+// the medians' ratio, where speedup.kernel is a point only when both times are quiet (else
+// speedup.kernel_range, from both sides' p10..p90).
 nlohmann::json trajectory_line(const RunRecord& run, const CandidateRecord& candidate,
                                const std::vector<CandidateRecord>& all);
 

@@ -282,6 +282,7 @@ TEST_F(ServerJobs, OptimizeLeavesAProposalToFetchAndApply) {
       ASSERT_TRUE(p.contains("speedupEagerRange")) << "a verified correct candidate without a speedup: " << p;
       EXPECT_GT(p["speedupEagerRange"]["low"].get<double>(), 0) << p;
     }
+    EXPECT_FALSE(p.contains("speedupKernel") && p.contains("speedupKernelRange")) << "a point and a range at once: " << p;
   }
   EXPECT_GE(verified_correct, 2) << "the original kernel and the winner";
   EXPECT_TRUE(best_shown > 0 || best_low_shown > 0) << "no best speedup, point or range, was shown";
@@ -318,11 +319,18 @@ TEST_F(ServerJobs, StopDuringOptimizeKeepsTheBestVerifiedProposalSoFar) {
   std::string uri = open("tunable.cpp", kTunableKernel);
   json id = client_->send_request("hone/optimize", {{"textDocument", {{"uri", uri}}},
                                                      {"options", {{"tuner", true}, {"rounds", 8}, {"samples", 1}, {"budgetSeconds", 400}}}});
+  // The speedup over the original: the point, else the range's high end (issue 14: a time left
+  // noisy by CI's busy cores gives a range, never a point); 0 when neither.
+  auto over = [](const json& o, const char* point, const char* range) {
+    if (o.contains(point) && o[point].is_number()) return o[point].get<double>();
+    return o.contains(range) ? o[range].value("high", 0.0) : 0.0;
+  };
   // Stop as soon as a candidate is verified clearly faster than the original (REPEAT=1).
   json faster;
   ASSERT_TRUE(client_->wait_for("hone/jobProgress", [&](const json& n) {
     const json& p = n["params"];
-    if (p.value("event", "") != "verified" || p.value("status", "") != "correct" || p.value("speedupKernel", 0.0) < 2.0)
+    if (p.value("event", "") != "verified" || p.value("status", "") != "correct" ||
+        over(p, "speedupKernel", "speedupKernelRange") < 2.0)
       return false;
     faster = p;
     return true;
@@ -347,7 +355,13 @@ TEST_F(ServerJobs, StopDuringOptimizeKeepsTheBestVerifiedProposalSoFar) {
   EXPECT_EQ(proposal["id"], optimize["best"]);
   EXPECT_EQ(proposal["rechecked"], false);
   EXPECT_EQ(proposal["verdict"]["status"], "correct");
-  EXPECT_GE(proposal["speedup"]["kernel"].get<double>(), faster["speedupKernel"].get<double>() - 1e-9);
+  const json& speedup = proposal["speedup"];
+  EXPECT_NE(speedup.contains("kernel"), speedup.contains("kernelRange")) << "a point or a range: " << speedup;
+  if (speedup.contains("kernel") && faster.contains("speedupKernel")) {
+    EXPECT_GE(speedup["kernel"].get<double>(), faster["speedupKernel"].get<double>() - 1e-9);
+  } else {  // a range on either side: the proposal's median beat the original's
+    EXPECT_GT(over(speedup, "kernel", "kernelRange"), 1.0) << speedup;
+  }
   EXPECT_NE(proposal["diff"].get<std::string>().find("+#define REPEAT 1"), std::string::npos) << proposal["diff"];
 }
 

@@ -41,7 +41,11 @@ TEST_F(OptimizeCli, OptimizesListsAndExportsWithTheBuiltInTuner) {
   EXPECT_EQ(j["best"]["status"], "correct");
   // A clear gain, re-verified, not its size (as loop_test's tuner test): CI's shared 2-core machine
   // read BLOCK 8 over BLOCK 1 at 1.28x once, both times noisy (2026-12-06), where this asked for 1.3x.
-  EXPECT_GT(j["best"]["speedup"]["kernel"].get<double>(), 1.1) << j.dump(2);
+  // A point only when both times were quiet (issue 14), else a range: then its high end.
+  const json& speedup = j["best"]["speedup"];
+  const double vs_kernel = speedup["kernel"].is_number() ? speedup["kernel"].get<double>()
+                                                         : speedup.value("kernel_range", json::object()).value("high", 0.0);
+  EXPECT_GT(vs_kernel, 1.1) << j.dump(2);
   EXPECT_NE(j["best"]["source"].get<std::string>().find("constexpr int BLOCK = "), std::string::npos);
   EXPECT_NE(j["diff"].get<std::string>().find("-constexpr int BLOCK = 1;"), std::string::npos);
   EXPECT_EQ(j["counts"]["correct"], 5) << j.dump(2);
@@ -71,7 +75,9 @@ TEST_F(OptimizeCli, OptimizesListsAndExportsWithTheBuiltInTuner) {
 
   auto text_run = hone({"optimize", "tune_transpose.cpp", "--no-llm", "--no-flags", "--samples", "3"});
   EXPECT_EQ(text_run.exit_code, 0) << text_run.err;
-  EXPECT_NE(text_run.out.find("faster than the original"), std::string::npos) << text_run.out;
+  EXPECT_TRUE(text_run.out.find("× faster than the original") != std::string::npos ||
+              text_run.out.find("× the original (noisy)") != std::string::npos)
+      << text_run.out;
   EXPECT_NE(text_run.out.find("--- a/tune_transpose.cpp"), std::string::npos) << text_run.out;
 }
 

@@ -1,7 +1,9 @@
 // tests/optimize/finalize_test.cpp: the loop's end with a scripted verifier and proposer over a
 // real SQLite store: an original kernel whose first timing was noisy (a busy moment makes it look
 // slow) is timed again before the winner's speedup over it is computed, so a noisy start never
-// inflates "× faster than the original"; a quiet one is not timed twice.
+// inflates "× faster than the original"; a quiet one is not timed twice. The speedup over the
+// original is a point only when both times are quiet, else a range from both sides' p10..p90
+// (issue 14), in the result, the run's summary and the candidates' events.
 #include <unistd.h>
 
 #include <filesystem>
@@ -120,12 +122,20 @@ TEST_F(Finalize, ANoisyOriginalIsTimedAgainAndTheWinnerMustBeatItsLowerTime) {
   EXPECT_TRUE(said) << "the run says why it timed the original again";
 }
 
-TEST_F(Finalize, ANoisyOriginalThatTimesSlowerAgainKeepsItsLowerFirstTime) {
+TEST_F(Finalize, ANoisyOriginalThatTimesSlowerAgainKeepsItsLowerFirstTimeAndTheSpeedupIsARange) {
   ScriptedVerifier verifier({{"slow", {{100.0, 0.8}, {140.0, 0.6}}}, {"fast", {{50.0, 0.05}}}});
   OptimizeResult result = run(verifier);
-  ASSERT_TRUE(result.best && result.speedup_vs_kernel);
-  EXPECT_DOUBLE_EQ(*result.speedup_vs_kernel, 100.0 / 50.0);
+  ASSERT_TRUE(result.best);
   EXPECT_EQ(verifier.calls("slow"), 2) << "timed again, the slower second time is not taken";
+  // The original's first time (100 µs, p10 60, p90 140) stays noisy: no point, the range from both
+  // sides' p10..p90 (the winner's re-verification: 50 µs, p10 48.75, p90 51.25).
+  EXPECT_FALSE(result.speedup_vs_kernel);
+  ASSERT_TRUE(result.speedup_vs_kernel_range);
+  EXPECT_NEAR(result.speedup_vs_kernel_range->low, 60.0 / 51.25, 1e-9);
+  EXPECT_NEAR(result.speedup_vs_kernel_range->high, 140.0 / 48.75, 1e-9);
+  const nlohmann::json speedup = nlohmann::json(result)["best"]["speedup"];
+  EXPECT_TRUE(speedup["kernel"].is_null()) << speedup.dump();
+  EXPECT_NEAR(speedup["kernel_range"]["low"].get<double>(), 60.0 / 51.25, 1e-9) << speedup.dump();
 }
 
 TEST_F(Finalize, AQuietOriginalIsTimedOnce) {
@@ -133,7 +143,78 @@ TEST_F(Finalize, AQuietOriginalIsTimedOnce) {
   OptimizeResult result = run(verifier);
   ASSERT_TRUE(result.best && result.speedup_vs_kernel);
   EXPECT_DOUBLE_EQ(*result.speedup_vs_kernel, 2.0);
+  EXPECT_FALSE(result.speedup_vs_kernel_range) << "both quiet: a point, no range";
   EXPECT_EQ(verifier.calls("slow"), 1);
+  // The verified candidate's event has the point too.
+  bool seen = false;
+  for (const auto& e : events_)
+    if (e.kind == OptimizeEvent::Kind::Verified && e.tried != "as written" && e.status == "correct") {
+      seen = true;
+      ASSERT_TRUE(e.speedup_vs_kernel);
+      EXPECT_DOUBLE_EQ(*e.speedup_vs_kernel, 2.0);
+      EXPECT_FALSE(e.speedup_vs_kernel_range);
+    }
+  EXPECT_TRUE(seen);
+}
+
+TEST_F(Finalize, AWinnerWhoseRecheckIsNoisyHasARangeOverTheOriginalNotAPoint) {
+  // The search's 50 µs was quiet; on fresh seeds 50 µs with a 40% spread (p10 40, p90 60).
+  ScriptedVerifier verifier({{"slow", {{100.0, 0.1}}}, {"fast", {{50.0, 0.05}, {50.0, 0.4}}}});
+  OptimizeResult result = run(verifier);
+  ASSERT_EQ(result.status, "finished") << result.error;
+  ASSERT_TRUE(result.best);
+  EXPECT_FALSE(result.speedup_vs_kernel) << "a noisy time is never a point";
+  ASSERT_TRUE(result.speedup_vs_kernel_range);
+  // The original's p10 (95) over the winner's p90 (60) .. its p90 (105) over the winner's p10 (40).
+  EXPECT_NEAR(result.speedup_vs_kernel_range->low, 95.0 / 60.0, 1e-9);
+  EXPECT_NEAR(result.speedup_vs_kernel_range->high, 105.0 / 40.0, 1e-9);
+  RunStore store(dir_ / "hone.db");
+  const auto summary = store.run(result.run_id)->summary;
+  EXPECT_TRUE(summary["winner_speedup_vs_kernel"].is_null()) << summary.dump();
+  EXPECT_NEAR(summary["winner_speedup_vs_kernel_range"]["high"].get<double>(), 105.0 / 40.0, 1e-9) << summary.dump();
+}
+
+TEST_F(Finalize, ANoisyOriginalGivesEveryCandidateARangeNotAPoint) {
+  // The original noisy both times (its retimed 90 µs the lower: p10 63, p90 117); the candidate quiet.
+  ScriptedVerifier verifier({{"slow", {{100.0, 0.6}, {90.0, 0.6}}}, {"fast", {{50.0, 0.05}}}});
+  OptimizeResult result = run(verifier);
+  ASSERT_EQ(result.status, "finished") << result.error;
+  ASSERT_TRUE(result.best);
+  EXPECT_FALSE(result.speedup_vs_kernel);
+  ASSERT_TRUE(result.speedup_vs_kernel_range);
+  EXPECT_NEAR(result.speedup_vs_kernel_range->low, 63.0 / 51.25, 1e-9);
+  EXPECT_NEAR(result.speedup_vs_kernel_range->high, 117.0 / 48.75, 1e-9);
+  // In the search, against the first time (p10 70, p90 130): the event and the best so far.
+  const OptimizeEvent* verified = nullptr;
+  for (const auto& e : events_)
+    if (e.kind == OptimizeEvent::Kind::Verified && e.tried != "as written" && e.status == "correct") verified = &e;
+  ASSERT_NE(verified, nullptr);
+  EXPECT_FALSE(verified->speedup_vs_kernel || verified->best_vs_kernel);
+  ASSERT_TRUE(verified->speedup_vs_kernel_range && verified->best_vs_kernel_range);
+  EXPECT_NEAR(verified->speedup_vs_kernel_range->low, 70.0 / 51.25, 1e-9);
+  EXPECT_NEAR(verified->speedup_vs_kernel_range->high, 130.0 / 48.75, 1e-9);
+  EXPECT_NEAR(verified->best_vs_kernel_range->low, 70.0 / 51.25, 1e-9);
+}
+
+TEST_F(Finalize, ACandidateVerifiedWithANoisyTimeHasARangeInItsEvent) {
+  // The candidate's own time noisy in the search (p10 35, p90 65), the original quiet (p10 97.5,
+  // p90 102.5); its re-verification quiet.
+  ScriptedVerifier verifier({{"slow", {{100.0, 0.05}}}, {"fast", {{50.0, 0.6}, {50.0, 0.05}}}});
+  OptimizeResult result = run(verifier);
+  ASSERT_EQ(result.status, "finished") << result.error;
+  const OptimizeEvent* verified = nullptr;
+  for (const auto& e : events_)
+    if (e.kind == OptimizeEvent::Kind::Verified && e.tried != "as written" && e.status == "correct") verified = &e;
+  ASSERT_NE(verified, nullptr);
+  ASSERT_TRUE(verified->p50_us);
+  EXPECT_FALSE(verified->speedup_vs_kernel) << "a noisy time is never a point";
+  ASSERT_TRUE(verified->speedup_vs_kernel_range);
+  EXPECT_NEAR(verified->speedup_vs_kernel_range->low, 97.5 / 65.0, 1e-9);
+  EXPECT_NEAR(verified->speedup_vs_kernel_range->high, 102.5 / 35.0, 1e-9);
+  // Re-verified quietly, the winner's speedup is a point again.
+  ASSERT_TRUE(result.best && result.speedup_vs_kernel);
+  EXPECT_DOUBLE_EQ(*result.speedup_vs_kernel, 2.0);
+  EXPECT_FALSE(result.speedup_vs_kernel_range);
 }
 
 TEST_F(Finalize, ACandidateThatDoesNotBeatTheRetimedOriginalDoesNotWin) {

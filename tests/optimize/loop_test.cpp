@@ -21,6 +21,12 @@ using nlohmann::json;
 using protocol::OptimizeEvent;
 using namespace std::chrono_literals;
 
+// The speedup over the original a threshold is checked against: the point, else the range's high
+// end (issue 14: a time left noisy by CI's busy cores gives a range, never a point); 0: neither.
+double vs_kernel(const std::optional<double>& point, const std::optional<protocol::SpeedupRange>& range) {
+  return point ? *point : range ? range->high : 0.0;
+}
+
 const char* kSlowRelu =
     "// relu, slow on purpose: the same pass eight times\n"
     "#include \"hone.h\"\n"
@@ -93,11 +99,11 @@ TEST_F(OptimizeLoop, TheTunerImprovesTheBadlyTunedCpuExample) {
   ASSERT_TRUE(result.baseline);
   EXPECT_EQ(result.baseline->status, "correct") << result.baseline->reason;
   ASSERT_TRUE(result.best) << json(result).dump(2);
-  ASSERT_TRUE(result.speedup_vs_kernel);
+  ASSERT_TRUE(result.speedup_vs_kernel || result.speedup_vs_kernel_range) << json(result).dump(2);
   // BLOCK = 1 walks the transpose's columns one element a row; every other BLOCK is well over
   // 1.3x faster on a quiet machine, but CI's two cores shared with other work have measured 1.2x:
   // the test asks for a clear gain that load cannot take away, re-verified, not for its size.
-  EXPECT_GT(*result.speedup_vs_kernel, 1.1) << json(result).dump(2);
+  EXPECT_GT(vs_kernel(result.speedup_vs_kernel, result.speedup_vs_kernel_range), 1.1) << json(result).dump(2);
   EXPECT_NE(result.diff.find("-constexpr int BLOCK = 1;"), std::string::npos) << result.diff;
   EXPECT_NE(result.diff.find("+constexpr int BLOCK = "), std::string::npos) << result.diff;
   EXPECT_EQ(result.best->origin, "tuner");
@@ -166,7 +172,7 @@ TEST_F(OptimizeLoop, AScriptedModelOnlyWinsWithAVerifiedKernelAndTheKeyStaysHome
   EXPECT_EQ(result.counts["no_code"], 1);
   ASSERT_TRUE(result.best) << json(result).dump(2);
   EXPECT_NE(result.best->source.find("fast relu v"), std::string::npos);
-  EXPECT_GT(*result.speedup_vs_kernel, 1.5);
+  EXPECT_GT(vs_kernel(result.speedup_vs_kernel, result.speedup_vs_kernel_range), 1.5) << json(result).dump(2);
   EXPECT_GT(result.usage.completion_tokens, 0);
   EXPECT_GT(result.usage.cost_usd, 0);
 
@@ -283,18 +289,26 @@ TEST_F(OptimizeLoop, AnInterruptedRunResumesWithoutLosingOrRepeatingCandidates) 
         EXPECT_GT(*e.speedup_eager, 0.0) << "candidate " << e.candidate_id;
       }
       if (e.candidate_id == result.baseline->id) {
-        EXPECT_FALSE(e.speedup_vs_kernel);
+        EXPECT_FALSE(e.speedup_vs_kernel || e.speedup_vs_kernel_range);
         continue;
       }
-      ASSERT_TRUE(e.speedup_vs_kernel);
-      EXPECT_NEAR(*e.speedup_vs_kernel, *result.baseline->p50_us / *e.p50_us, 1e-9);
+      // Over the original: the medians' ratio when both times were quiet, else a range around it.
+      const double ratio = *result.baseline->p50_us / *e.p50_us;
+      if (e.speedup_vs_kernel) {
+        EXPECT_NEAR(*e.speedup_vs_kernel, ratio, 1e-9);
+        EXPECT_FALSE(e.speedup_vs_kernel_range) << "a point and a range at once";
+      } else {
+        ASSERT_TRUE(e.speedup_vs_kernel_range) << "candidate " << e.candidate_id;
+        EXPECT_LE(e.speedup_vs_kernel_range->low, ratio + 1e-9);
+        EXPECT_GE(e.speedup_vs_kernel_range->high, ratio - 1e-9);
+      }
       if (*e.p50_us < *result.baseline->p50_us && (!fastest || *e.p50_us < fastest->second))
         fastest = std::make_pair(e.candidate_id, *e.p50_us);
     }
     ASSERT_EQ(fastest.has_value(), result.unconfirmed.has_value()) << json(result).dump(2);
     if (fastest) {
       EXPECT_EQ(result.unconfirmed->id, fastest->first);
-      EXPECT_GT(*result.unconfirmed_vs_kernel, 1.0);
+      EXPECT_GT(vs_kernel(result.unconfirmed_vs_kernel, result.unconfirmed_vs_kernel_range), 1.0);
       json j = json(result);
       EXPECT_EQ(j["unconfirmed"]["rechecked"], false);
       EXPECT_EQ(j["unconfirmed"]["source"], result.unconfirmed->source);
