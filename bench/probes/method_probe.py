@@ -11,6 +11,9 @@ autograd off), interleaved over --rounds, each variant 300 calls of a Module aft
                after the end event, and the input copied from one of two sets before the flush
   plain_hold   plain events, every call's two events kept alive until the last call (as a timed
                loop that reads them at the end must)
+  plain_ahead  plain events whose CUDA events were made (recorded once) before the timed calls, as
+               hone's _Clock.prepare makes its own: torch makes an event's CUDA event at its first
+               record, so plain's end event is made between the call's return and its record
   hone         hone's TimedLoop (server/worker/hone_worker/runner/timed_calls.py) in call mode
                with two input sets and two output slots, as a check times
   hone_lazy    the same with each event made at its mark (_Clock.prepare skipped: hone before
@@ -31,7 +34,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = {"relu_2p16": ((64, 1024), "relu"), "relu_2p22": ((4096, 1024), "relu"),
          "relu_scale_256x2048": ((256, 2048), "relu_scale")}
-VARIANTS = ("plain", "plain_hflush", "plain_keep", "plain_hold", "hone", "hone_lazy")
+VARIANTS = ("plain", "plain_hflush", "plain_keep", "plain_hold", "plain_ahead", "hone", "hone_lazy")
 CALLS = 300
 
 
@@ -92,17 +95,23 @@ def child(case: str, rounds: int, preload: bool) -> int:
     def hone_flush() -> None:
         h.flush(stream, hbuf.data_ptr(), flush_bytes, hsink.data_ptr(), evict_code=False)
 
-    def plain_variant(flush, keep: bool = False, hold: bool = False) -> list:
+    def plain_variant(flush, keep: bool = False, hold: bool = False, ahead: bool = False) -> list:
         """Plain events around model(x) after `flush`; `keep`: the input copied from one of two sets
         before the flush, the result alive over the next call and copied to an output slot after
-        the end event; `hold`: every call's events alive until the last call."""
+        the end event; `hold`: every call's events alive until the last call; `ahead`: every
+        call's events made (recorded once) before the first call."""
         x, marks, kept = target[0], [], None
+        made = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(CALLS)] if ahead else []
+        for pair in made:
+            pair[0].record()
+            pair[1].record()
+        torch.cuda.synchronize()
         for k in range(CALLS):
             if keep:
                 x.copy_(sets[k % 2][0])
             flush()
             torch.cuda.synchronize()
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start, end = made[k] if ahead else (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
             start.record()
             result = model(x)
             end.record()
@@ -116,6 +125,7 @@ def child(case: str, rounds: int, preload: bool) -> int:
     ways = {"plain": lambda: plain_events_us(lambda: model(target[0]), tflush, tsink, CALLS),
             "plain_hflush": lambda: plain_variant(hone_flush), "plain_keep": lambda: plain_variant(torch_flush, keep=True),
             "plain_hold": lambda: plain_variant(torch_flush, hold=True),
+            "plain_ahead": lambda: plain_variant(torch_flush, ahead=True),
             "hone": lambda: hone(False), "hone_lazy": lambda: hone(True)}
     out = {v: [] for v in VARIANTS}
     for _ in range(rounds):
