@@ -14,6 +14,10 @@ autograd off), interleaved over --rounds, each variant 300 calls of a Module aft
   plain_ahead  plain events whose CUDA events were made (recorded once) before the timed calls, as
                hone's _Clock.prepare makes its own: torch makes an event's CUDA event at its first
                record, so plain's end event is made between the call's return and its record
+  hone_window  plain_ahead's steps around the call (torch's flush, synchronize), but the window hone's:
+               its clock's marks and the candidate's bound call (TimedLoop._call)
+  hone_steps   hone's steps around the call (its input sets, hone_flush_l2, Device.synchronize),
+               but plain_ahead's window (events made ahead, model(x) called directly)
   hone         hone's TimedLoop (server/worker/hone_worker/runner/timed_calls.py) in call mode
                with two input sets and two output slots, as a check times
   hone_lazy    the same with each event made at its mark (_Clock.prepare skipped: hone before
@@ -34,7 +38,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = {"relu_2p16": ((64, 1024), "relu"), "relu_2p22": ((4096, 1024), "relu"),
          "relu_scale_256x2048": ((256, 2048), "relu_scale")}
-VARIANTS = ("plain", "plain_hflush", "plain_keep", "plain_hold", "plain_ahead", "hone", "hone_lazy")
+VARIANTS = ("plain", "plain_hflush", "plain_keep", "plain_hold", "plain_ahead", "hone_window", "hone_steps", "hone", "hone_lazy")
 CALLS = 300
 
 
@@ -80,11 +84,45 @@ def child(case: str, rounds: int, preload: bool) -> int:
     stream = torch.cuda.current_stream().cuda_stream
     warm_clocks(tflush)
 
-    def hone(lazy: bool) -> list:
+    def timed_loop():
         schedule = [timed_calls._Entry(k % 2, k % 2, []) for k in range(CALLS)]
         plan = timed_calls.TimePlan("call", target, sets, slots, schedule, 20, 100.0, 0.0, flush_bytes, None, None,
                                     10_000.0)
-        loop = timed_calls.TimedLoop(plan, Bound(), h, device, hbuf, hsink)
+        return timed_calls.TimedLoop(plan, Bound(), h, device, hbuf, hsink)
+
+    def halves(window_of_hone: bool) -> list:
+        """One of hone_window / hone_steps: hone's window in plain's steps, or the reverse."""
+        loop, times = timed_loop(), []
+        made = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(CALLS)]
+        for pair in made:
+            pair[0].record()
+            pair[1].record()
+        loop.clock.prepare(2 * CALLS)
+        torch.cuda.synchronize()
+        for k in range(CALLS):
+            if window_of_hone:
+                torch_flush()
+                torch.cuda.synchronize()
+                forward, _ = loop._call(k % 2, k % 2)
+                start = loop.clock.mark()
+                result = forward()
+                end = loop.clock.mark()
+            else:
+                entry = loop.plan.schedule[k]
+                loop._apply_inputs(entry)
+                loop._flush(evict_code=False)
+                loop.device.synchronize()
+                start, end = made[k]
+                start.record()
+                result = model(target[0])
+                end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end) * 1000.0)
+        del result
+        return times
+
+    def hone(lazy: bool) -> list:
+        loop = timed_loop()
         if lazy:
             loop.clock.prepare = lambda count: None
         return loop.run(lambda event: None)["times_us"]
@@ -126,6 +164,7 @@ def child(case: str, rounds: int, preload: bool) -> int:
             "plain_hflush": lambda: plain_variant(hone_flush), "plain_keep": lambda: plain_variant(torch_flush, keep=True),
             "plain_hold": lambda: plain_variant(torch_flush, hold=True),
             "plain_ahead": lambda: plain_variant(torch_flush, ahead=True),
+            "hone_window": lambda: halves(True), "hone_steps": lambda: halves(False),
             "hone": lambda: hone(False), "hone_lazy": lambda: hone(True)}
     out = {v: [] for v in VARIANTS}
     for _ in range(rounds):
