@@ -486,15 +486,14 @@ void Optimizer::fill_measurement(OptimizeEvent& event, const CandidateRecord& c)
 
 void Optimizer::keep_unconfirmed(OptimizeResult& result) const {
   std::lock_guard lock(state_mutex_);
-  const CandidateRecord* base = baseline();
-  double base_p50 = base && base->status == "correct" && base->p50_us ? *base->p50_us : 0.0;
+  const std::optional<protocol::TimeSummary> original = original_time(baseline());
+  const double base_p50 = original ? original->p50_us : 0.0;
   SearchState state{&candidates_, std::nullopt};
   for (const auto* c : state.ranked_correct()) {
     if (c->origin == "baseline") continue;
     if (base_p50 > 0 && *c->p50_us >= base_p50) return;
     result.unconfirmed = summary_of(*c);
-    over_original(original_time(base), time_of(c->verdict), result.unconfirmed_vs_kernel,
-                  result.unconfirmed_vs_kernel_range);
+    over_original(original, time_of(c->verdict), result.unconfirmed_vs_kernel, result.unconfirmed_vs_kernel_range);
     return;
   }
 }

@@ -105,6 +105,14 @@ class Finalize : public testing::Test {
   fs::path dir_;
   OptimizeTarget target_;
   std::vector<OptimizeEvent> events_;
+
+  // The last verified event of a correct candidate other than the original (nullptr: none).
+  const OptimizeEvent* verified_candidate() const {
+    const OptimizeEvent* found = nullptr;
+    for (const auto& e : events_)
+      if (e.kind == OptimizeEvent::Kind::Verified && e.tried != "as written" && e.status == "correct") found = &e;
+    return found;
+  }
 };
 
 TEST_F(Finalize, ANoisyOriginalIsTimedAgainAndTheWinnerMustBeatItsLowerTime) {
@@ -146,15 +154,11 @@ TEST_F(Finalize, AQuietOriginalIsTimedOnce) {
   EXPECT_FALSE(result.speedup_vs_kernel_range) << "both quiet: a point, no range";
   EXPECT_EQ(verifier.calls("slow"), 1);
   // The verified candidate's event has the point too.
-  bool seen = false;
-  for (const auto& e : events_)
-    if (e.kind == OptimizeEvent::Kind::Verified && e.tried != "as written" && e.status == "correct") {
-      seen = true;
-      ASSERT_TRUE(e.speedup_vs_kernel);
-      EXPECT_DOUBLE_EQ(*e.speedup_vs_kernel, 2.0);
-      EXPECT_FALSE(e.speedup_vs_kernel_range);
-    }
-  EXPECT_TRUE(seen);
+  const OptimizeEvent* verified = verified_candidate();
+  ASSERT_NE(verified, nullptr);
+  ASSERT_TRUE(verified->speedup_vs_kernel);
+  EXPECT_DOUBLE_EQ(*verified->speedup_vs_kernel, 2.0);
+  EXPECT_FALSE(verified->speedup_vs_kernel_range);
 }
 
 TEST_F(Finalize, AWinnerWhoseRecheckIsNoisyHasARangeOverTheOriginalNotAPoint) {
@@ -185,9 +189,7 @@ TEST_F(Finalize, ANoisyOriginalGivesEveryCandidateARangeNotAPoint) {
   EXPECT_NEAR(result.speedup_vs_kernel_range->low, 63.0 / 51.25, 1e-9);
   EXPECT_NEAR(result.speedup_vs_kernel_range->high, 117.0 / 48.75, 1e-9);
   // In the search, against the first time (p10 70, p90 130): the event and the best so far.
-  const OptimizeEvent* verified = nullptr;
-  for (const auto& e : events_)
-    if (e.kind == OptimizeEvent::Kind::Verified && e.tried != "as written" && e.status == "correct") verified = &e;
+  const OptimizeEvent* verified = verified_candidate();
   ASSERT_NE(verified, nullptr);
   EXPECT_FALSE(verified->speedup_vs_kernel || verified->best_vs_kernel);
   ASSERT_TRUE(verified->speedup_vs_kernel_range && verified->best_vs_kernel_range);
@@ -202,9 +204,7 @@ TEST_F(Finalize, ACandidateVerifiedWithANoisyTimeHasARangeInItsEvent) {
   ScriptedVerifier verifier({{"slow", {{100.0, 0.05}}}, {"fast", {{50.0, 0.6}, {50.0, 0.05}}}});
   OptimizeResult result = run(verifier);
   ASSERT_EQ(result.status, "finished") << result.error;
-  const OptimizeEvent* verified = nullptr;
-  for (const auto& e : events_)
-    if (e.kind == OptimizeEvent::Kind::Verified && e.tried != "as written" && e.status == "correct") verified = &e;
+  const OptimizeEvent* verified = verified_candidate();
   ASSERT_NE(verified, nullptr);
   ASSERT_TRUE(verified->p50_us);
   EXPECT_FALSE(verified->speedup_vs_kernel) << "a noisy time is never a point";
