@@ -16,6 +16,9 @@ autograd off), interleaved over --rounds, each variant 300 calls of a Module aft
                record, so plain's end event is made between the call's return and its record
   hone_window  plain_ahead's steps around the call (torch's flush, synchronize), but the window hone's:
                its clock's marks and the candidate's bound call (TimedLoop._call)
+  hone_marks   plain_ahead with hone's clock marks alone (model(x) called directly)
+  hone_bound   plain_ahead with the bound call alone (plain_ahead's events)
+  hone_sync    plain_ahead with Device.synchronize (torch.cuda.synchronize(index)) alone
   hone_steps   hone's steps around the call (its input sets, hone_flush_l2, Device.synchronize),
                but plain_ahead's window (events made ahead, model(x) called directly)
   hone         hone's TimedLoop (server/worker/hone_worker/runner/timed_calls.py) in call mode
@@ -24,9 +27,12 @@ autograd off), interleaved over --rounds, each variant 300 calls of a Module aft
                2026-12-06's fix)
 First answer (H100, 2026-12-06, before the fix): plain_hflush 0.95-0.99x and plain_keep 0.97-1.00x
 of plain, hone 1.10-1.39x (one process: not the lottery) -- the events, made inside the windows.
+With --beside-context every case runs while another process holds an idle CUDA context on the
+GPU, as hone's judge does beside its runners (bench/probes/call_gap_probe.py found a second
+resident context adding 1.2-2.6 us to events around a call from C on the H200).
 Printed: each variant's p50 per round and its ratio to plain.
 
-  python3 bench/probes/method_probe.py --worker build/share/hone/worker [--rounds 3] [--json F]
+  python3 bench/probes/method_probe.py --worker build/share/hone/worker [--rounds 3] [--beside-context] [--json F]
 """
 import argparse
 import json
@@ -38,7 +44,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = {"relu_2p16": ((64, 1024), "relu"), "relu_2p22": ((4096, 1024), "relu"),
          "relu_scale_256x2048": ((256, 2048), "relu_scale")}
-VARIANTS = ("plain", "plain_hflush", "plain_keep", "plain_hold", "plain_ahead", "hone_window", "hone_steps", "hone", "hone_lazy")
+VARIANTS = ("plain", "plain_hflush", "plain_keep", "plain_hold", "plain_ahead", "hone_window", "hone_marks", "hone_bound",
+            "hone_sync", "hone_steps", "hone", "hone_lazy")
 CALLS = 300
 
 
@@ -90,8 +97,11 @@ def child(case: str, rounds: int, preload: bool) -> int:
                                     10_000.0)
         return timed_calls.TimedLoop(plan, Bound(), h, device, hbuf, hsink)
 
-    def halves(window_of_hone: bool) -> list:
-        """One of hone_window / hone_steps: hone's window in plain's steps, or the reverse."""
+    def mixed(marks: bool = False, bound: bool = False, steps: bool = False, sync: bool = False) -> list:
+        """plain_ahead with one or more of hone's parts: `marks` its clock's marks (events made by
+        _Clock.prepare), `bound` the candidate's bound call (TimedLoop._call), `steps` its steps
+        before the window (input sets, hone_flush_l2, Device.synchronize), `sync` only its
+        Device.synchronize in plain's steps."""
         loop, times = timed_loop(), []
         made = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(CALLS)]
         for pair in made:
@@ -99,22 +109,24 @@ def child(case: str, rounds: int, preload: bool) -> int:
             pair[1].record()
         loop.clock.prepare(2 * CALLS)
         torch.cuda.synchronize()
+        forward = (lambda k: loop._call(k % 2, k % 2)[0]) if bound else (lambda k: lambda: model(target[0]))
         for k in range(CALLS):
-            if window_of_hone:
-                torch_flush()
-                torch.cuda.synchronize()
-                forward, _ = loop._call(k % 2, k % 2)
-                start = loop.clock.mark()
-                result = forward()
-                end = loop.clock.mark()
-            else:
-                entry = loop.plan.schedule[k]
-                loop._apply_inputs(entry)
+            if steps:
+                loop._apply_inputs(loop.plan.schedule[k])
                 loop._flush(evict_code=False)
                 loop.device.synchronize()
+            else:
+                torch_flush()
+                loop.device.synchronize() if sync else torch.cuda.synchronize()
+            call = forward(k)
+            if marks:
+                start = loop.clock.mark()
+                result = call()
+                end = loop.clock.mark()
+            else:
                 start, end = made[k]
                 start.record()
-                result = model(target[0])
+                result = call()
                 end.record()
             end.synchronize()
             times.append(start.elapsed_time(end) * 1000.0)
@@ -164,7 +176,9 @@ def child(case: str, rounds: int, preload: bool) -> int:
             "plain_hflush": lambda: plain_variant(hone_flush), "plain_keep": lambda: plain_variant(torch_flush, keep=True),
             "plain_hold": lambda: plain_variant(torch_flush, hold=True),
             "plain_ahead": lambda: plain_variant(torch_flush, ahead=True),
-            "hone_window": lambda: halves(True), "hone_steps": lambda: halves(False),
+            "hone_window": lambda: mixed(marks=True, bound=True), "hone_marks": lambda: mixed(marks=True),
+            "hone_bound": lambda: mixed(bound=True), "hone_sync": lambda: mixed(sync=True),
+            "hone_steps": lambda: mixed(steps=True),
             "hone": lambda: hone(False), "hone_lazy": lambda: hone(True)}
     out = {v: [] for v in VARIANTS}
     for _ in range(rounds):
@@ -181,6 +195,8 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--cases", nargs="*", default=list(CASES))
     ap.add_argument("--no-preload", action="store_true", help="torch's CUPTI, not libhone_cupti loaded first")
+    ap.add_argument("--beside-context", action="store_true",
+                    help="another process holds an idle CUDA context on the GPU while the cases run")
     ap.add_argument("--json")
     ap.add_argument("--child")
     args = ap.parse_args()
@@ -188,6 +204,32 @@ def main() -> int:
         sys.path.insert(0, args.worker)
         return child(args.child, args.rounds, not args.no_preload)
     results = {}
+    sleeper = context_holder() if args.beside_context else None
+    try:
+        run_cases(args, results)
+    finally:
+        if sleeper is not None:
+            sleeper.stdin.close()
+            sleeper.wait(timeout=30)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    return 0
+
+
+def context_holder() -> subprocess.Popen:
+    """A process that makes a CUDA context, says `ready` and keeps it idle until its stdin closes."""
+    code = ("import sys, torch; torch.zeros(1, device='cuda'); torch.cuda.synchronize(); "
+            "print('ready', flush=True); sys.stdin.read()")
+    p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    if p.stdout.readline().strip() != "ready":
+        p.kill()
+        raise SystemExit("method_probe: the context holder did not start")
+    print(f"another process (pid {p.pid}) holds an idle CUDA context", flush=True)
+    return p
+
+
+def run_cases(args, results: dict) -> None:
     for case in args.cases:
         cmd = [sys.executable, os.path.abspath(__file__), "--worker", args.worker, "--rounds", str(args.rounds),
                "--child", case] + (["--no-preload"] if args.no_preload else [])
@@ -201,10 +243,6 @@ def main() -> int:
         base = statistics.median(r["plain"])
         print(f"{case}: " + "; ".join(f"{v} {'/'.join(f'{x:.2f}' for x in r[v])} us "
                                       f"({statistics.median(r[v]) / base:.2f}x)" for v in VARIANTS), flush=True)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
-    return 0
 
 
 if __name__ == "__main__":

@@ -31,16 +31,27 @@ def warm_calls(fn, seconds: float = 0.1, least: int = 10) -> None:
     torch.cuda.synchronize()
 
 
-def plain_events_us(fn, flush, sink, calls: int) -> list:
+def plain_events_us(fn, flush, sink, calls: int, ahead: bool = False) -> list:
     """Microseconds between the events around each of `calls` calls of fn(); `flush` a CUDA
-    tensor of at least twice the L2, `sink` a scalar CUDA tensor the flush's sum goes into."""
+    tensor of at least twice the L2, `sink` a scalar CUDA tensor the flush's sum goes into.
+    KernelBench's method makes two torch events a call, and torch makes an event's CUDA event at
+    its first record, so its end event's making lies inside the window it reads; `ahead` makes
+    (and records once) every call's events before the first call, as hone's clock and a C caller
+    (call_events.cu) make theirs."""
     import torch
 
+    made = []
+    if ahead:
+        made = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(calls)]
+        for pair in made:
+            pair[0].record()
+            pair[1].record()
+        torch.cuda.synchronize()
     times = []
-    for _ in range(calls):
+    for k in range(calls):
         torch.add(sink, flush.sum(), out=sink)  # the read flush
         torch.cuda.synchronize()
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start, end = made[k] if ahead else (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
         start.record()
         fn()
         end.record()

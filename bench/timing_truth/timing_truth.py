@@ -23,7 +23,13 @@ plus the five-process spread of `hone check`'s device time (tasks/relu.cu on the
 each check's own p10..p90 spread; then hone's call times and the plain events again with every
 process of both on one CPU (--pin-cpu, default the first allowed; -1 skips it): a call's host side
 depends on the vCPU it is issued from (bench/probes/affinity_probe.py), so `call_vs_events_one_cpu`
-beside `call_vs_events` compares the methods rather than the scheduler's placements; and, for the
+beside `call_vs_events` compares the methods rather than the scheduler's placements, and
+`call_vs_events_alike` compares them like for like: on that CPU, with the plain events' Python
+events made before the calls (as hone's clock and the C events make theirs; KernelBench's method
+makes two torch events a call, and the end event's CUDA event is made inside the window it reads)
+and another process's idle CUDA context resident beside them (as the judge's is beside hone's
+runners: a second resident context adds 1.2-2.6 us to events around a call on the H200,
+bench/probes/call_gap_probe.py); and, for the
 generated cases' eager references, the plain events their Model measured around itself inside the
 reference runner hone timed it in (bench/probes/inprocess_hook.py): `call_vs_events_same_process`
 compares the methods in one process, which no placement moves. Targets
@@ -393,6 +399,33 @@ def pinned_call_times(args, cases: dict, results: dict, plan_path: str) -> None:
     for name, what, entry in measured_entries(out):
         if results.get(name, {}).get(what) is not None:
             results[name][what].update(events_pinned_us=entry["events_us"])
+    # Like for like (call_vs_events_alike): the same CPU, another process's idle CUDA context
+    # resident beside the events as the judge's is beside hone's runners, and the Python events
+    # made before the calls as hone's and the C events are.
+    holder = context_holder(pin + [args.python])
+    try:
+        rc, out = run(pin + [args.python, __file__, "measure-child", "--plan", eager_plan, "--no-do-bench",
+                             "--events-ahead"], 180, f"events on CPU {args.pin_cpu}, made ahead, beside a context")
+    finally:
+        if holder is not None:
+            holder.stdin.close()
+            holder.wait(timeout=30)
+    for name, what, entry in measured_entries(out):
+        if results.get(name, {}).get(what) is not None:
+            results[name][what].update(events_alike_us=entry["events_us"])
+
+
+def context_holder(python_cmd: list):
+    """A process (python_cmd, e.g. taskset ... python) that makes a CUDA context and keeps it idle
+    until its stdin closes, as hone's judge keeps its own beside the runners; None if it failed."""
+    code = ("import sys, torch; torch.zeros(1, device='cuda'); torch.cuda.synchronize(); "
+            "print('ready', flush=True); sys.stdin.read()")
+    p = subprocess.Popen(python_cmd + ["-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    if p.stdout.readline().strip() != "ready":
+        p.kill()
+        log("  [the context holder did not start: no events beside a context]")
+        return None
+    return p
 
 
 def five_processes(hone: str, python: str, case: dict) -> dict:
@@ -542,12 +575,13 @@ def c_events(out: str):
     return c
 
 
-def measure_child(cases: dict, libraries: dict, out: str, with_do_bench: bool = True) -> None:
+def measure_child(cases: dict, libraries: dict, out: str, with_do_bench: bool = True, ahead: bool = False) -> None:
     """Plain events (L2 read-flushed before each call, the device idle) and triton's do_bench. A
     raw-form candidate's events are issued from C (call_events.cu): a C caller's call time, as
     hone's native runner's is; its Python-issued events stay beside as py_events_us. Each callable
     is first called for WARM_S at least (hone warms for 25 ms of calls): with ten calls, the first
-    case's events read 95 us against 22 in a lone process (H100, 2026-12-06)."""
+    case's events read 95 us against 22 in a lone process (H100, 2026-12-06). `ahead`: the Python
+    events are made before the calls (plain_events_us), as the C events and hone's are."""
     import torch
 
     fns = load_callables(cases, libraries)
@@ -569,7 +603,7 @@ def measure_child(cases: dict, libraries: dict, out: str, with_do_bench: bool = 
             if not fn:
                 continue
             warm_calls(fn, WARM_S)
-            times = plain_events_us(fn, flush, sink, 200)
+            times = plain_events_us(fn, flush, sink, 200, ahead=ahead)
             entry = {"events_us": statistics.median(times), "events_spread": per_call_spread(times)}
             if what == "candidate" and cev is not None and side.get("raw"):
                 forward, block, stream = side["raw"]
@@ -690,7 +724,7 @@ def report(results: dict, spread_run: dict) -> list:
              "do_bench/ncu | events/ncu | call/events | kernels | device spread | p50 interval | records | records/ncu | device method | "
              "ncu no flush | ncu call flushed | events spread | ncu spread | events from | counters note | "
              "call pinned | events pinned | pinned call/events | call unconfined | events same process | "
-             "call unconfined/events same process"]
+             "call unconfined/events same process | events alike | pinned call/events alike"]
     # median_interval: not one of the issue's bars, the same 3% read on how precisely the check
     # knows p50 (the 95% interval of the median).
     # spread: the bar, on the device time's samples (since 2026-12-06 each the mean of up to 12
@@ -700,6 +734,7 @@ def report(results: dict, spread_run: dict) -> list:
     # same kernel (named baselines: if the instruments spread as much per call, the GPU does).
     per_call = os.environ.get("HONE_DEVICE_TIME") == "counters-call"  # device_vs_ncu_call_flushed's setting
     verdicts = {"device_vs_ncu": [], "device_vs_ncu_call_flushed": [], "records_vs_ncu": [], "call_vs_events": [], "call_vs_events_one_cpu": [],
+                "call_vs_events_alike": [],
                 "call_vs_events_same_process": [], "spread": [], "median_interval": [],
                 "spread_vs_instruments": []}
     for name, sides in results.items():
@@ -721,7 +756,9 @@ def report(results: dict, spread_run: dict) -> list:
                                      fmt(r.get("events_pinned_us")),
                                      fmt(ratio(r.get("hone_call_pinned"), r.get("events_pinned_us")), 3),
                                      fmt(r.get("hone_call_unsandboxed")), fmt(r.get("events_same_process_us")),
-                                     fmt(ratio(r.get("hone_call_unsandboxed"), r.get("events_same_process_us")), 3)]))
+                                     fmt(ratio(r.get("hone_call_unsandboxed"), r.get("events_same_process_us")), 3),
+                                     fmt(r.get("events_alike_us")),
+                                     fmt(ratio(r.get("hone_call_pinned"), r.get("events_alike_us")), 3)]))
             if dev == dev and dev is not None and ncu:
                 ok = abs(dev - ncu) <= max(0.05 * ncu, 0.3)
                 verdicts["device_vs_ncu"].append((f"{name}/{what}", ok, f"{dev:.2f} vs {ncu:.2f}"))
@@ -740,6 +777,10 @@ def report(results: dict, spread_run: dict) -> list:
             if pc == pc and pc is not None and pe:  # not instead of call_vs_events: both on one CPU (step 4a)
                 verdicts["call_vs_events_one_cpu"].append((f"{name}/{what}", abs(pc - pe) <= 0.10 * pe,
                                                            f"{pc:.2f} vs {pe:.2f}"))
+            ea = r.get("events_alike_us")
+            if pc == pc and pc is not None and ea:  # the methods like for like (step 4a's second events)
+                verdicts["call_vs_events_alike"].append((f"{name}/{what}", abs(pc - ea) <= 0.10 * ea,
+                                                         f"{pc:.2f} vs {ea:.2f}"))
             uc, sp = r.get("hone_call_unsandboxed"), r.get("events_same_process_us")
             if uc == uc and uc is not None and sp:  # not instead of call_vs_events: both in hone's own runner
                 verdicts["call_vs_events_same_process"].append((f"{name}/{what}", abs(uc - sp) <= 0.10 * sp,
@@ -793,6 +834,7 @@ def main() -> int:
     ap.add_argument("--flush-calls", action="store_true", help="(ncu-child) read-flush the L2 before each call")
     ap.add_argument("--compiled", action="store_true", help="(ncu-child) the torch.compile references alone")
     ap.add_argument("--no-do-bench", action="store_true", help="(measure-child) plain events alone")
+    ap.add_argument("--events-ahead", action="store_true", help="(measure-child) the Python events made before the calls")
     ap.add_argument("--pin-cpu", type=int, default=min(os.sched_getaffinity(0)),
                     help="step 4a: hone and the plain events again on this one CPU (-1: skip; default the first allowed)")
     args = ap.parse_args()
@@ -801,7 +843,8 @@ def main() -> int:
         if args.mode == "ncu-child":
             ncu_child(plan["cases"], plan["libraries"], args.flush_calls, args.compiled)
         else:
-            measure_child(plan["cases"], plan["libraries"], os.path.dirname(args.plan), not args.no_do_bench)
+            measure_child(plan["cases"], plan["libraries"], os.path.dirname(args.plan), not args.no_do_bench,
+                          args.events_ahead)
         return 0
 
     RUN_ENV["HONE_TIMING_SAMPLES"] = "1"  # every hone verdict below carries its per-call samples

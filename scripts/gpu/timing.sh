@@ -83,13 +83,13 @@ if [ "${HONE_TIMING_INPROCESS_PROBE:-0}" = 1 ]; then
 fi
 # Which step of hone's call-time loop reads above plain events in one process
 # (bench/probes/method_probe.py: plain events, with hone's flush, with the result kept and the
-# input copied, hone's TimedLoop; with libhone_cupti loaded first and without; ~60 s)? Off unless
-# HONE_TIMING_METHOD_PROBE=1.
+# input copied, hone's TimedLoop and its parts; alone and beside another process's idle CUDA
+# context, as the judge's is beside hone's runners; ~70 s)? Off unless HONE_TIMING_METHOD_PROBE=1.
 if [ "${HONE_TIMING_METHOD_PROBE:-0}" = 1 ]; then
-  for preload in "" --no-preload; do
-    echo "method_probe ${preload:-(libhone_cupti loaded first, as the runner)}"
-    timeout 200 "$PYTHON" bench/probes/method_probe.py --worker "$HONE_BUILD/share/hone/worker" $preload \
-      --json "$OUT/timing/method_probe${preload}.json" 2>&1
+  for beside in "" --beside-context; do
+    echo "method_probe ${beside:-(alone on the GPU)}"
+    timeout 200 "$PYTHON" bench/probes/method_probe.py --worker "$HONE_BUILD/share/hone/worker" $beside \
+      --json "$OUT/timing/method_probe${beside}.json" 2>&1
   done
 fi
 [ "${HONE_TIMING_BENCH:-1}" = 1 ] || { echo "timing section: probes only (HONE_TIMING_BENCH=0)"; exit 0; }
