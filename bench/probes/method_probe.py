@@ -21,6 +21,8 @@ autograd off), interleaved over --rounds, each variant 300 calls of a Module aft
   hone_sync    plain_ahead with Device.synchronize (torch.cuda.synchronize(index)) alone
   hone_steps   hone's steps around the call (its input sets, hone_flush_l2, Device.synchronize),
                but plain_ahead's window (events made ahead, model(x) called directly)
+  hone_calls   TimedLoop._run_calls alone (no warm-up, settling or recording around it)
+  hone_waited  the same, the host waiting for each call's end before it queues the result's copy
   hone         hone's TimedLoop (server/worker/hone_worker/runner/timed_calls.py) in call mode
                with two input sets and two output slots, as a check times
   hone_lazy    the same with each event made at its mark (_Clock.prepare skipped: hone before
@@ -45,7 +47,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = {"relu_2p16": ((64, 1024), "relu"), "relu_2p22": ((4096, 1024), "relu"),
          "relu_scale_256x2048": ((256, 2048), "relu_scale")}
 VARIANTS = ("plain", "plain_hflush", "plain_keep", "plain_hold", "plain_ahead", "hone_window", "hone_marks", "hone_bound",
-            "hone_sync", "hone_steps", "hone", "hone_lazy")
+            "hone_sync", "hone_steps", "hone_calls", "hone_waited", "hone", "hone_lazy")
 CALLS = 300
 
 
@@ -133,6 +135,22 @@ def child(case: str, rounds: int, preload: bool) -> int:
         del result
         return times
 
+    def hone_calls(waited: bool) -> list:
+        """TimedLoop._run_calls alone (no warm-up, settling or recording around it); `waited`: the
+        host waits for each call's end before it queues the result's copy and the next inputs."""
+        loop = timed_loop()
+        for entry in loop.plan.schedule:
+            loop._call(entry.set, entry.slot)
+        if waited:
+            stream = torch.cuda.current_stream()
+            for key, (forward, keep) in list(loop._bound.items()):
+                loop._bound[key] = (forward, lambda result, keep=keep: (stream.synchronize(), keep(result)))
+        loop.clock.prepare(2 * CALLS)
+        torch.cuda.synchronize()
+        marks = loop._run_calls(loop.plan.schedule, held=False)
+        torch.cuda.synchronize()
+        return [loop.clock.elapsed_us(*m) for m in marks]
+
     def hone(lazy: bool) -> list:
         loop = timed_loop()
         if lazy:
@@ -179,6 +197,7 @@ def child(case: str, rounds: int, preload: bool) -> int:
             "hone_window": lambda: mixed(marks=True, bound=True), "hone_marks": lambda: mixed(marks=True),
             "hone_bound": lambda: mixed(bound=True), "hone_sync": lambda: mixed(sync=True),
             "hone_steps": lambda: mixed(steps=True),
+            "hone_calls": lambda: hone_calls(False), "hone_waited": lambda: hone_calls(True),
             "hone": lambda: hone(False), "hone_lazy": lambda: hone(True)}
     out = {v: [] for v in VARIANTS}
     for _ in range(rounds):
