@@ -464,10 +464,14 @@ def load_callables(cases: dict, libraries: dict, compile_models: bool = True):
     """name -> {"reference": fn, "candidate": fn or None, "compiled": fn or None}, on cuda:0. The
     compiled reference (cases marked `compiled`, unless not `compile_models`) is torch.compile of
     the same model, warmed until torch._dynamo compiles nothing more; a compile that fails leaves it
-    None, said on stderr."""
+    None, said on stderr. Autograd is turned off for the whole child, as hone's runner turns it off
+    and KernelBench's harness times inside one torch.no_grad(): a no_grad() entered around each
+    call put its own Python inside the events' window (the references' plain events read 2-3 us
+    above hone's call, one CPU, H100, 2026-12-07)."""
     import torch
     from hone_worker.abi import ArgBlock, RawLibrary
 
+    torch.set_grad_enabled(False)
     out = {}
     for name, c in cases.items():
         spec = importlib.util.spec_from_file_location("task_" + name.replace("/", "_"), c["task"])
@@ -478,8 +482,7 @@ def load_callables(cases: dict, libraries: dict, compile_models: bool = True):
         inputs = [x.cuda() if isinstance(x, torch.Tensor) else x for x in module.get_inputs()]
 
         def reference(model=model, inputs=inputs):
-            with torch.no_grad():
-                return model(*inputs)
+            return model(*inputs)
 
         fns = {"reference": reference, "candidate": None,
                "compiled": compiled_reference(model, inputs) if c.get("compiled") and compile_models else None}
@@ -520,8 +523,7 @@ def compiled_reference(model, inputs):
         return None
 
     def call(compiled=compiled, inputs=inputs):
-        with torch.no_grad():
-            return compiled(*inputs)
+        return compiled(*inputs)
 
     return call
 

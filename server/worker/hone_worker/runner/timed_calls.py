@@ -220,7 +220,10 @@ class _Clock:
     mark, made between forward's return and its record, timed that making and the Python object's
     construction (with the code eviction _run_calls no longer asks for, the loop read 1.07-1.39x
     plain events in one process on the H100; 1.03-1.05x after both, bench/probes/method_probe.py,
-    2026-12-06); the native runner makes its events ahead too (backend_cuda.cpp)."""
+    2026-12-06); the native runner makes its events ahead too (backend_cuda.cpp). A timed call
+    goes through around(): between its two records only forward runs (mark()'s own Python -- a
+    method call, the device test, the pop -- inside the window put hone's loop 0.5-0.8 us above
+    the same events recorded inline, method_probe's hone_marks, H100, 2026-12-07)."""
 
     def __init__(self, is_cuda: bool) -> None:
         self.is_cuda = is_cuda
@@ -234,6 +237,21 @@ class _Clock:
             for event in made:
                 event.record()
             self._made = made[::-1]
+
+    def around(self, forward: Callable[[], object]) -> tuple:
+        """forward() between two marks: (its result, (start, end)). Both events are taken before
+        the first record, so the window holds the records and the call alone."""
+        if self.is_cuda:
+            made = self._made
+            start = made.pop() if made else torch.cuda.Event(enable_timing=True)
+            end = made.pop() if made else torch.cuda.Event(enable_timing=True)
+            start.record()
+            result = forward()
+            end.record()
+            return result, (start, end)
+        start = time.perf_counter_ns()
+        result = forward()
+        return result, (start, time.perf_counter_ns())
 
     def mark(self):
         if self.is_cuda:
@@ -358,15 +376,9 @@ class TimedLoop:
             if not held:
                 self.device.synchronize()
             forward, keep = self._call(entry.set, entry.slot)
-            start = self.clock.mark()
-            if each:
-                counters.arm(True)
-            try:
-                result = forward()
-            finally:
-                if each:
-                    counters.arm(False)
-            end = self.clock.mark()
+            if each:  # counted calls (their device time is the counters', not these marks')
+                forward = _armed(counters, forward)
+            result, (start, end) = self.clock.around(forward)
             if marked:  # before the result's copy: that is not the call's work
                 self.harness.marker(self._stream, self._marker_word.data_ptr())
             if keep:
@@ -454,6 +466,19 @@ class TimedLoop:
                 reply["activities"] = records
         reply.update(self.candidate.after_timing())
         return reply
+
+
+def _armed(counters: "_Counters", forward: Callable[[], object]) -> Callable[[], object]:
+    """forward with the flush before each of its kernels armed while it runs."""
+
+    def call():
+        counters.arm(True)
+        try:
+            return forward()
+        finally:
+            counters.arm(False)
+
+    return call
 
 
 def _recorder(active: bool):
