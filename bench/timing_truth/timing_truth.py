@@ -830,6 +830,8 @@ def main() -> int:
     ap.add_argument("--out", default="/tmp/timing_truth")
     ap.add_argument("--json", default=None)
     ap.add_argument("--no-compile", action="store_true", help="skip the torch.compile reference (step 5)")
+    ap.add_argument("--no-unconfined", action="store_true",
+                    help="skip step 4b (the generated references unconfined, plain events in their own runners)")
     ap.add_argument("--ncu-warm", action="store_true",
                     help="also ncu without its cache flush, and over calls flushed once (steps 3b, 3c; not bars; ~35 s)")
     ap.add_argument("--plan", default=None, help="(children) the cases and libraries, as JSON")
@@ -907,7 +909,8 @@ def main() -> int:
         if args.pin_cpu >= 0:
             pinned_call_times(args, cases, results, plan_path)
         # 4b. The generated eager references again, unconfined, with plain events in their own runners.
-        unsandboxed_references(args.hone, args.python, cases, results, args.out)
+        if not args.no_unconfined:
+            unsandboxed_references(args.hone, args.python, cases, results, args.out)
         # 5. Last (a limit cuts only these): the torch.compile reference's device and call time,
         # then ncu over it in a run of its own (one compile thread: no worker processes under ncu).
         if not args.no_compile and any(c.get("compiled") for c in cases.values()):
