@@ -16,7 +16,8 @@ autograd off), interleaved over --rounds, each variant 300 calls of a Module aft
                record, so plain's end event is made between the call's return and its record
   hone_window  plain_ahead's steps around the call (torch's flush, synchronize), but the window hone's:
                its clock's marks and the candidate's bound call (TimedLoop._call)
-  hone_marks   plain_ahead with hone's clock marks alone (model(x) called directly)
+  hone_marks   plain_ahead with hone's clock marks alone (model(x) called directly): _Clock.around
+               since 2026-12-07 (two _Clock.mark() calls before: 0.5-0.8 us above plain_ahead, H100)
   hone_bound   plain_ahead with the bound call alone (plain_ahead's events)
   hone_sync    plain_ahead with Device.synchronize (torch.cuda.synchronize(index)) alone
   hone_steps   hone's steps around the call (its input sets, hone_flush_l2, Device.synchronize),
@@ -100,8 +101,8 @@ def child(case: str, rounds: int, preload: bool) -> int:
         return timed_calls.TimedLoop(plan, Bound(), h, device, hbuf, hsink)
 
     def mixed(marks: bool = False, bound: bool = False, steps: bool = False, sync: bool = False) -> list:
-        """plain_ahead with one or more of hone's parts: `marks` its clock's marks (events made by
-        _Clock.prepare), `bound` the candidate's bound call (TimedLoop._call), `steps` its steps
+        """plain_ahead with one or more of hone's parts: `marks` its clock's window (_Clock.around,
+        events made by _Clock.prepare), `bound` the candidate's bound call (TimedLoop._call), `steps` its steps
         before the window (input sets, hone_flush_l2, Device.synchronize), `sync` only its
         Device.synchronize in plain's steps."""
         loop, times = timed_loop(), []
@@ -122,9 +123,7 @@ def child(case: str, rounds: int, preload: bool) -> int:
                 loop.device.synchronize() if sync else torch.cuda.synchronize()
             call = forward(k)
             if marks:
-                start = loop.clock.mark()
-                result = call()
-                end = loop.clock.mark()
+                result, (start, end) = loop.clock.around(call)
             else:
                 start, end = made[k]
                 start.record()
