@@ -432,6 +432,90 @@ class CudaRunnerTest(unittest.TestCase):
         self.assertTrue(torch.equal(views[2], torch.relu(x)))
 
 
+class ClockWindowTest(unittest.TestCase):
+    """What Python runs inside a timed call's window on a CUDA clock: between the start event's
+    record and the end event's only the call itself. Two _Clock.mark() calls around the call put
+    their own Python (a method call, the device test, the pop) there, 0.5-0.8 us above the same
+    events recorded inline (bench/probes/method_probe.py hone_marks, H100, 2026-12-07). Runs on the
+    CPU: the events are stand-ins that log their records, the Python in between is traced."""
+
+    class Event:
+        log = []
+
+        def __init__(self, enable_timing=False):
+            self.timing = enable_timing
+
+        def record(self, stream=None):
+            ClockWindowTest.Event.log.append(("record", self))
+
+    def window_calls(self, timed) -> list:
+        """The functions called between the first record's return and the second record's call
+        within timed()."""
+        import sys
+
+        seen, log = [], ClockWindowTest.Event.log
+
+        def profile(frame, event, arg):
+            if len(log) == 1 and event in ("call", "c_call"):
+                seen.append(frame.f_code.co_name if event == "call" else getattr(arg, "__name__", str(arg)))
+
+        log.clear()
+        sys.setprofile(profile)
+        try:
+            timed()
+        finally:
+            sys.setprofile(None)
+        self.assertEqual(len(log), 2, log)
+        return seen[:seen.index("record")] if "record" in seen else seen
+
+    def test_the_window_holds_the_call_alone(self):
+        from unittest import mock
+
+        from hone_worker.runner import timed_calls
+
+        def forward():
+            return "result"
+
+        with mock.patch("torch.cuda.Event", ClockWindowTest.Event):
+            clock = timed_calls._Clock(is_cuda=True)
+            with mock.patch.object(ClockWindowTest.Event, "record", lambda self, stream=None: None):
+                clock.prepare(4)
+            result, (start, end) = None, (None, None)
+
+            def timed():
+                nonlocal result, start, end
+                result, (start, end) = clock.around(forward)
+
+            inside = self.window_calls(timed)
+        self.assertEqual(result, "result")
+        self.assertIsNot(start, end)
+        self.assertEqual(ClockWindowTest.Event.log, [("record", start), ("record", end)])
+        # From the start record's return to the end record's call: forward, and nothing of the clock.
+        self.assertEqual(inside, ["forward"])
+
+    def test_marks_around_the_call_would_put_the_clock_inside(self):
+        """The measure of the test above can fail: the two-mark window it replaced is caught."""
+        from unittest import mock
+
+        from hone_worker.runner import timed_calls
+
+        def forward():
+            return None
+
+        with mock.patch("torch.cuda.Event", ClockWindowTest.Event):
+            clock = timed_calls._Clock(is_cuda=True)
+            with mock.patch.object(ClockWindowTest.Event, "record", lambda self, stream=None: None):
+                clock.prepare(4)
+
+            def timed():
+                clock.mark()
+                forward()
+                clock.mark()
+
+            inside = self.window_calls(timed)
+        self.assertIn("mark", inside)
+
+
 @unittest.skipUnless(torch.cuda.is_available(), "skipped: no GPU (CUDA runner tests need one)")
 class CallWindowTest(unittest.TestCase):
     """In the runner's own loop (in-process): what a call-time pass puts around its calls. Plain
