@@ -135,7 +135,7 @@ async function optimize(ctx: HoneContext, arg: unknown, hint?: string): Promise<
     const facts = runFacts(result);
     run.baseP50Us = facts.baseP50Us ?? run.baseP50Us;
     run.counts = facts.counts;
-    for (const w of result.proposals.filter((p) => p.runId === result?.runId)) ctx.store.upsert({ ...proposalFrom(uri, w, run.baseP50Us), runId });
+    for (const w of result.proposals.filter((p) => p.runId === result?.runId)) ctx.store.upsert({ ...proposalFrom(uri, w), runId });
   }
   // The best verified candidate survives a Stop when the server kept it: ask for it either way,
   // but never take an earlier run's winner, or one that is already the buffer, for this run's.
@@ -145,7 +145,7 @@ async function optimize(ctx: HoneContext, arg: unknown, hint?: string): Promise<
       const reply = await client.sendRequest(proposalRequest, { textDocument: { uri }, id: result?.best ?? undefined });
       const earlier = ctx.store.runsOf(uri).some((r) => r.runId !== runId && r.serverRunId === reply.runId);
       if (earlier || reply.diff === '') ctx.output.info(`no new proposal for ${name} from this run`);
-      else best = ctx.store.upsert({ ...proposalFrom(uri, reply, run.baseP50Us), runId });
+      else best = ctx.store.upsert({ ...proposalFrom(uri, reply), runId });
     } catch (e) {
       ctx.output.info(`no proposal for ${name}: ${errorText(e)}`);
     }

@@ -49,8 +49,7 @@ async function fetchSource(ctx: HoneContext, kernelUri: string, runId: string, c
   const id = Number(candidateId);
   if (!Number.isInteger(id)) throw new Error(`candidate ${candidateId} has no numeric id to ask hone-server for`);
   const reply = await ctx.client().sendRequest(proposalRequest, { textDocument: { uri: kernelUri }, id });
-  const base = ctx.store.run(runId)?.baseP50Us ?? null;
-  return ctx.store.upsert({ ...proposalFrom(kernelUri, reply, base), runId, candidateId });
+  return ctx.store.upsert({ ...proposalFrom(kernelUri, reply), runId, candidateId });
 }
 
 function isProposal(arg: unknown): arg is Proposal {

@@ -75,16 +75,16 @@ export function latestVerdict(r: KernelResult | null | undefined): Verdict | und
 
 /**
  * A verified proposal as the model's Proposal. The speedup over the current kernel is the
- * server's `speedup.kernel` when it sends one, its `speedup.kernelRange` when a noisy time left
- * only a range (then no point), else the ratio of the starting kernel's time to the proposal's.
- * `rechecked` is false for the best-so-far of a stopped run.
+ * server's alone: its `speedup.kernel` when both times were quiet, its `speedup.kernelRange` when a
+ * noisy time left only a range (issue 14: never a point from a noisy number), else none (the
+ * extension does not divide two medians whose noise it cannot see). `rechecked` is false for the
+ * best-so-far of a stopped run.
  */
-export function proposalFrom(kernelUri: string, w: WireProposal | ProposalReply, baseP50Us: number | null): Proposal {
+export function proposalFrom(kernelUri: string, w: WireProposal | ProposalReply): Proposal {
   const v = w.verdict;
   const p50 = num(v?.timing?.p50_us);
-  const overRange = num(w.speedup?.kernel) === null ? rangeOf(w.speedup?.kernelRange) : null;
-  const derived = overRange === null && baseP50Us !== null && p50 !== null && p50 > 0 && v?.status === 'correct' ? baseP50Us / p50 : null;
-  const over = num(w.speedup?.kernel) ?? derived;
+  const over = num(w.speedup?.kernel);
+  const overRange = over === null ? rangeOf(w.speedup?.kernelRange) : null;
   return {
     kernelUri,
     runId: String(w.runId),

@@ -74,7 +74,7 @@ describe('wire adapters', () => {
   });
 
   it('turns a proposal into the model with ids as strings and the server\'s speedups', () => {
-    const p = proposalFrom('file:///k.cu', { id: 7, runId: 2, text: 'src', verdict: verdict(), speedup: { eager: 2.5, kernel: 1.6 } }, null);
+    const p = proposalFrom('file:///k.cu', { id: 7, runId: 2, text: 'src', verdict: verdict(), speedup: { eager: 2.5, kernel: 1.6 } });
     assert.deepEqual(p, {
       kernelUri: 'file:///k.cu',
       runId: '2',
@@ -87,17 +87,19 @@ describe('wire adapters', () => {
       diff: undefined,
       rechecked: true,
     });
-    assert.equal(proposalFrom('k', { id: 8, runId: 2, text: 's', verdict: verdict(), speedup: {}, rechecked: false }, null).rechecked, false);
-    const withDiff = proposalFrom('k', { id: 4, runId: 1, text: 't', verdict: verdict(), speedup: {}, uri: 'k', diff: '--- a/k.cu' }, null);
+    assert.equal(proposalFrom('k', { id: 8, runId: 2, text: 's', verdict: verdict(), speedup: {}, rechecked: false }).rechecked, false);
+    const withDiff = proposalFrom('k', { id: 4, runId: 1, text: 't', verdict: verdict(), speedup: {}, uri: 'k', diff: '--- a/k.cu' });
     assert.equal(withDiff.diff, '--- a/k.cu');
   });
 
-  it('derives the speedup over the current kernel from times only for verified proposals', () => {
-    assert.equal(proposalFrom('k', { id: 4, runId: 1, text: '', verdict: verdict(), speedup: {} }, 30).speedup.overCurrent, 1.5);
+  it('takes the speedup over the current kernel from the server alone', () => {
+    // No point and no range from the server: none, not the ratio of two medians of unknown noise.
+    assert.equal(proposalFrom('k', { id: 4, runId: 1, text: '', verdict: verdict(), speedup: {} }).speedup.overCurrent, null);
+    assert.equal(proposalFrom('k', { id: 4, runId: 1, text: '', verdict: verdict(), speedup: { kernel: 1.5 } }).speedup.overCurrent, 1.5);
     // A noisy time: the server's range, never a point derived from the medians.
-    const noisy = proposalFrom('k', { id: 6, runId: 1, text: '', verdict: verdict(), speedup: { kernelRange: { low: 1.1, high: 1.6 } } }, 30);
+    const noisy = proposalFrom('k', { id: 6, runId: 1, text: '', verdict: verdict(), speedup: { kernelRange: { low: 1.1, high: 1.6 } } });
     assert.deepEqual(noisy.speedup, { eager: 2.5, compile: null, overCurrent: null, overCurrentRange: { low: 1.1, high: 1.6 } });
-    const wrong = proposalFrom('k', { id: 5, runId: 1, text: '', verdict: verdict({ status: 'incorrect', reason: 'mismatch' }), speedup: {} }, 30);
+    const wrong = proposalFrom('k', { id: 5, runId: 1, text: '', verdict: verdict({ status: 'incorrect', reason: 'mismatch' }), speedup: {} });
     assert.equal(wrong.speedup.overCurrent, null);
   });
 
