@@ -162,23 +162,17 @@ def child(case: str, rounds: int, preload: bool) -> int:
     def hone_flush() -> None:
         h.flush(stream, hbuf.data_ptr(), flush_bytes, hsink.data_ptr(), evict_code=False)
 
-    def plain_variant(flush, keep: bool = False, hold: bool = False, ahead: bool = False) -> list:
+    def plain_variant(flush, keep: bool = False, hold: bool = False) -> list:
         """Plain events around model(x) after `flush`; `keep`: the input copied from one of two sets
         before the flush, the result alive over the next call and copied to an output slot after
-        the end event; `hold`: every call's events alive until the last call; `ahead`: every
-        call's events made (recorded once) before the first call."""
+        the end event; `hold`: every call's events alive until the last call."""
         x, marks, kept = target[0], [], None
-        made = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(CALLS)] if ahead else []
-        for pair in made:
-            pair[0].record()
-            pair[1].record()
-        torch.cuda.synchronize()
         for k in range(CALLS):
             if keep:
                 x.copy_(sets[k % 2][0])
             flush()
             torch.cuda.synchronize()
-            start, end = made[k] if ahead else (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
             result = model(x)
             end.record()
@@ -192,7 +186,7 @@ def child(case: str, rounds: int, preload: bool) -> int:
     ways = {"plain": lambda: plain_events_us(lambda: model(target[0]), tflush, tsink, CALLS),
             "plain_hflush": lambda: plain_variant(hone_flush), "plain_keep": lambda: plain_variant(torch_flush, keep=True),
             "plain_hold": lambda: plain_variant(torch_flush, hold=True),
-            "plain_ahead": lambda: plain_variant(torch_flush, ahead=True),
+            "plain_ahead": lambda: plain_events_us(lambda: model(target[0]), tflush, tsink, CALLS, ahead=True),
             "hone_window": lambda: mixed(marks=True, bound=True), "hone_marks": lambda: mixed(marks=True),
             "hone_bound": lambda: mixed(bound=True), "hone_sync": lambda: mixed(sync=True),
             "hone_steps": lambda: mixed(steps=True),
@@ -222,7 +216,15 @@ def main() -> int:
         sys.path.insert(0, args.worker)
         return child(args.child, args.rounds, not args.no_preload)
     results = {}
-    sleeper = context_holder() if args.beside_context else None
+    sleeper = None
+    if args.beside_context:
+        sys.path.insert(0, HERE)
+        from plain_events import context_holder  # noqa: PLC0415
+
+        sleeper = context_holder([sys.executable])
+        if sleeper is None:
+            return 1
+        print(f"another process (pid {sleeper.pid}) holds an idle CUDA context", flush=True)
     try:
         run_cases(args, results)
     finally:
@@ -233,18 +235,6 @@ def main() -> int:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
     return 0
-
-
-def context_holder() -> subprocess.Popen:
-    """A process that makes a CUDA context, says `ready` and keeps it idle until its stdin closes."""
-    code = ("import sys, torch; torch.zeros(1, device='cuda'); torch.cuda.synchronize(); "
-            "print('ready', flush=True); sys.stdin.read()")
-    p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    if p.stdout.readline().strip() != "ready":
-        p.kill()
-        raise SystemExit("method_probe: the context holder did not start")
-    print(f"another process (pid {p.pid}) holds an idle CUDA context", flush=True)
-    return p
 
 
 def run_cases(args, results: dict) -> None:

@@ -60,6 +60,23 @@ def plain_events_us(fn, flush, sink, calls: int, ahead: bool = False) -> list:
     return times
 
 
+def context_holder(python_cmd: list):
+    """A process (python_cmd, e.g. [taskset, -c, 0, python3]) that makes a CUDA context and keeps
+    it idle until its stdin closes, as hone's judge keeps its own beside the runners; None, said on
+    stderr, if it did not start. The caller closes its stdin and waits for it."""
+    import subprocess
+    import sys
+
+    code = ("import sys, torch; torch.zeros(1, device='cuda'); torch.cuda.synchronize(); "
+            "print('ready', flush=True); sys.stdin.read()")
+    p = subprocess.Popen(python_cmd + ["-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    if p.stdout.readline().strip() != "ready":
+        p.kill()
+        print("the context holder did not start: no idle CUDA context beside the events", file=sys.stderr, flush=True)
+        return None
+    return p
+
+
 def host_clock_us(fn, flush, calls: int) -> list:
     """The CPU's counterpart: microseconds of the steady clock around each of `calls` calls of fn(),
     after a sum over `flush` (a CPU tensor larger than the last-level cache) and 10 warm-up calls."""

@@ -58,7 +58,7 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "server", "worker"))
 sys.path.insert(0, os.path.join(ROOT, "bench", "probes"))
 from inprocess_hook import HOOK, environment, rows_of, where  # noqa: E402
-from plain_events import plain_events_us, warm_calls, warm_clocks  # noqa: E402
+from plain_events import context_holder, plain_events_us, warm_calls, warm_clocks  # noqa: E402
 from shared_object import build_and_load  # noqa: E402
 from spread_probe import summary as sample_summary  # noqa: E402
 
@@ -413,19 +413,6 @@ def pinned_call_times(args, cases: dict, results: dict, plan_path: str) -> None:
     for name, what, entry in measured_entries(out):
         if results.get(name, {}).get(what) is not None:
             results[name][what].update(events_alike_us=entry["events_us"])
-
-
-def context_holder(python_cmd: list):
-    """A process (python_cmd, e.g. taskset ... python) that makes a CUDA context and keeps it idle
-    until its stdin closes, as hone's judge keeps its own beside the runners; None if it failed."""
-    code = ("import sys, torch; torch.zeros(1, device='cuda'); torch.cuda.synchronize(); "
-            "print('ready', flush=True); sys.stdin.read()")
-    p = subprocess.Popen(python_cmd + ["-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    if p.stdout.readline().strip() != "ready":
-        p.kill()
-        log("  [the context holder did not start: no events beside a context]")
-        return None
-    return p
 
 
 def five_processes(hone: str, python: str, case: dict) -> dict:
