@@ -134,9 +134,11 @@ struct RunListing {
   std::optional<double> winner_vs_kernel;         // its re-verified speedup over the original kernel
   std::optional<SpeedupRange> winner_vs_kernel_range;  // in its place when a time was noisy
   std::optional<double> winner_speedup_eager;
+  std::optional<SpeedupRange> winner_speedup_eager_range;  // in its place when a time was noisy
   std::optional<double> best_vs_kernel;           // the best verified so far (not re-verified)
   std::optional<SpeedupRange> best_vs_kernel_range;  // in its place when a time was noisy
   std::optional<double> best_speedup_eager;
+  std::optional<SpeedupRange> best_speedup_eager_range;  // in its place when a time was noisy
   nlohmann::json summary = nlohmann::json::object();  // as the store keeps them, for --json
   nlohmann::json config = nlohmann::json::object();
 };

@@ -39,11 +39,16 @@ std::string best_text(const OptimizeEvent& e) {
   if (!e.best_p50_us) return "no verified candidate yet";
   std::string s = "best " + format_number(*e.best_p50_us) + " µs";
   s += vs_original(e.best_vs_kernel, e.best_vs_kernel_range);
-  if (auto eager = format_speedup(e.best_speedup_eager, e.best_speedup_eager_range); !eager.empty()) s += " · " + eager + " eager";
+  if (auto eager = eager_text(e.best_speedup_eager, e.best_speedup_eager_range); !eager.empty()) s += " · " + eager;
   return s;
 }
 
 }  // namespace
+
+std::string eager_text(const std::optional<double>& point, const std::optional<protocol::SpeedupRange>& range) {
+  const std::string text = format_speedup(point, range);
+  return text.empty() ? text : text + " eager";
+}
 
 std::string vs_original_text(const std::optional<double>& point, const std::optional<protocol::SpeedupRange>& range,
                              const std::string& point_words) {
@@ -57,7 +62,7 @@ std::string candidate_text(const OptimizeEvent& e) {
   if (e.status == "correct") {
     if (e.p50_us) text += " · " + format_number(*e.p50_us) + " µs";
     text += vs_original(e.speedup_vs_kernel, e.speedup_vs_kernel_range);
-    if (auto eager = format_speedup(e.speedup_eager, e.speedup_eager_range); !eager.empty()) text += " · " + eager + " eager";
+    if (auto eager = eager_text(e.speedup_eager, e.speedup_eager_range); !eager.empty()) text += " · " + eager;
   } else if (!e.message.empty()) {
     const std::string prefix = "the original kernel: ";
     text += ": " + short_reason(original && e.message.starts_with(prefix) ? e.message.substr(prefix.size()) : e.message);

@@ -25,11 +25,13 @@ std::string best_column(const protocol::RunListing& r) {
   std::string text;
   if (r.winner) {
     text = vs_original_text(r.winner_vs_kernel, r.winner_vs_kernel_range);
-    if (r.winner_speedup_eager) text += (text.empty() ? "" : ", ") + format_number(*r.winner_speedup_eager) + "× eager";
+    if (auto eager = eager_text(r.winner_speedup_eager, r.winner_speedup_eager_range); !eager.empty())
+      text += (text.empty() ? "" : ", ") + eager;
     return "#" + std::to_string(*r.winner) + " re-verified" + (text.empty() ? "" : ": " + text);
   }
   text = vs_original_text(r.best_vs_kernel, r.best_vs_kernel_range);
-  if (r.best_speedup_eager) text += (text.empty() ? "" : ", ") + format_number(*r.best_speedup_eager) + "× eager";
+  if (auto eager = eager_text(r.best_speedup_eager, r.best_speedup_eager_range); !eager.empty())
+    text += (text.empty() ? "" : ", ") + eager;
   return text.empty() ? "none" : text + " (not re-verified)";
 }
 

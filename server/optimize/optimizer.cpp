@@ -208,6 +208,7 @@ void Optimizer::save_progress(RunRecord& run) {
                  {"candidates", e.candidates},
                  {"best_p50_us", optional_json(e.best_p50_us)},
                  {"best_speedup_eager", optional_json(e.best_speedup_eager)},
+                 {"best_speedup_eager_range", optional_json(e.best_speedup_eager_range)},
                  {"best_vs_kernel", optional_json(e.best_vs_kernel)},
                  {"best_vs_kernel_range", optional_json(e.best_vs_kernel_range)},
                  {"tokens", u.prompt_tokens + u.completion_tokens},
@@ -349,6 +350,7 @@ void Optimizer::fill_result(RunRecord& run, OptimizeResult& result) {
     run.summary["winner_speedup_vs_kernel"] = optional_json(result.speedup_vs_kernel);
     run.summary["winner_speedup_vs_kernel_range"] = optional_json(result.speedup_vs_kernel_range);
     run.summary["winner_speedup_eager"] = optional_json(result.speedup_eager);
+    run.summary["winner_speedup_eager_range"] = optional_json(eager_range_of(result.best_recheck));
     run.summary["winner_p50_us"] = optional_json(result.best_p50_us);
     store_.update_run(run);
   }

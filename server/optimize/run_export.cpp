@@ -114,9 +114,11 @@ protocol::RunListing run_listing(const RunRecord& run) {
   l.winner_vs_kernel = number("winner_speedup_vs_kernel");
   l.winner_vs_kernel_range = range("winner_speedup_vs_kernel_range");
   l.winner_speedup_eager = number("winner_speedup_eager");
+  l.winner_speedup_eager_range = range("winner_speedup_eager_range");
   l.best_vs_kernel = number("best_vs_kernel");
   l.best_vs_kernel_range = range("best_vs_kernel_range");
   l.best_speedup_eager = number("best_speedup_eager");
+  l.best_speedup_eager_range = range("best_speedup_eager_range");
   l.summary = run.summary;
   l.config = run.config;
   return l;

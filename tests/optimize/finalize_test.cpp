@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "optimize/optimizer.h"
+#include "optimize/run_export.h"
 
 namespace hone {
 namespace {
@@ -44,6 +45,11 @@ class ScriptedVerifier : public CandidateVerifier {
     t.reps = 100;
     t.method = "host_clock";
     v.timing = t;
+    // Over an eager reference of a quiet 200 µs: a point when this time is quiet, else the range.
+    protocol::Speedup sp;
+    if (spread > 0.2) sp.eager_range = protocol::SpeedupRange{200.0 / t.p90_us, 200.0 / t.p10_us};
+    else sp.eager = 200.0 / p50;
+    v.speedup = sp;
     return v;
   }
 
@@ -176,6 +182,12 @@ TEST_F(Finalize, AWinnerWhoseRecheckIsNoisyHasARangeOverTheOriginalNotAPoint) {
   const auto summary = store.run(result.run_id)->summary;
   EXPECT_TRUE(summary["winner_speedup_vs_kernel"].is_null()) << summary.dump();
   EXPECT_NEAR(summary["winner_speedup_vs_kernel_range"]["high"].get<double>(), 105.0 / 40.0, 1e-9) << summary.dump();
+  // Its speedup over eager likewise, kept for `hone runs`: the range, no point.
+  const protocol::RunListing listing = run_listing(*store.run(result.run_id));
+  EXPECT_FALSE(listing.winner_speedup_eager);
+  ASSERT_TRUE(listing.winner_speedup_eager_range) << summary.dump();
+  EXPECT_NEAR(listing.winner_speedup_eager_range->low, 200.0 / 60.0, 1e-9);
+  EXPECT_NEAR(listing.winner_speedup_eager_range->high, 200.0 / 40.0, 1e-9);
 }
 
 TEST_F(Finalize, ANoisyOriginalGivesEveryCandidateARangeNotAPoint) {
