@@ -144,8 +144,8 @@ std::string result_text(const OptimizeResult& r, const std::filesystem::path& st
         << "), re-verified on fresh seeds: " << (r.best_p50_us ? format_number(*r.best_p50_us) : "?") << " µs";
     out << vs_original(r.speedup_vs_kernel, r.speedup_vs_kernel_range, "faster than the original");
     const auto& recheck = r.best_recheck && r.best_recheck->speedup ? r.best_recheck->speedup : std::nullopt;
-    const std::string eager = format_speedup(r.speedup_eager, recheck ? recheck->eager_range : std::nullopt);
-    if (!eager.empty()) out << " · " << eager << " eager";
+    const std::string eager = eager_text(r.speedup_eager, recheck ? recheck->eager_range : std::nullopt);
+    if (!eager.empty()) out << " · " << eager;
     if (auto c = format_speedup(r.speedup_compile, recheck ? recheck->compile_range : std::nullopt); !c.empty())
       out << " · " << c << " torch.compile";
     out << "\n";

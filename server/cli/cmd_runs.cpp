@@ -22,16 +22,13 @@ struct RunsFlags {
 };
 
 std::string best_column(const protocol::RunListing& r) {
-  std::string text;
-  if (r.winner) {
-    text = vs_original_text(r.winner_vs_kernel, r.winner_vs_kernel_range);
-    if (auto eager = eager_text(r.winner_speedup_eager, r.winner_speedup_eager_range); !eager.empty())
-      text += (text.empty() ? "" : ", ") + eager;
-    return "#" + std::to_string(*r.winner) + " re-verified" + (text.empty() ? "" : ": " + text);
-  }
-  text = vs_original_text(r.best_vs_kernel, r.best_vs_kernel_range);
-  if (auto eager = eager_text(r.best_speedup_eager, r.best_speedup_eager_range); !eager.empty())
-    text += (text.empty() ? "" : ", ") + eager;
+  const bool won = r.winner.has_value();
+  std::string text = won ? vs_original_text(r.winner_vs_kernel, r.winner_vs_kernel_range)
+                         : vs_original_text(r.best_vs_kernel, r.best_vs_kernel_range);
+  const std::string eager = won ? eager_text(r.winner_speedup_eager, r.winner_speedup_eager_range)
+                                : eager_text(r.best_speedup_eager, r.best_speedup_eager_range);
+  if (!eager.empty()) text += (text.empty() ? "" : ", ") + eager;
+  if (won) return "#" + std::to_string(*r.winner) + " re-verified" + (text.empty() ? "" : ": " + text);
   return text.empty() ? "none" : text + " (not re-verified)";
 }
 

@@ -47,7 +47,7 @@ class ScriptedVerifier : public CandidateVerifier {
     v.timing = t;
     // Over an eager reference of a quiet 200 µs: a point when this time is quiet, else the range.
     protocol::Speedup sp;
-    if (spread > 0.2) sp.eager_range = protocol::SpeedupRange{200.0 / t.p90_us, 200.0 / t.p10_us};
+    if (spread > protocol::kNoisySpread) sp.eager_range = protocol::SpeedupRange{200.0 / t.p90_us, 200.0 / t.p10_us};
     else sp.eager = 200.0 / p50;
     v.speedup = sp;
     return v;

@@ -242,9 +242,7 @@ class _Clock:
         """forward() between two marks: (its result, (start, end)). Both events are taken before
         the first record, so the window holds the records and the call alone."""
         if self.is_cuda:
-            made = self._made
-            start = made.pop() if made else torch.cuda.Event(enable_timing=True)
-            end = made.pop() if made else torch.cuda.Event(enable_timing=True)
+            start, end = self._event(), self._event()
             start.record()
             result = forward()
             end.record()
@@ -253,9 +251,13 @@ class _Clock:
         result = forward()
         return result, (start, time.perf_counter_ns())
 
+    def _event(self) -> "torch.cuda.Event":
+        """The next event made ahead, or a new one when prepare() made too few."""
+        return self._made.pop() if self._made else torch.cuda.Event(enable_timing=True)
+
     def mark(self):
         if self.is_cuda:
-            event = self._made.pop() if self._made else torch.cuda.Event(enable_timing=True)
+            event = self._event()
             event.record()
             return event
         return time.perf_counter_ns()
