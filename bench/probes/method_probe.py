@@ -45,6 +45,11 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+# plain_events imports nothing when loaded (torch inside its functions): the child's preload still
+# comes before torch.
+from plain_events import context_holder, plain_events_us, warm_calls, warm_clocks  # noqa: E402
+
 CASES = {"relu_2p16": ((64, 1024), "relu"), "relu_2p22": ((4096, 1024), "relu"),
          "relu_scale_256x2048": ((256, 2048), "relu_scale")}
 VARIANTS = ("plain", "plain_hflush", "plain_keep", "plain_hold", "plain_ahead", "hone_window", "hone_marks", "hone_bound",
@@ -60,12 +65,10 @@ def child(case: str, rounds: int, preload: bool) -> int:
     import torch
 
     torch.set_grad_enabled(False)
-    sys.path.insert(0, HERE)
     from hone_worker.devices import Device
     from hone_worker.runner import timed_calls
     from hone_worker.runner.forms import Candidate
     from hone_worker.runner.harness import harness
-    from plain_events import plain_events_us, warm_calls, warm_clocks
 
     shape, what = CASES[case]
 
@@ -218,9 +221,6 @@ def main() -> int:
     results = {}
     sleeper = None
     if args.beside_context:
-        sys.path.insert(0, HERE)
-        from plain_events import context_holder  # noqa: PLC0415
-
         sleeper = context_holder([sys.executable])
         if sleeper is None:
             return 1
