@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "cli/bench_summary.h"
+#include "cli/cmd_optimize_output.h"
 #include "cli/commands.h"
 #include "cli/engine_flags.h"
 #include "cli/kernelbench_runs.h"
@@ -119,7 +120,7 @@ std::string row_progress(std::size_t i, std::size_t n, const BenchRow& r) {
     std::snprintf(buf, sizeof buf, " · %.2f× eager", *r.speedup_eager);
     s += buf;
   } else if (r.speedup_eager_range) {
-    s += " · " + protocol::format_speedup(std::nullopt, r.speedup_eager_range) + " eager (noisy)";
+    s += " · " + eager_text(std::nullopt, r.speedup_eager_range);
   }
   return s;
 }

@@ -47,7 +47,8 @@ std::string best_text(const OptimizeEvent& e) {
 
 std::string eager_text(const std::optional<double>& point, const std::optional<protocol::SpeedupRange>& range) {
   const std::string text = format_speedup(point, range);
-  return text.empty() ? text : text + " eager";
+  if (text.empty()) return text;
+  return point ? text + " eager" : text + " eager (noisy)";
 }
 
 std::string vs_original_text(const std::optional<double>& point, const std::optional<protocol::SpeedupRange>& range,
