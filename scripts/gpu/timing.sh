@@ -14,7 +14,7 @@
 # HONE_TIMEOUT_timing=585; the probes are off unless asked (HONE_TIMING_PROBE=1 and the others).
 # Logs, the ncu CSVs and JSON in $OUT/timing/.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 : "${HONE_BIN:?}" "${OUT:?}" "${PY:=python3}"
 PYTHON=$(command -v "$PY")
 export HONE_PYTHON=$PYTHON
@@ -91,6 +91,15 @@ if [ "${HONE_TIMING_METHOD_PROBE:-0}" = 1 ]; then
     timeout 200 "$PYTHON" bench/probes/method_probe.py --worker "$HONE_BUILD/share/hone/worker" $beside \
       --json "$OUT/timing/method_probe${beside}.json" 2>&1
   done
+fi
+# Is the native runner's call time above plain events from C its window or its process
+# (bench/probes/selftime_probe.py: a raw candidate times its own relu the plain way inside hone's
+# runner, beside `hone check`'s call time and a lone process's plain events, one CPU; ~60 s)? Off
+# unless HONE_TIMING_SELFTIME_PROBE=1.
+if [ "${HONE_TIMING_SELFTIME_PROBE:-0}" = 1 ]; then
+  timeout 200 "$PYTHON" bench/probes/selftime_probe.py --hone "$HONE_BIN/hone" --out "$OUT/timing/selftime" \
+    --json "$OUT/timing/selftime_probe.json" 2>&1
+  echo "bench/probes/selftime_probe rc=$?"
 fi
 [ "${HONE_TIMING_BENCH:-1}" = 1 ] || { echo "timing section: probes only (HONE_TIMING_BENCH=0)"; exit 0; }
 timeout "${HONE_TIMING_LIMIT:-560}" "$PYTHON" bench/timing_truth/timing_truth.py --hone "$HONE_BIN/hone" --python "$PYTHON" --ncu "$NCU" ${HONE_TIMING_ARGS:-} \
