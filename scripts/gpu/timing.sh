@@ -9,9 +9,10 @@
 # table and one `timing_truth: <target>: PASS|MISS|NO DATA` line per target (device vs ncu within
 # 5% or 0.3 us; call vs events within 10%, also with hone and the events on one CPU, and for the
 # generated references with the events measured inside hone's own runner; spreads <= 3% for
-# kernels >= 5 us). The bench alone took 459 s on the H100 (2026-12-06; its steps 3b and 3c,
-# ncu in other cache states, only with HONE_TIMING_ARGS=--ncu-warm): give it
-# HONE_TIMEOUT_timing=585; the probes are off unless asked (HONE_TIMING_PROBE=1 and the others).
+# kernels >= 5 us). The bench alone took 364 s on the H100 with HONE_TIMING_ARGS=--no-unconfined
+# (2026-12-07, before step 4a's three rounds: ~430 s now; steps 3b and 3c, ncu in other cache
+# states, only with --ncu-warm): give it HONE_TIMEOUT_timing=500 HONE_TIMING_LIMIT=480; the probes
+# are off unless asked (HONE_TIMING_PROBE=1 and the others).
 # Logs, the ncu CSVs and JSON in $OUT/timing/.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
