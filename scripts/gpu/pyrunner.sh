@@ -27,6 +27,8 @@ if [ ! -f "$HONE_HARNESS_LIBRARY" ]; then
 fi
 # HONE_PYRUNNER_SUITES picks some of the suites (e.g. "test_runner_timing", the timed calls alone,
 # to fit beside the timing section in one device call); the section's PASS then says which ran.
+# test_runner_timing alone did not finish in 170 s on the H100 (2026-12-07: its last test, the
+# input sets mixed in both forms, was still running): give it HONE_TIMEOUT_pyrunner=260.
 suites=${HONE_PYRUNNER_SUITES:-test_arena test_runner test_runner_timing}
 for s in $suites; do
   [ -f "$s.py" ] || { echo "FAIL: HONE_PYRUNNER_SUITES names $s, which tests/worker does not have"; exit 1; }
