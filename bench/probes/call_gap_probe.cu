@@ -1,8 +1,8 @@
 // bench/probes/call_gap_probe.cu: the C side of call_gap_probe.py. Times `calls` calls of one relu
 // kernel with plain CUDA events on the legacy stream, the L2 flushed before each call and the
 // device idle (as KernelBench and hone's call time do), with the knobs the probe turns: which
-// flush (this file's plain read, or libhone_harness's hone_flush through `flush_fn`), and how the
-// host waits for it (cudaDeviceSynchronize or cudaStreamSynchronize).
+// flush (the bench's plain read, read_flush.cuh, or libhone_harness's hone_flush through
+// `flush_fn`), and how the host waits for it (cudaDeviceSynchronize or cudaStreamSynchronize).
 //   nvcc -O2 -shared -Xcompiler -fPIC -o call_gap_probe.so call_gap_probe.cu
 #include <cuda_runtime.h>
 
@@ -11,20 +11,13 @@
 #include <chrono>
 #include <thread>
 
+#include "read_flush.cuh"
+
 namespace {
 
 __global__ void probe_relu(const float* x, float* y, size_t n) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) y[i] = x[i] > 0.f ? x[i] : 0.f;
-}
-
-__global__ void probe_read_flush(const uint4* buffer, size_t words, unsigned* sink) {
-  unsigned acc = 0;
-  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < words; i += size_t(gridDim.x) * blockDim.x) {
-    const uint4 w = buffer[i];
-    acc ^= w.x ^ w.y ^ w.z ^ w.w;
-  }
-  if (acc == 0x9e3779b9u) *sink = acc;
 }
 
 using HoneFlush = int (*)(void* stream, const void* buffer, size_t bytes, void* sink);
@@ -52,7 +45,7 @@ extern "C" int probe_calls(size_t n, size_t flush_bytes, int calls, int device_s
     if (flush_fn)
       rc = reinterpret_cast<HoneFlush>(flush_fn)(nullptr, flush, flush_bytes, sink);
     else
-      probe_read_flush<<<sms * 8, 256>>>(static_cast<const uint4*>(flush), flush_bytes / 16, sink);
+      read_flush<<<sms * 8, 256>>>(static_cast<const uint4*>(flush), flush_bytes / 16, sink);
     if (!rc) rc = static_cast<int>(device_sync ? cudaDeviceSynchronize() : cudaStreamSynchronize(nullptr));
     if (rc) break;
     cudaEventRecord(start, nullptr);
