@@ -31,8 +31,8 @@ class ProgressView {
 std::string vs_original_text(const std::optional<double>& point, const std::optional<protocol::SpeedupRange>& range,
                              const std::string& point_words = "the original");
 
-// "2.1× eager", or "1.4–2.1× eager (noisy)" when a noisy time left only a range (issue 14); "" when neither
-// is known. The progress lines, the report, `hone runs` and `hone bench` say it alike.
+// "2.1× eager", or "1.4–2.1× eager (noisy)" when a noisy time left only a range (issue 14); ""
+// when neither is known. The progress lines, the report, `hone runs` and `hone bench` say it alike.
 std::string eager_text(const std::optional<double>& point, const std::optional<protocol::SpeedupRange>& range);
 
 // One candidate's own result as its progress line says it: "#5 done: correct · 81.2 µs · 2.1× the
