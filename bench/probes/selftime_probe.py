@@ -57,6 +57,14 @@ def hone_call(hone: str, pin: list, kernel: str) -> dict:
     return {}
 
 
+def lone_run(cmd: list) -> dict:
+    """The lone program (it writes its own line); {} (its failure said on stderr) either way."""
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        print(f"the lone program failed (rc {p.returncode}): {p.stderr.strip()[-400:]}", file=sys.stderr, flush=True)
+    return {}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--hone", required=True)
@@ -73,15 +81,13 @@ def main() -> int:
     pin = ["taskset", "-c", str(args.pin_cpu)]
     rows = []
     for r in range(args.rounds):
-        for what, run in (("lone", lambda: subprocess.run(pin + [lone], capture_output=True, timeout=60)),
+        for what, run in (("lone", lambda: lone_run(pin + [lone])),
                           ("hone", lambda: hone_call(args.hone, pin, source)),
                           ("shipped", lambda: hone_call(args.hone, pin, os.path.join(ROOT, "tasks", "relu.cu")))):
             before = size()
             verdict = run()
             lines = read_lines(before)
-            row = {"round": r, "what": what, "inside": lines}
-            if isinstance(verdict, dict):
-                row.update(verdict)
+            row = {"round": r, "what": what, "inside": lines, **verdict}
             rows.append(row)
             shown = " ".join(f"[plain events in {w}: own buffers {a:.2f}, then {b:.2f}]" for w, a, b in lines)
             call = f"hone call {row.get('call_us'):.2f} us, device {row.get('device_us') or 0:.2f} us " \
