@@ -5,10 +5,15 @@ import os
 import subprocess
 
 
-def build_and_load(source: str, out_dir: str, *flags: str, timeout_s: float = 180) -> ctypes.CDLL:
-    """Builds `source` into out_dir/<its stem>.so (-O2 unless `flags` say otherwise) and loads it;
-    raises OSError or subprocess.SubprocessError."""
+def build_shared(source: str, out_dir: str, *flags: str, timeout_s: float = 180) -> str:
+    """Builds `source` into out_dir/<its stem>.so (-O2 unless `flags` say otherwise; flags may name
+    more sources and libraries) and returns its path; raises OSError or subprocess.SubprocessError."""
     lib = os.path.join(out_dir, os.path.splitext(os.path.basename(source))[0] + ".so")
     subprocess.run([os.environ.get("NVCC", "nvcc"), *(flags or ("-O2",)), "-shared", "-Xcompiler", "-fPIC", "-o", lib,
                     source], check=True, timeout=timeout_s, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    return ctypes.CDLL(lib)
+    return lib
+
+
+def build_and_load(source: str, out_dir: str, *flags: str, timeout_s: float = 180) -> ctypes.CDLL:
+    """build_shared, then the library loaded."""
+    return ctypes.CDLL(build_shared(source, out_dir, *flags, timeout_s=timeout_s))

@@ -30,9 +30,12 @@ makes two torch events a call, and the end event's CUDA event is made inside the
 and another process's idle CUDA context resident beside them (as the judge's is beside hone's
 runners: a second resident context adds 1.2-2.6 us to events around a call on the H200,
 bench/probes/call_gap_probe.py), the candidates' check and the events alternating over
---pinned-rounds rounds and their medians compared (each process's call time is one draw); and, for the
-generated cases' eager references, the plain events their Model measured around itself inside the
-reference runner hone timed it in (bench/probes/inprocess_hook.py): `call_vs_events_same_process`
+--pinned-rounds rounds and their medians compared (each process's call time is one draw; 0 skips
+this step); and, the comparison the issue's bar 2 reads, every eager reference and raw candidate
+timed again unconfined while plain events are measured inside the very runner hone timed it in
+(the references' Model around itself where it is built, bench/probes/inprocess_hook.py, tasks/
+files as hooked copies; the candidates' hone_raw_forward by bench/probes/self_events.cu preloaded
+into the native runner, call_events.cu's loop on its first call): `call_vs_events_same_process`
 compares the methods in one process, which no placement moves. Targets
 (issue 14): device time within 5% or 0.3 us of ncu; call time within 10% of plain events; spreads
 <= 3% for kernels of 5 us or more.
@@ -60,7 +63,7 @@ sys.path.insert(0, os.path.join(ROOT, "server", "worker"))
 sys.path.insert(0, os.path.join(ROOT, "bench", "probes"))
 from inprocess_hook import HOOK, environment, rows_of, where  # noqa: E402
 from plain_events import context_holder, plain_events_us, warm_calls, warm_clocks  # noqa: E402
-from shared_object import build_and_load  # noqa: E402
+from shared_object import build_and_load, build_shared  # noqa: E402
 from spread_probe import summary as sample_summary  # noqa: E402
 
 COMPILED = ("relu_scale_256x2048",)  # cases whose torch.compile reference is timed too (step 5)
@@ -306,24 +309,57 @@ WARM_S = 0.1  # the plain events' warm-up calls, per callable
 
 UNSANDBOXED = tuple(ELEMENTWISE) + ("matmul_2048", "relu_scale_256x2048")  # step 4b: the tasks with the hook
 
+HOOKED_MODEL = '''
 
-def unsandboxed_references(hone: str, python: str, cases: dict, results: dict, out: str) -> None:
-    """Not instead of call_vs_events: the eager references of UNSANDBOXED (the generated tasks, whose
-    Model measures plain events around itself where it is built: bench/probes/inprocess_hook.py)
-    timed again by `hone task --time eager` with HONE_SANDBOX=none, so that the runner can write
-    its row; the call p50 kept as `hone_call_unsandboxed`, the plain events of that very runner as
-    `events_same_process_us` (same_process_events). Across processes a Python-issued call moves
-    up to 2x on the lent H100 VM (affinity_probe, confine_probe); in one process hone's call time
-    and plain events compare as methods (`call_vs_events_same_process`). The confinement itself
-    does not slow a reference's call (confine_probe, H100, 2026-12-06). Their own baseline cache
-    (under `out`): the confined run's cached baselines would answer otherwise."""
-    names = [n for n in UNSANDBOXED if n in cases]
-    if not names:
+_HoneUnhookedModel = Model
+
+
+class Model(_HoneUnhookedModel):
+    """The task's Model, measuring plain events around itself where it is built (timing_truth 4b)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        _plain_events(self, CASE, get_inputs)
+'''
+
+
+def hooked_task(name: str, task: str, out: str) -> str:
+    """A copy of a task file (tasks/*.py) whose Model measures plain events around itself where it
+    is built, as the generated tasks' do: the original text, then the hook and a subclass of its
+    Model that calls it. Returns the copy's path."""
+    path = os.path.join(out, "hooked", os.path.basename(task))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(task) as src, open(path, "w") as dst:
+        dst.write(src.read() + "\n\n" + HOOK + HOOKED_MODEL.replace("CASE", repr(name)))
+    return path
+
+
+def pin_prefix(args) -> list:
+    """taskset for steps 4a-4c (args.pin_cpu), or nothing where it is -1."""
+    return ["taskset", "-c", str(args.pin_cpu)] if args.pin_cpu >= 0 else []
+
+
+def unsandboxed_references(args, cases: dict, results: dict) -> None:
+    """Not instead of call_vs_events: every eager reference timed again by `hone task --time eager`
+    with HONE_SANDBOX=none, so that its runner can write the plain events its Model measured around
+    itself where it was built (the generated tasks are written with the hook, bench/probes/
+    inprocess_hook.py; the tasks/ files are timed as hooked copies, hooked_task); the call p50 kept
+    as `hone_call_unsandboxed`, the plain events of that very runner as `events_same_process_us`
+    (same_process_events). Across processes a Python-issued call moves up to 2x on the lent H100 VM
+    (affinity_probe, confine_probe); in one process hone's call time and plain events compare as
+    methods (`call_vs_events_same_process`). On args.pin_cpu: the process does not move between
+    its Model's events and hone's calls. The confinement itself does not slow a reference's call
+    (confine_probe, H100, 2026-12-06). Their own baseline cache (under args.out): the confined
+    run's cached baselines would answer otherwise."""
+    hooked = {n: c if n in UNSANDBOXED else {**c, "task": hooked_task(n, c["task"], args.out)}
+              for n, c in cases.items() if n in UNSANDBOXED or n.startswith("tasks/")}
+    if not hooked:
         return
-    rows_path = os.path.join(out, "same_process.rows")
-    env = {"HONE_SANDBOX": "none", "HONE_CACHE_DIR": os.path.join(out, "cache-unconfined"), **environment(rows_path)}
-    for name, j in task_timings(hone, python, cases, names, ("eager",), 150, "hone task --time eager, unconfined",
-                                env=env):
+    rows_path = os.path.join(args.out, "same_process.rows")
+    env = {"HONE_SANDBOX": "none", "HONE_CACHE_DIR": os.path.join(args.out, "cache-unconfined"),
+           **environment(rows_path)}
+    for name, j in task_timings(args.hone, args.python, hooked, list(hooked), ("eager",), 240,
+                                "hone task --time eager, unconfined", env=env, prefix=pin_prefix(args)):
         t = (j.get("reference") or {}).get("eager") or {}
         if results[name].get("reference") is not None:
             results[name]["reference"].update(hone_call_unsandboxed=p50(t.get("call")),
@@ -331,12 +367,72 @@ def unsandboxed_references(hone: str, python: str, cases: dict, results: dict, o
     same_process_events(rows_path, results)
 
 
-def candidate_verdicts(hone: str, python: str, cases: dict, what: str, prefix=()):
+def fnv_of(path: str) -> str:
+    """FNV-1a (64 bits, hex) of a file's bytes, as self_events.cu computes it for the library it wraps."""
+    h = 1469598103934665603
+    with open(path, "rb") as f:
+        for b in f.read():
+            h = ((h ^ b) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return f"{h:016x}"
+
+
+def call_shapes(verdict: dict) -> list:
+    """The sizes of a raw call's arguments, inputs, params, outputs, from a verdict's signature (the
+    order of the descriptors hone passes; a scalar's are empty)."""
+    sig = verdict.get("signature") or {}
+    args = (sig.get("inputs") or []) + (sig.get("params") or []) + (sig.get("outputs") or [])
+    return [list(a.get("shape") or []) for a in args]
+
+
+def same_process_candidates(args, cases: dict, results: dict) -> None:
+    """Not instead of call_vs_events: the raw candidates checked again unconfined, their runner
+    (a HONE_RUNNER script) with bench/probes/self_events.cu preloaded, which times the runner's own
+    hone_raw_forward the way call_events.cu does on its first call (a correctness trial) and
+    writes a row; each row is matched to its check by the library's bytes and the call's argument
+    sizes. The call p50 of that check kept as `hone_call_unsandboxed`, the row's p50 as
+    `events_same_process_us`: `call_vs_events_same_process` compares hone's call time and plain
+    events from C in one process, on args.pin_cpu."""
+    rows_path = os.path.join(args.out, "self_events.rows")
+    try:
+        library = build_shared(os.path.join(ROOT, "bench", "probes", "self_events.cu"), args.out, "-O2",
+                               "-I", os.path.join(ROOT, "server", "include"), os.path.join(HERE, "call_events.cu"),
+                               "-ldl", timeout_s=180)
+    except (OSError, subprocess.SubprocessError) as exc:
+        log(f"  [self_events.cu not built ({exc}): no same-process events for the candidates]")
+        return
+    runner = os.path.join(os.path.dirname(os.path.realpath(args.hone)), "hone-runner")
+    script = os.path.join(args.out, "self_events_runner.sh")
+    with open(script, "w") as f:
+        f.write("#!/bin/sh\n# timing_truth step 4c: hone's native runner with bench/probes/self_events.cu preloaded\n"
+                f"export HONE_INPROCESS_OUT='{rows_path}'\n"
+                f"export LD_PRELOAD='{library}'${{LD_PRELOAD:+:$LD_PRELOAD}}\n"
+                f"exec '{os.environ.get('HONE_RUNNER', runner)}' \"$@\"\n")
+    os.chmod(script, 0o755)
+    rows = {}
+    checked = list(candidate_verdicts(args.hone, args.python, cases, "hone check, unconfined, self-timed runner",
+                                      pin_prefix(args) + ["env", f"HONE_RUNNER={script}"], extra=("--no-sandbox",)))
+    for row in rows_of(rows_path):
+        if row.get("tag") == "self_events":
+            rows.setdefault((row.get("library_fnv"), json.dumps(row.get("shapes"))), []).append(row)
+    for name, v in checked:
+        side = results[name]["candidate"]
+        side["hone_call_unsandboxed"] = p50((v.get("timing") or {}).get("call"))
+        built = find_key(v.get("compile") or {}, "library")
+        key = (fnv_of(built) if built and os.path.isfile(built) else None, json.dumps(call_shapes(v)))
+        found = rows.get(key) or []
+        if len(found) == 1 and "p50_us" in found[0]:
+            side["events_same_process_us"] = found[0]["p50_us"]
+        else:
+            side["events_same_process_error"] = (found[0].get("error") if len(found) == 1 else
+                                                 f"{len(found)} rows match this check's library and shapes")
+
+
+def candidate_verdicts(hone: str, python: str, cases: dict, what: str, prefix=(), extra=()):
     """(case name, its verdict) for every candidate in one `hone check` (each paired with its task
-    by its stem), run under `prefix` (e.g. taskset)."""
+    by its stem), run under `prefix` (e.g. taskset) with `extra` flags."""
     kernels = {os.path.realpath(c["candidate"]): n for n, c in cases.items() if c["candidate"]}
     rc, out = run([*prefix, hone, "check", *kernels, "--device", "cuda", "--baselines", "none", "--json",
-                   "--python", python], 240, f"{what} ({len(kernels)} candidates)")
+                   "--python", python, *extra], 240, f"{what} ({len(kernels)} candidates)")
     for v in json_lines(out):
         name = kernels.get(os.path.realpath(find_key(v.get("kernel") or {}, "path") or ""))
         if name is not None:
@@ -844,7 +940,7 @@ def main() -> int:
     ap.add_argument("--json", default=None)
     ap.add_argument("--no-compile", action="store_true", help="skip the torch.compile reference (step 5)")
     ap.add_argument("--no-unconfined", action="store_true",
-                    help="skip step 4b (the generated references unconfined, plain events in their own runners)")
+                    help="skip steps 4b and 4c (references and candidates unconfined, plain events in their own runners)")
     ap.add_argument("--ncu-warm", action="store_true",
                     help="also ncu without its cache flush, and over calls flushed once (steps 3b, 3c; not bars; ~35 s)")
     ap.add_argument("--plan", default=None, help="(children) the cases and libraries, as JSON")
@@ -853,9 +949,9 @@ def main() -> int:
     ap.add_argument("--no-do-bench", action="store_true", help="(measure-child) plain events alone")
     ap.add_argument("--events-ahead", action="store_true", help="(measure-child) the Python events made before the calls")
     ap.add_argument("--pinned-rounds", type=int, default=3,
-                    help="step 4a: rounds of the candidates' check and the events beside a context (medians compared)")
+                    help="step 4a: rounds of the candidates' check and the events beside a context (medians compared; 0 skips 4a)")
     ap.add_argument("--pin-cpu", type=int, default=min(os.sched_getaffinity(0)),
-                    help="step 4a: hone and the plain events again on this one CPU (-1: skip; default the first allowed)")
+                    help="steps 4a-4c: hone and the plain events on this one CPU (-1: 4a skipped, 4b and 4c unpinned; default the first allowed)")
     args = ap.parse_args()
     if args.mode != "run":
         plan = json.load(open(args.plan))
@@ -921,11 +1017,13 @@ def main() -> int:
         # 4. Five `hone check` processes of one kernel of >= 5 us.
         spread_run = five_processes(args.hone, args.python, cases["relu_2p22"]) if "relu_2p22" in cases else {}
         # 4a. Call times, like with like: hone and the events again, all on one CPU.
-        if args.pin_cpu >= 0:
+        if args.pin_cpu >= 0 and args.pinned_rounds > 0:
             pinned_call_times(args, cases, results, plan_path)
-        # 4b. The generated eager references again, unconfined, with plain events in their own runners.
+        # 4b, 4c. The eager references and the raw candidates again, unconfined, with plain events
+        # measured inside their own runners (bar 2's comparison: call_vs_events_same_process).
         if not args.no_unconfined:
-            unsandboxed_references(args.hone, args.python, cases, results, args.out)
+            unsandboxed_references(args, cases, results)
+            same_process_candidates(args, cases, results)
         # 5. Last (a limit cuts only these): the torch.compile reference's device and call time,
         # then ncu over it in a run of its own (one compile thread: no worker processes under ncu).
         if not args.no_compile and any(c.get("compiled") for c in cases.values()):
