@@ -80,7 +80,6 @@ import torch.nn as nn
 class Model(nn.Module):
     def __init__(self):
         super().__init__()
-        _plain_events(self, "CASE", get_inputs)
 
     def forward(self, x):
         return torch.relu(x)
@@ -101,7 +100,6 @@ import torch.nn as nn
 class Model(nn.Module):
     def __init__(self):
         super().__init__()
-        _plain_events(self, "CASE", get_inputs)
 
     def forward(self, a, b):
         return torch.matmul(a, b)
@@ -123,7 +121,6 @@ class Model(nn.Module):
     def __init__(self):
         super().__init__()
         self.scale = 1.5
-        _plain_events(self, "CASE", get_inputs)
 
     def forward(self, x):
         return torch.relu(x) * self.scale
@@ -148,7 +145,7 @@ def write_cases(work: str) -> dict:
     for name, n in ELEMENTWISE.items():
         path = os.path.join(work, f"{name}.py")
         with open(path, "w") as f:
-            f.write(HOOK + ELEMENTWISE_TASK.format(rows=n // 1024).replace('"CASE"', repr(name)))
+            f.write(ELEMENTWISE_TASK.format(rows=n // 1024))
         kernel = os.path.join(work, f"{name}.cu")  # tasks/relu.cu, paired with this task by its stem
         with open(os.path.join(ROOT, "tasks", "relu.cu")) as src, open(kernel, "w") as dst:
             dst.write(src.read())
@@ -156,7 +153,7 @@ def write_cases(work: str) -> dict:
     for name, text in (("matmul_2048", MATMUL_TASK), ("relu_scale_256x2048", TWO_KERNEL_TASK)):
         path = os.path.join(work, f"{name}.py")
         with open(path, "w") as f:
-            f.write(HOOK + text.replace('"CASE"', repr(name)))
+            f.write(text)
         cases[name] = {"task": path, "candidate": None, "compiled": name in COMPILED}
     for task in sorted(glob.glob(os.path.join(ROOT, "tasks", "*.py"))):
         stem = os.path.splitext(os.path.basename(task))[0]
@@ -292,8 +289,8 @@ def hone_references(hone: str, python: str, cases: dict, results: dict, modes=("
 
 
 def same_process_events(rows_path: str, results: dict) -> None:
-    """The plain events each generated task's Model measured around itself when an unconfined
-    reference runner built it (the hook's rows, tagged with the case), kept as
+    """The plain events each hooked task's Model measured around itself on its first call in an
+    unconfined reference runner (the hook's rows, tagged with the case), kept as
     `events_same_process_us` beside `hone_call_unsandboxed`, the call time from that very process."""
     for row in rows_of(rows_path):
         side = results.get(row.get("tag"), {}).get("reference")
@@ -307,27 +304,32 @@ def same_process_events(rows_path: str, results: dict) -> None:
 
 WARM_S = 0.1  # the plain events' warm-up calls, per callable
 
-UNSANDBOXED = tuple(ELEMENTWISE) + ("matmul_2048", "relu_scale_256x2048")  # step 4b: the tasks with the hook
-
 HOOKED_MODEL = '''
+import os as _hone_os
 
-_HoneUnhookedModel = Model
+if _hone_os.environ.get("HONE_INPROCESS_OUT"):
+    _HoneUnhookedModel = Model
 
+    class Model(_HoneUnhookedModel):
+        """The task's Model, measuring plain events around itself on its first call in the
+        process that runs it (timing_truth step 4b)."""
 
-class Model(_HoneUnhookedModel):
-    """The task's Model, measuring plain events around itself where it is built (timing_truth 4b)."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        _plain_events(self, CASE, get_inputs)
+        def forward(self, *args, **kwargs):
+            if not getattr(self, "_hone_measured", False):
+                self._hone_measured = True
+                _plain_events(self, CASE, get_inputs)
+            return super().forward(*args, **kwargs)
 '''
 
 
 def hooked_task(name: str, task: str, out: str) -> str:
-    """A copy of a task file (tasks/*.py) whose Model measures plain events around itself where it
-    is built, as the generated tasks' do: the original text, then the hook and a subclass of its
-    Model that calls it. Returns the copy's path."""
-    path = os.path.join(out, "hooked", os.path.basename(task))
+    """A copy of a task file whose Model, where $HONE_INPROCESS_OUT is set, measures plain events
+    around itself on its first call (bench/probes/inprocess_hook.py's _plain_events: a runner's
+    first call is its first timing op's, while the judge keeps the pool's starts off the machine;
+    a Model's build is not, and pinned beside a runner importing torch the events read up to 1.7x
+    high, H100, 2026-12-07): the original text, then the hook and a subclass of its Model. Returns
+    the copy's path (under out/hooked/, named by the case)."""
+    path = os.path.join(out, "hooked", name.replace("/", "_") + ".py")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(task) as src, open(path, "w") as dst:
         dst.write(src.read() + "\n\n" + HOOK + HOOKED_MODEL.replace("CASE", repr(name)))
@@ -341,25 +343,21 @@ def pin_prefix(args) -> list:
 
 def unsandboxed_references(args, cases: dict, results: dict) -> None:
     """Not instead of call_vs_events: every eager reference timed again by `hone task --time eager`
-    with HONE_SANDBOX=none, so that its runner can write the plain events its Model measured around
-    itself where it was built (the generated tasks are written with the hook, bench/probes/
-    inprocess_hook.py; the tasks/ files are timed as hooked copies, hooked_task); the call p50 kept
-    as `hone_call_unsandboxed`, the plain events of that very runner as `events_same_process_us`
-    (same_process_events). Across processes a Python-issued call moves up to 2x on the lent H100 VM
-    (affinity_probe, confine_probe); in one process hone's call time and plain events compare as
-    methods (`call_vs_events_same_process`). On args.pin_cpu: the process does not move between
-    its Model's events and hone's calls. The confinement itself does not slow a reference's call
-    (confine_probe, H100, 2026-12-06). Their own baseline cache (under args.out): the confined
-    run's cached baselines would answer otherwise."""
-    hooked = {n: c if n in UNSANDBOXED else {**c, "task": hooked_task(n, c["task"], args.out)}
-              for n, c in cases.items() if n in UNSANDBOXED or n.startswith("tasks/")}
-    if not hooked:
-        return
+    with HONE_SANDBOX=none as a hooked copy of its task (hooked_task), so that its runner can write
+    the plain events its Model measured around itself on its first call (bench/probes/
+    inprocess_hook.py); the call p50 kept as `hone_call_unsandboxed`, the plain events of that very
+    runner as `events_same_process_us` (same_process_events). Across processes a Python-issued call
+    moves up to 2x on the lent H100 VM (affinity_probe, confine_probe); in one process hone's call
+    time and plain events compare as methods (`call_vs_events_same_process`). Not pinned: one CPU
+    would be shared with the pool's runner starts. The confinement itself does not slow a
+    reference's call (confine_probe, H100, 2026-12-06). Their own baseline cache (under args.out):
+    the confined run's cached baselines would answer otherwise."""
+    hooked = {n: {**c, "task": hooked_task(n, c["task"], args.out)} for n, c in cases.items()}
     rows_path = os.path.join(args.out, "same_process.rows")
     env = {"HONE_SANDBOX": "none", "HONE_CACHE_DIR": os.path.join(args.out, "cache-unconfined"),
            **environment(rows_path)}
     for name, j in task_timings(args.hone, args.python, hooked, list(hooked), ("eager",), 240,
-                                "hone task --time eager, unconfined", env=env, prefix=pin_prefix(args)):
+                                "hone task --time eager, unconfined, hooked copies", env=env):
         t = (j.get("reference") or {}).get("eager") or {}
         if results[name].get("reference") is not None:
             results[name]["reference"].update(hone_call_unsandboxed=p50(t.get("call")),
