@@ -14,14 +14,15 @@ HOOK = '''import torch
 import torch.nn as nn
 
 
-def _plain_events(forward, tag, inputs):
+def _plain_events(forward, tag, inputs, when=None):
     """Plain events around forward(*inputs) in this process (forward: the module, called as KernelBench
-    and hone call it), appended to $HONE_INPROCESS_OUT."""
+    and hone call it), appended to $HONE_INPROCESS_OUT (`when`, if given, goes into the row)."""
     import json, os, statistics, sys, time
     out, cuda = os.environ.get("HONE_INPROCESS_OUT"), os.environ.get("HONE_INPROCESS_DEVICE", "cuda") == "cuda"
     if not out or (cuda and not torch.cuda.is_available()) or sys.argv[0].endswith(os.path.join("hone_worker", "__main__.py")):
         return  # the judge builds Model too (its own outputs), a dozen times: not a timed process
-    row = {"tag": tag, "pid": os.getpid(), "argv": sys.argv[:2], "at": time.time(), "source": globals().get("__file__")}
+    row = {"tag": tag, "pid": os.getpid(), "argv": sys.argv[:2], "at": time.time(), "source": globals().get("__file__"),
+           "when": when}
     try:
         sys.path.insert(0, os.environ["HONE_INPROCESS_PROBES"])
         from plain_events import host_clock_us, plain_events_us, warm_calls, warm_clocks
