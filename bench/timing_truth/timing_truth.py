@@ -30,8 +30,8 @@ makes two torch events a call, and the end event's CUDA event is made inside the
 and another process's idle CUDA context resident beside them (as the judge's is beside hone's
 runners: a second resident context adds 1.2-2.6 us to events around a call on the H200,
 bench/probes/call_gap_probe.py), the candidates' check and the events alternating over
---pinned-rounds rounds and their medians compared (each process's call time is one draw; 0 skips
-this step); and, the comparison the issue's bar 2 reads, every eager reference and raw candidate
+--pinned-rounds rounds and their medians compared (each process's call time is one draw; 0, the
+default, skips this step); and, the comparison the issue's bar 2 reads, every eager reference and raw candidate
 timed again unconfined while plain events are measured inside the very runner hone timed it in
 (the references' Model around itself where it is built, bench/probes/inprocess_hook.py, tasks/
 files as hooked copies; the candidates' hone_raw_forward by bench/probes/self_events.cu preloaded
@@ -962,8 +962,9 @@ def main() -> int:
     ap.add_argument("--compiled", action="store_true", help="(ncu-child) the torch.compile references alone")
     ap.add_argument("--no-do-bench", action="store_true", help="(measure-child) plain events alone")
     ap.add_argument("--events-ahead", action="store_true", help="(measure-child) the Python events made before the calls")
-    ap.add_argument("--pinned-rounds", type=int, default=3,
-                    help="step 4a: rounds of the candidates' check and the events beside a context (medians compared; 0 skips 4a)")
+    ap.add_argument("--pinned-rounds", type=int, default=0,
+                    help="step 4a: rounds of the candidates' check and the events beside a context (medians compared; "
+                         "0, the default, skips 4a: ~180 s, not a bar since the same-process line, 2026-12-07)")
     ap.add_argument("--pin-cpu", type=int, default=min(os.sched_getaffinity(0)),
                     help="steps 4a-4c: hone and the plain events on this one CPU (-1: 4a skipped, 4b and 4c unpinned; default the first allowed)")
     args = ap.parse_args()

@@ -7,10 +7,11 @@
 # plain events with an L2 read flush (from C for a raw candidate), the ratios to ncu, and the
 # five-process spread of `hone check`. Its last lines are the
 # table and one `timing_truth: <target>: PASS|MISS|NO DATA` line per target (device vs ncu within
-# 5% or 0.3 us; call vs events within 10%, also with hone and the events on one CPU, and for the
-# generated references with the events measured inside hone's own runner; spreads <= 3% for
-# kernels >= 5 us). The bench alone took 364 s on the H100 with HONE_TIMING_ARGS=--no-unconfined
-# (2026-12-07, before step 4a's three rounds: ~430 s now; steps 3b and 3c, ncu in other cache
+# 5% or 0.3 us; call vs plain events within 10%: across processes (call_vs_events) and, bar 2's
+# comparison, in the very runner hone timed in (call_vs_events_same_process: every reference's
+# Model and every raw candidate's entry point timed the plain way inside it); spreads <= 3% for
+# kernels >= 5 us). The bench alone took 280-353 s on the H100 (2026-12-07, step 4a off by default;
+# HONE_TIMING_ARGS=--pinned-rounds 3 adds it back, ~180 s; steps 3b and 3c, ncu in other cache
 # states, only with --ncu-warm): give it HONE_TIMEOUT_timing=500 HONE_TIMING_LIMIT=480; the probes
 # are off unless asked (HONE_TIMING_PROBE=1 and the others).
 # Logs, the ncu CSVs and JSON in $OUT/timing/.

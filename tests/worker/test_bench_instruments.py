@@ -1,0 +1,110 @@
+"""bench/timing_truth's same-process instruments (issue 14, bar 2), on the CPU with the real hone,
+its real runners and the real nvcc: bench/probes/self_events.cu preloaded into the native runner
+times the runner's own hone_raw_forward on its first call and writes a row that timing_truth
+matches to its check by the library's bytes and the call's argument sizes; a hooked task copy's
+Model writes plain events from its runner on its first call and at the runner's exit. On a GPU
+the same code times with CUDA events (scripts/gpu/timing.sh); here the host clock stands in."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+from common import FIXTURES, REPO, TASKS
+
+sys.path.insert(0, str(REPO / "bench" / "timing_truth"))
+import timing_truth  # noqa: E402
+from inprocess_hook import environment, rows_of  # noqa: E402
+
+HONE_BIN = os.environ.get("HONE_BIN")
+NVCC = os.environ.get("HONE_NVCC") or shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+PYTHON = os.environ.get("HONE_TEST_PYTHON", sys.executable)
+
+
+@unittest.skipUnless(HONE_BIN and os.path.exists(os.path.join(HONE_BIN or "", "hone")), "needs the hone binary (HONE_BIN)")
+class SameProcessInstrumentsTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.out = tempfile.mkdtemp(prefix="hone-bench-instruments-")
+        self.addCleanup(shutil.rmtree, self.out, ignore_errors=True)
+        self.hone = os.path.join(HONE_BIN, "hone")
+        self.env = {**os.environ, "HONE_CACHE_DIR": os.path.join(self.out, "cache")}
+
+    def check(self, *kernels, env):
+        p = subprocess.run([self.hone, "check", *map(str, kernels), "--device", "cpu", "--no-sandbox", "--baselines",
+                            "none", "--json", "--python", PYTHON], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=600)
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+        return [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
+
+    def test_self_events_row_per_candidate_matched_to_its_check(self):
+        if not os.path.exists(NVCC):
+            self.skipTest("needs nvcc")
+        library = timing_truth.build_shared(str(REPO / "bench" / "probes" / "self_events.cu"), self.out, "-O2", "-I",
+                                            str(REPO / "server" / "include"),
+                                            str(REPO / "bench" / "timing_truth" / "call_events.cu"), "-ldl")
+        rows = os.path.join(self.out, "rows")
+        runner = os.environ.get("HONE_RUNNER") or os.path.join(HONE_BIN, "hone-runner")
+        script = os.path.join(self.out, "runner.sh")
+        with open(script, "w") as f:
+            f.write(f"#!/bin/sh\nexport HONE_INPROCESS_OUT='{rows}'\nexport LD_PRELOAD='{library}'\nexec '{runner}' \"$@\"\n")
+        os.chmod(script, 0o755)
+        # Two raw kernels in one check: one row each, told apart by their bytes and sizes.
+        verdicts = self.check(FIXTURES / "two_outputs.cpp", FIXTURES / "scalars.cpp", env={**self.env, "HONE_RUNNER": script})
+        self.assertEqual([v.get("status") for v in verdicts], ["correct", "correct"], verdicts)
+        found = {(r["library_fnv"], json.dumps(r["shapes"])): r for r in rows_of(rows)}
+        self.assertEqual(len(found), 2, rows_of(rows))
+        for v in verdicts:
+            key = (timing_truth.fnv_of(v["compile"]["library"]), json.dumps(timing_truth.call_shapes(v)))
+            self.assertIn(key, found, f"no row for {v['kernel']}")
+            row = found[key]
+            self.assertEqual(row["clock"], "host")
+            self.assertEqual(row["calls"], 200)
+            self.assertGreater(row["p50_us"], 0)
+            self.assertLessEqual(row["p10_us"], row["p50_us"])
+            self.assertIn("hone-runner", row["argv"][0])
+        # Without the preload no row is written and the verdicts are the same.
+        os.remove(rows)
+        again = self.check(FIXTURES / "two_outputs.cpp", env=self.env)
+        self.assertEqual(again[0]["status"], "correct")
+        self.assertEqual(rows_of(rows), [])
+
+    def test_hooked_task_measures_on_first_call_and_at_exit_in_the_runner(self):
+        rows = os.path.join(self.out, "rows")
+        path = timing_truth.hooked_task("tasks/relu", str(TASKS / "relu.py"), self.out)
+        env = {**self.env, "HONE_SANDBOX": "none", **environment(rows, "cpu")}
+        p = subprocess.run([self.hone, "task", path, "--time", "eager", "--device", "cpu", "--json", "--python", PYTHON],
+                           env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600)
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+        timed = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
+        call = timed[0]["reference"]["eager"]["call"]["p50_us"]
+        runner_rows = [r for r in rows_of(rows) if "runner" in " ".join(r["argv"])]
+        self.assertEqual([r["when"] for r in runner_rows], ["first call", "exit"], rows_of(rows))
+        self.assertEqual({r["tag"] for r in runner_rows}, {"tasks/relu"})
+        self.assertEqual(len({r["pid"] for r in runner_rows}), 1)
+        self.assertTrue(all(r["p50_us"] > 0 for r in runner_rows))
+        results = {"tasks/relu": {"reference": {"hone_call_unsandboxed": call}}}
+        timing_truth.same_process_events(rows, results)
+        side = results["tasks/relu"]["reference"]
+        self.assertEqual(side["events_same_process_us"], runner_rows[0]["p50_us"])
+        self.assertEqual(side["events_same_process_exit_us"], runner_rows[1]["p50_us"])
+        # Without the variable the copy is the task: no rows, the same Model class.
+        os.remove(rows)
+        plain = subprocess.run([self.hone, "task", path, "--time", "eager", "--device", "cpu", "--json", "--python",
+                                PYTHON], env={**self.env, "HONE_SANDBOX": "none"}, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, timeout=600)
+        self.assertEqual(plain.returncode, 0, plain.stderr[-2000:])
+        self.assertFalse(os.path.exists(rows))
+
+    def test_same_process_verdict_spans_first_call_and_exit(self):
+        self.assertEqual(timing_truth.same_process_verdict(10.5, 10.0)[0], True)
+        self.assertEqual(timing_truth.same_process_verdict(11.5, 10.0)[0], False)
+        self.assertEqual(timing_truth.same_process_verdict(15.0, 10.0, 20.0)[0], True)
+        self.assertEqual(timing_truth.same_process_verdict(23.0, 10.0, 20.0)[0], False)
+        self.assertEqual(timing_truth.same_process_verdict(8.5, 20.0, 10.0)[0], False)
+        self.assertIn("then 20.00 at exit", timing_truth.same_process_verdict(15.0, 10.0, 20.0)[1])
+
+
+if __name__ == "__main__":
+    unittest.main()
