@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "hone.h"
+#include "read_flush.cuh"
 
 extern "C" int call_events_time(void* forward, const void* descs, int count, void* stream, const void* flush,
                                 size_t flush_bytes, void* sink, int calls, float* out_us);
@@ -103,25 +104,19 @@ std::string first_arg() {
 
 // The timed calls on the device: 100 ms of warm-up calls, then kCalls (call_events_time's method).
 int device_times(const void* descs, int count, void* stream, std::vector<float>& us) {
-  int l2 = 0;
-  cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0);
-  const size_t flush_bytes = 2 * static_cast<size_t>(l2 > 0 ? l2 : (60 << 20));
-  void* flush = nullptr;
-  void* sink = nullptr;
-  if (cudaMalloc(&flush, flush_bytes) != cudaSuccess || cudaMalloc(&sink, sizeof(unsigned)) != cudaSuccess) return -1;
-  cudaMemset(flush, 1, flush_bytes);
+  FlushBuffer b;
+  if (!b.flush) return -1;
   cudaDeviceSynchronize();
   int rc = 0;
   std::vector<float> warm(20);
   for (const auto start = std::chrono::steady_clock::now(); rc == 0 && ms_since(start) < kWarmMs;)
-    rc = call_events_time(reinterpret_cast<void*>(g_real), descs, count, stream, flush, flush_bytes, sink, 20,
+    rc = call_events_time(reinterpret_cast<void*>(g_real), descs, count, stream, b.flush, b.bytes, b.sink, 20,
                           warm.data());
   us.assign(kCalls, 0.f);
   if (rc == 0)
-    rc = call_events_time(reinterpret_cast<void*>(g_real), descs, count, stream, flush, flush_bytes, sink, kCalls,
+    rc = call_events_time(reinterpret_cast<void*>(g_real), descs, count, stream, b.flush, b.bytes, b.sink, kCalls,
                           us.data());
-  cudaFree(flush);
-  cudaFree(sink);
+  b.release();
   return rc;
 }
 

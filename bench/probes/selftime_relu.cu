@@ -36,14 +36,10 @@ void launch(const float* x, float* out, int64_t n, cudaStream_t s) {
 
 // Median microseconds of `calls` plain-event windows around one launch each.
 double plain_median(const float* x, float* out, int64_t n) {
-  int l2 = 0, sms = 0;
-  cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0);
+  int sms = 0;
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-  const size_t flush_bytes = 2 * static_cast<size_t>(l2 > 0 ? l2 : (64 << 20));
-  void* flush = nullptr;
-  unsigned* sink = nullptr;
-  if (cudaMalloc(&flush, flush_bytes) != cudaSuccess || cudaMalloc(&sink, sizeof(unsigned)) != cudaSuccess) return -1;
-  cudaMemset(flush, 1, flush_bytes);
+  FlushBuffer b;
+  if (!b.flush) return -1;
   cudaStream_t s = nullptr;  // the legacy default stream, as hone's runner and the bench use
   cudaEvent_t start, end;
   cudaEventCreate(&start);
@@ -58,7 +54,7 @@ double plain_median(const float* x, float* out, int64_t n) {
   }
   std::vector<float> us;
   for (int i = 0; i < 200; ++i) {
-    read_flush<<<sms * 8, 256, 0, s>>>(static_cast<const uint4*>(flush), flush_bytes / 16, sink);
+    read_flush<<<sms * 8, 256, 0, s>>>(static_cast<const uint4*>(b.flush), b.bytes / 16, b.sink);
     cudaStreamSynchronize(s);
     cudaEventRecord(start, s);
     launch(x, out, n, s);
@@ -70,8 +66,7 @@ double plain_median(const float* x, float* out, int64_t n) {
   }
   cudaEventDestroy(start);
   cudaEventDestroy(end);
-  cudaFree(flush);
-  cudaFree(sink);
+  b.release();
   std::sort(us.begin(), us.end());
   return cudaGetLastError() == cudaSuccess ? us[us.size() / 2] : -1;
 }
