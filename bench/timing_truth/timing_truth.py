@@ -367,6 +367,8 @@ def unsandboxed_references(args, cases: dict, results: dict) -> None:
         t = (j.get("reference") or {}).get("eager") or {}
         if results[name].get("reference") is not None:
             results[name]["reference"].update(hone_call_unsandboxed=p50(t.get("call")),
+                                              hone_call_unsandboxed_spread=spread(t.get("call")),
+                                              hone_call_unsandboxed_samples=(t.get("call") or {}).get("samples_us"),
                                               hone_device_unsandboxed=p50(t.get("device")))
     same_process_events(rows_path, results)
 
@@ -421,6 +423,7 @@ def same_process_candidates(args, cases: dict, results: dict) -> None:
     for name, v in checked:
         side = results[name]["candidate"]
         side["hone_call_unsandboxed"] = p50((v.get("timing") or {}).get("call"))
+        side["hone_call_unsandboxed_spread"] = spread((v.get("timing") or {}).get("call"))
         built = find_key(v.get("compile") or {}, "library")
         key = (fnv_of(built) if built and os.path.isfile(built) else None, json.dumps(call_shapes(v)))
         found = rows.get(key) or []
@@ -932,8 +935,11 @@ def report(results: dict, spread_run: dict) -> list:
         r = sides.get("reference") or {}
         if r.get("hone_call_unsandboxed") is not None:
             lines.append(f"reference {name}: call p50 {fmt(r.get('hone_call'))} us confined, "
-                         f"{fmt(r.get('hone_call_unsandboxed'))} us unconfined, plain events {fmt(r.get('events_us'))} us "
-                         f"(device {fmt(r.get('hone_device'))} / {fmt(r.get('hone_device_unsandboxed'))})")
+                         f"{fmt(r.get('hone_call_unsandboxed'))} us unconfined (spread "
+                         f"{fmt(r.get('hone_call_unsandboxed_spread'), 3)}), plain events {fmt(r.get('events_us'))} us, "
+                         f"in its runner {fmt(r.get('events_same_process_us'))} then "
+                         f"{fmt(r.get('events_same_process_exit_us'))} (device {fmt(r.get('hone_device'))} / "
+                         f"{fmt(r.get('hone_device_unsandboxed'))})")
     for target, entries in verdicts.items():
         if target == "device_vs_ncu_call_flushed" and not entries:
             continue  # printed under HONE_DEVICE_TIME=counters-call only
