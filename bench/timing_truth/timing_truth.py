@@ -33,10 +33,11 @@ bench/probes/call_gap_probe.py), the candidates' check and the events alternatin
 --pinned-rounds rounds and their medians compared (each process's call time is one draw; 0, the
 default, skips this step); and, the comparison the issue's bar 2 reads, every eager reference and raw candidate
 timed again unconfined while plain events are measured inside the very runner hone timed it in
-(the references' Model around itself where it is built, bench/probes/inprocess_hook.py, tasks/
-files as hooked copies; the candidates' hone_raw_forward by bench/probes/self_events.cu preloaded
-into the native runner, call_events.cu's loop on its first call): `call_vs_events_same_process`
-compares the methods in one process, which no placement moves. Targets
+(each reference as a hooked copy of its task whose Model times itself on its first call and as
+its runner exits, bench/probes/inprocess_hook.py; each candidate's hone_raw_forward by
+bench/probes/self_events.cu preloaded into the native runner, call_events.cu's loop on its first
+call): `call_vs_events_same_process` compares the methods in one process, which no placement or
+per-process draw moves. Targets
 (issue 14): device time within 5% or 0.3 us of ncu; call time within 10% of plain events; spreads
 <= 3% for kernels of 5 us or more.
 
