@@ -80,7 +80,11 @@ class SameProcessInstrumentsTest(unittest.TestCase):
         timed = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
         call = timed[0]["reference"]["eager"]["call"]["p50_us"]
         runner_rows = [r for r in rows_of(rows) if "runner" in " ".join(r["argv"])]
-        self.assertEqual([r["when"] for r in runner_rows], ["first call", "exit"], rows_of(rows))
+        # The exit row may be cut here: the judge kills a runner 2 s after `exit`, and the CPU's
+        # 300 calls, each after a 64 MiB flush, take longer on a busy CI machine (on a GPU the
+        # flush is the device's); a plain process below checks the exit row.
+        self.assertEqual([r["when"] for r in runner_rows][:1], ["first call"], rows_of(rows))
+        self.assertIn([r["when"] for r in runner_rows], (["first call"], ["first call", "exit"]))
         self.assertEqual({r["tag"] for r in runner_rows}, {"tasks/relu"})
         self.assertEqual(len({r["pid"] for r in runner_rows}), 1)
         self.assertTrue(all(r["p50_us"] > 0 for r in runner_rows))
@@ -88,7 +92,21 @@ class SameProcessInstrumentsTest(unittest.TestCase):
         timing_truth.same_process_events(rows, results)
         side = results["tasks/relu"]["reference"]
         self.assertEqual(side["events_same_process_us"], runner_rows[0]["p50_us"])
-        self.assertEqual(side["events_same_process_exit_us"], runner_rows[1]["p50_us"])
+        self.assertEqual(side.get("events_same_process_exit_us"), runner_rows[-1]["p50_us"] if len(runner_rows) == 2 else None)
+        # In a process that exits by itself, the hooked Model writes both rows, first call then exit.
+        os.remove(rows)
+        script = ("import importlib.util, sys\n"
+                  f"spec = importlib.util.spec_from_file_location('hooked', {path!r})\n"
+                  "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+                  "model = m.Model(*m.get_init_inputs()); x = m.get_inputs()\n"
+                  "model(*x); model(*x)\n")
+        p = subprocess.run([PYTHON, "-c", script], env={**self.env, **environment(rows, "cpu")}, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=600)
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+        own = rows_of(rows)
+        self.assertEqual([(r["tag"], r["when"]) for r in own], [("tasks/relu", "first call"), ("tasks/relu", "exit")], own)
+        self.assertEqual(len({r["pid"] for r in own}), 1)
+        self.assertTrue(all(r["p50_us"] > 0 for r in own))
         # Without the variable the copy is the task: no rows, the same Model class.
         os.remove(rows)
         plain = subprocess.run([self.hone, "task", path, "--time", "eager", "--device", "cpu", "--json", "--python",
