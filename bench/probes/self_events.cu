@@ -11,8 +11,9 @@
 // warms the call for 100 ms, times 200 calls the way call_events_time does (a read flush of twice
 // the L2, the device idle, an event, the call, an event) with the very arguments hone passed, and
 // appends one JSON row to $HONE_INPROCESS_OUT (tag "self_events", pid, argv, the library loaded
-// and the FNV-1a of its bytes, the arguments' sizes, p50 / p10 / p90 us); every call then goes to the real entry point. The calls are repeated on one
-// call's arguments, so the candidate must compute a pure function of its inputs (the bench's do).
+// and the FNV-1a of its bytes, the arguments' sizes, p50 / p10 / p90 us); every call then goes to
+// the real entry point. The calls are repeated on one call's arguments, so the candidate must
+// compute a pure function of its inputs (the bench's do).
 // Without a CUDA device the same loop runs on the host clock (CI's check of the mechanism).
 //   nvcc -O2 -shared -Xcompiler -fPIC -I ../../server/include -o self_events.so self_events.cu
 //        ../timing_truth/call_events.cu -ldl
