@@ -344,7 +344,7 @@ def hooked_task(name: str, task: str, out: str) -> str:
 
 
 def pin_prefix(args) -> list:
-    """taskset for steps 4a-4c (args.pin_cpu), or nothing where it is -1."""
+    """taskset for steps 4a and 4c (args.pin_cpu), or nothing where it is -1."""
     return ["taskset", "-c", str(args.pin_cpu)] if args.pin_cpu >= 0 else []
 
 
@@ -485,7 +485,7 @@ def pinned_call_times(args, cases: dict, results: dict, plan_path: str) -> None:
     events process, each on whichever CPU the scheduler gave it, differ by that much before any
     method does. Builds are cached by step 1; the references get a cache of their own (the
     baselines step 1 cached would answer). Kept as hone_call_pinned and events_pinned_us."""
-    pin = ["taskset", "-c", str(args.pin_cpu)]
+    pin = pin_prefix(args)
     for name, v in candidate_verdicts(args.hone, args.python, cases, f"hone check on CPU {args.pin_cpu}", pin):
         results[name]["candidate"]["hone_call_pinned"] = p50((v.get("timing") or {}).get("call"))
     for name, j in task_timings(args.hone, args.python, cases, list(cases), ("eager",), 240,
@@ -972,7 +972,8 @@ def main() -> int:
                     help="step 4a: rounds of the candidates' check and the events beside a context (medians compared; "
                          "0, the default, skips 4a: ~180 s, not a bar since the same-process line, 2026-12-07)")
     ap.add_argument("--pin-cpu", type=int, default=min(os.sched_getaffinity(0)),
-                    help="steps 4a-4c: hone and the plain events on this one CPU (-1: 4a skipped, 4b and 4c unpinned; default the first allowed)")
+                    help="steps 4a and 4c: hone and the plain events on this one CPU (-1: 4a skipped, 4c unpinned; "
+                         "4b is never pinned; default the first allowed)")
     args = ap.parse_args()
     if args.mode != "run":
         plan = json.load(open(args.plan))
