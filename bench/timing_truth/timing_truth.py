@@ -236,7 +236,8 @@ def samples_of(t: dict) -> dict:
             "per_call_samples": (per_call or device).get("samples_us"),
             "records_samples": (t.get("device_records") or {}).get("samples_us"),
             "calls_per_sample": device.get("calls_per_sample", 1),
-            "hone_per_call_spread": spread(per_call or device)}
+            "hone_per_call_spread": spread(per_call or device),
+            "hone_kernels": t.get("device_kernels")}
 
 
 def find_key(obj, key):
@@ -772,7 +773,8 @@ def parse_ncu(csv_path: str) -> dict:
         return {}
     nvtx_cols = [i for i, h in enumerate(header) if "NVTX" in h or h.startswith("thread")]
     scale = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3, "second": 1e6, "s": 1e6}
-    launches = {}
+    ki = header.index("Kernel Name") if "Kernel Name" in header else None
+    launches, names = {}, {}
     for r in rows[1:]:
         if r[mi] != "gpu__time_duration.sum":
             continue
@@ -784,14 +786,18 @@ def parse_ncu(csv_path: str) -> dict:
         found = NVTX_CASE.search(text) or NVTX_CASE.search(" ".join(r))
         if not found:
             continue
-        launches.setdefault(f"{found.group(1)}|{found.group(2)}", []).append(value)
+        key = f"{found.group(1)}|{found.group(2)}"
+        launches.setdefault(key, []).append(value)
+        names.setdefault(key, []).append(r[ki] if ki is not None else "")
     out = {}
     for key, values in launches.items():
         if len(values) % NCU_CALLS == 0:
             per = len(values) // NCU_CALLS
             sums = [sum(values[k * per:(k + 1) * per]) for k in range(NCU_CALLS)]
             out[key] = {"ncu_us": statistics.median(sums), "kernels_per_call": per, "ncu_spread": per_call_spread(sums),
-                        "ncu_samples": sums}
+                        "ncu_samples": sums,
+                        "ncu_kernels": [{"name": names[key][j], "p50_us": statistics.median(values[j::per])}
+                                        for j in range(per)]}
         else:
             out[key] = {"ncu_us": sum(values) / NCU_CALLS, "kernels_per_call": len(values) / NCU_CALLS}
     return out
@@ -835,6 +841,26 @@ def sample_lines(results: dict, spread_run: dict) -> list:
     for k, values in enumerate((spread_run or {}).get("device_samples") or []):
         lines.append(f"samples relu_2p22/candidate check {k + 1}: samples of {values.get('calls_per_sample', 1)} "
                      f"calls {shape(values['device_samples'])} | calls {shape(values.get('per_call_samples'))}")
+    return lines
+
+
+def kernel_lines(results: dict) -> list:
+    """Per row of several kernels: hone's counted time of each kernel (the verdict's
+    device_kernels) beside ncu's median of the same kernel, in launch order: where a call's
+    distance to ncu lies."""
+    lines = []
+    for name, sides in results.items():
+        for what, r in sides.items():
+            hone, ncu = (r or {}).get("hone_kernels") or [], (r or {}).get("ncu_kernels") or []
+            if max(len(hone), len(ncu)) < 2:
+                continue
+            parts = []
+            for j in range(max(len(hone), len(ncu))):
+                h = hone[j]["p50_us"] if j < len(hone) else None
+                n = ncu[j]["p50_us"] if j < len(ncu) else None
+                label = (ncu[j]["name"] if j < len(ncu) else "") or (hone[j]["name"] if j < len(hone) else "") or "?"
+                parts.append(f"{label[:60]} {fmt(h)}/{fmt(n)}")
+            lines.append(f"kernels {name}/{what} (hone/ncu us): " + "; ".join(parts))
     return lines
 
 
@@ -931,6 +957,7 @@ def report(results: dict, spread_run: dict) -> list:
         for k, w in enumerate(spread_run.get("within_check_spreads", [])):
             verdicts["spread"].append((f"relu_2p22/candidate check {k + 1}", w <= 0.03, f"{100 * w:.1f}%"))
     lines += sample_lines(results, spread_run)
+    lines += kernel_lines(results)
     for name, sides in results.items():
         r = sides.get("reference") or {}
         if r.get("hone_call_unsandboxed") is not None:

@@ -187,6 +187,7 @@ void to_json(json& j, const Timing& v) {
   put(j, "device_records", v.device_records);
   put(j, "device_per_call", v.device_per_call);
   put(j, "kernel_counters_note", v.kernel_counters_note);
+  if (!v.device_kernels.empty()) j["device_kernels"] = v.device_kernels;
   put(j, "settle_ms", v.settle_ms);
 }
 void from_json(const json& j, Timing& v) {
@@ -205,7 +206,14 @@ void from_json(const json& j, Timing& v) {
   get(j, "device_records", v.device_records);
   get(j, "device_per_call", v.device_per_call);
   get(j, "kernel_counters_note", v.kernel_counters_note);
+  get(j, "device_kernels", v.device_kernels);
   get(j, "settle_ms", v.settle_ms);
+}
+
+void to_json(json& j, const CountedKernel& v) { j = json{{"name", v.name}, {"p50_us", v.p50_us}}; }
+void from_json(const json& j, CountedKernel& v) {
+  get(j, "name", v.name);
+  need(j, "p50_us", v.p50_us);
 }
 
 void to_json(json& j, const Baselines& v) {

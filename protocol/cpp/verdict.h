@@ -89,6 +89,13 @@ struct TimeSummary {
 // as a baseline (the worker's NOISY_SPREAD).
 inline constexpr double kNoisySpread = 0.2;
 
+// One kernel of a call, as the kernel counters count it (each after a flush, as ncu does): its
+// median over the counted calls. The call's kernels in launch order make its device time's parts.
+struct CountedKernel {
+  std::string name;  // the kernel's (mangled or demangled as CUDA names it); "" where unknown
+  double p50_us = 0;
+};
+
 struct Timing {
   double p50_us = 0;
   double p10_us = 0;
@@ -105,6 +112,7 @@ struct Timing {
   std::optional<TimeSummary> device_records;  // counted device time: the activity records' busy time beside it
   std::optional<TimeSummary> device_per_call;  // counted device time averaged over calls: the calls one by one
   std::optional<std::string> kernel_counters_note;  // counters asked for, not used: why (records or events stay)
+  std::vector<CountedKernel> device_kernels;  // counted device time: each kernel of a call, in launch order
   std::optional<double> settle_ms;    // warm-up of the clocks until successive windows agreed
 };
 
@@ -284,6 +292,8 @@ void to_json(nlohmann::json& j, const Trial& v);
 void from_json(const nlohmann::json& j, Trial& v);
 void to_json(nlohmann::json& j, const Correctness& v);
 void from_json(const nlohmann::json& j, Correctness& v);
+void to_json(nlohmann::json& j, const CountedKernel& v);
+void from_json(const nlohmann::json& j, CountedKernel& v);
 void to_json(nlohmann::json& j, const TimeSummary& v);
 void from_json(const nlohmann::json& j, TimeSummary& v);
 void to_json(nlohmann::json& j, const SpeedupRange& v);

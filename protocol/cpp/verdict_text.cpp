@@ -121,6 +121,23 @@ std::string baseline_times(const Timing& t) {
   return out;
 }
 
+// A kernel's name as a person scans it: "void ns::name<args>(params)" -> "ns::name<args>", at most 48
+// characters (a cut one ends in "…").
+std::string brief_kernel_name(std::string name) {
+  if (name.rfind("void ", 0) == 0) name.erase(0, 5);
+  int depth = 0;
+  std::size_t end = 0;
+  for (; end < name.size(); ++end) {
+    const char c = name[end];
+    if (c == '<') ++depth;
+    else if (c == '>' && depth > 0) --depth;
+    else if (c == '(' && depth == 0) break;
+  }
+  name.resize(end);
+  if (name.empty()) return "?";
+  return name.size() > 48 ? name.substr(0, 47) + "…" : name;
+}
+
 }  // namespace
 
 std::string format_speedup(const std::optional<double>& point, const std::optional<SpeedupRange>& range) {
@@ -250,6 +267,14 @@ std::string signature_text(const Signature& s) {
   return text;
 }
 
+std::string device_kernels_text(const Timing& t) {
+  if (t.device_kernels.size() < 2) return {};
+  std::string out;
+  for (const auto& k : t.device_kernels)
+    out += (out.empty() ? "" : " · ") + brief_kernel_name(k.name) + " " + format_us(k.p50_us);
+  return out;
+}
+
 std::string verdict_details(const Verdict& v) {
   std::string out;
   const bool correct = v.status == Status::Correct;
@@ -259,6 +284,7 @@ std::string verdict_details(const Verdict& v) {
     if (v.timing->device) {
       out += "  device time: " + summary_text(*v.timing->device) + "\n";
       out += "  call time:   " + summary_text(call_time(*v.timing)) + "\n";
+      if (auto by_kernel = device_kernels_text(*v.timing); !by_kernel.empty()) out += "  by kernel:   " + by_kernel + "\n";
     } else {
       out += "  timing: " + timing_text(*v.timing) + "\n";
     }

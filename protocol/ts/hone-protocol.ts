@@ -752,6 +752,17 @@ export interface Timing {
    */
   kernel_counters_note?: string;
   /**
+   * when device time is counted: each kernel of a call in launch order, its counted time's median over the counted calls (each kernel after a flush, as ncu counts it)
+   */
+  device_kernels?: {
+    /**
+     * the kernel's name; empty where unknown
+     */
+    name?: string;
+    p50_us: number;
+    [k: string]: unknown;
+  }[];
+  /**
    * clock warm-up until the timing settled
    */
   settle_ms?: number | null;

@@ -163,11 +163,14 @@ int describe_task(Engine& engine, const std::string& task, DeviceKind device, co
     }
     if (info.weak) std::cout << "⚑ weak task: the reference output barely depends on its inputs\n";
     for (const auto& [mode, t] : timings) {
-      if (t.timing)
+      if (t.timing) {
         std::cout << "reference " << mode << ": " << timing_text(*t.timing)
                   << (t.noisy.empty() ? "" : "\n  ⚑ " + t.noisy) << "\n";
-      else
+        if (auto by_kernel = device_kernels_text(*t.timing); !by_kernel.empty())
+          std::cout << "  device time by kernel: " << by_kernel << "\n";
+      } else {
         std::cout << "reference " << mode << ": unavailable (" << t.unavailable << ")\n";
+      }
     }
     return 0;
   } catch (const EngineError& e) {

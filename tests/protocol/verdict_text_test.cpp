@@ -166,6 +166,31 @@ TEST(Headline, DeviceTimeAndRangesWhenNoisy) {
       << "the note travels from the worker's timing to the verdict and the baseline cache";
 }
 
+// A counted device time of several kernels is shown by kernel (launch order, names cut to their
+// function) and travels through JSON; one kernel adds no line.
+TEST(Details, CountedDeviceTimeByKernel) {
+  Verdict v = correct_on_cuda(14.0);
+  v.timing->call = TimeSummary{36.5, 35.0, 38.0, 300, "cuda_events"};
+  v.timing->device = TimeSummary{13.3, 13.2, 13.5, 12, "cupti_gpu_time_duration"};
+  v.timing->device_kernels = {{"void cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_8x5_tn_align1>(T1::Params)", 7.1},
+                              {"void cublasLt::splitKreduce_kernel<32, 16, int, float>(cublasLt::cublasSplitKParams<float>)", 3.6},
+                              {"", 2.6}};
+  const std::string details = verdict_details(v);
+  EXPECT_NE(details.find("  by kernel:   cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_8x… 7.10 µs · "
+                         "cublasLt::splitKreduce_kernel<32, 16, int, floa… 3.60 µs · ? 2.60 µs\n"),
+            std::string::npos) << details;
+  json j = v;
+  EXPECT_EQ(j["timing"]["device_kernels"][1]["p50_us"].get<double>(), 3.6);
+  Verdict back = j.get<Verdict>();
+  ASSERT_TRUE(back.timing);
+  ASSERT_EQ(back.timing->device_kernels.size(), 3u);
+  EXPECT_EQ(back.timing->device_kernels[0].name, v.timing->device_kernels[0].name);
+  v.timing->device_kernels.resize(1);
+  EXPECT_EQ(verdict_details(v).find("by kernel"), std::string::npos);
+  v.timing->device_kernels.clear();
+  EXPECT_FALSE(json(v)["timing"].contains("device_kernels"));
+}
+
 // The median's 95% interval (from the worker's order statistics) says how precisely p50 is known,
 // beside the per-call spread; it travels through JSON.
 TEST(Headline, TheMediansIntervalIsShownAndTravels) {

@@ -383,6 +383,10 @@ class CudaRunnerTest(unittest.TestCase):
         self.assertEqual(len(ranges), 5 * n)  # per call: flush, relu, flush, mul, marker
         times, why = kernel_counters.per_call_us(ranges, n, True, 2, 0, each_kernel=True)
         self.assertEqual(why, "")
+        kernels = kernel_counters.per_kernel_p50(ranges, n, True, 2, 0, True, ["relu", "mul"])
+        self.assertEqual([k["name"] for k in kernels], ["relu", "mul"])
+        self.assertTrue(all(k["p50_us"] > 0 for k in kernels), kernels)
+        self.assertLess(abs(sum(k["p50_us"] for k in kernels) / sorted(times)[n // 2] - 1), 0.25, (kernels, times))
         flushes = [us for i, (_, us) in enumerate(ranges) if i % 5 in (0, 2)]
         self.assertGreater(min(flushes), max(times) / 2)  # 64 MiB read (and the SMs' code evicted): the longest
         for slot, want in zip(slots, expected):

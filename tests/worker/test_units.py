@@ -961,6 +961,17 @@ class KernelCountersTest(unittest.TestCase):
         self.assertIsNone(times)
         self.assertIn("do not stand where", why)
 
+    def test_each_kernel_of_a_call_has_its_own_median(self):
+        calls = [[("a", 3.0), ("b", 4.0)], [("a", 2.0), ("b", 1.0)], [("a", 5.0), ("b", 1.5)]]
+        numbered = counted_ranges(calls, each_kernel=True)
+        kernels = kernel_counters.per_kernel_p50(numbered, 3, True, 2, 0, True, ["gemm", "clamp"])
+        self.assertEqual(kernels, [{"name": "gemm", "p50_us": 3.0}, {"name": "clamp", "p50_us": 1.5}])
+        self.assertAlmostEqual(sum(k["p50_us"] for k in kernels), 4.5)  # not the call's median (5.5): each its own
+        named = counted_ranges(calls, numbered=False)
+        self.assertEqual([k["name"] for k in kernel_counters.per_kernel_p50(named, 3, True, 2, 0, False, ["x", "y"])],
+                         ["a", "b"])  # a range's own name first
+        self.assertEqual(kernel_counters.per_kernel_p50(counted_ranges(calls), 3, True, 2)[1], {"name": "", "p50_us": 1.5})
+
     def test_the_records_say_how_many_kernels_each_call_launched(self):
         acts = held_trace([[("a", 1.0), ("b", 1.0)]] * 3)
         self.assertEqual(kernel_records.kernels_per_call(acts, 3, True), 2)

@@ -89,6 +89,22 @@ def per_call_us(ranges: List[Tuple[str, float]], calls: int, flushed: bool, kern
     return out, ""
 
 
+def per_kernel_p50(ranges: List[Tuple[str, float]], calls: int, flushed: bool, kernels_per_call: int,
+                   mixes: int = 0, each_kernel: bool = False, names: Optional[List[str]] = None) -> List[dict]:
+    """Each of a call's kernels, in launch order: {"name", "p50_us"}, its counted time's median
+    over the calls (per_call_us's layout, already checked). The name is the range's, else the
+    activity records' for that position (auto ranges may be numbered), else ""."""
+    per = ranges_per_call(kernels_per_call, flushed, mixes, each_kernel)
+    works = [_split(ranges[i * per:(i + 1) * per], flushed, mixes, each_kernel)[1] for i in range(calls)]
+    out: List[dict] = []
+    if not works:
+        return out
+    for k in range(kernels_per_call):
+        name = works[0][k][0] if works and _named(works[0][k][0]) else (names[k] if names and k < len(names) else "")
+        out.append({"name": name, "p50_us": statistics.median(w[k][1] for w in works)})
+    return out
+
+
 def cold_allowance_us(ranges: List[Tuple[str, float]], calls: int, kernels_per_call: int, mixes: int) -> float:
     """What a call flushed before each kernel may take beyond the same call with its kernels
     sharing the cache: each later kernel may find cold what the earlier ones left in L2, at most

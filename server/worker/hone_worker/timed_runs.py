@@ -153,6 +153,7 @@ class Pass:
     calls_per_sample: int = 1  # counted device time: the consecutive calls each sample averages
     kernels_per_call: Optional[int] = 0  # device mode: kernels of each call (records; None: not the same in every call)
     records_us: List[float] = field(default_factory=list)  # device mode: the records' times, once counters replace them
+    kernel_names: List[str] = field(default_factory=list)  # device mode: the first call's kernels (records), in launch order
 
     def timing(self, warmup: int, spot_checks: int, input_sets: int) -> Timing:
         return Timing(self.samples_us, warmup, self.method, spot_checks, input_sets, self.calls_per_sample)
@@ -493,6 +494,8 @@ class TimedRun:
         device.method = "cupti_gpu_time_duration"
         if batch > 1:
             self.extra["device_per_call"] = Timing(times, 0, device.method, 0, 0).summary()
+        self.extra["device_kernels"] = kernel_counters.per_kernel_p50(ranges, calls, flushed, k, mixes, layout,
+                                                                     device.kernel_names)
         self.extra["kernel_counters"] = {"calls": calls, "calls_per_sample": batch, "seconds": reply.get("counter_seconds"),
                                          "flushed": "each kernel" if layout else "each call" if flushed else "never"}
         if flush_why:
@@ -559,6 +562,8 @@ class TimedRun:
         k = kernel_records.uniform_kernel_count(activities, work, self.flush_bytes > 0)
         first = len(result.events_us) == len(events_us)  # this op's events are appended already
         result.kernels_per_call = k if first or result.kernels_per_call == k else None
+        if first and work:
+            result.kernel_names = [a.name for a in work[0] if a.kind == "kernel"]
         return kernel_records.busy_times(work)
 
     def _op(self, mode: str, entries: List[Entry], warmup: int, settle_ms: float, position, what: str,
