@@ -990,6 +990,7 @@ def main() -> int:
                     help="skip steps 4b and 4c (references and candidates unconfined, plain events in their own runners)")
     ap.add_argument("--ncu-warm", action="store_true",
                     help="also ncu without its cache flush, and over calls flushed once (steps 3b, 3c; not bars; ~35 s)")
+    ap.add_argument("--cases", default=None, help="comma-separated case names (default: every case)")
     ap.add_argument("--plan", default=None, help="(children) the cases and libraries, as JSON")
     ap.add_argument("--flush-calls", action="store_true", help="(ncu-child) read-flush the L2 before each call")
     ap.add_argument("--compiled", action="store_true", help="(ncu-child) the torch.compile references alone")
@@ -1016,6 +1017,12 @@ def main() -> int:
     work = os.path.join(args.out, "cases")
     os.makedirs(work, exist_ok=True)
     cases = write_cases(work)
+    if args.cases:
+        wanted = [n.strip() for n in args.cases.split(",") if n.strip()]
+        unknown = [n for n in wanted if n not in cases]
+        if unknown:
+            ap.error(f"unknown case(s) {', '.join(unknown)}; the cases: {', '.join(cases)}")
+        cases = {n: c for n, c in cases.items() if n in wanted}
     for c in cases.values():  # the children compile only what step 5 times
         c["compiled"] = bool(c.get("compiled")) and not args.no_compile
     results = {name: {"reference": {}, "candidate": {} if c["candidate"] else None,

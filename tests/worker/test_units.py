@@ -961,6 +961,16 @@ class KernelCountersTest(unittest.TestCase):
         self.assertIsNone(times)
         self.assertIn("do not stand where", why)
 
+    def test_the_flush_reads_twice_the_l2_unless_told_otherwise(self):
+        with mock.patch.dict(os.environ, {timed_runs.FLUSH_MULTIPLE_VARIABLE: "8"}):
+            self.assertEqual(timed_runs.flush_l2_multiple(), 8)
+        for bad in ("0", "17", "x", ""):
+            with mock.patch.dict(os.environ, {timed_runs.FLUSH_MULTIPLE_VARIABLE: bad}):
+                self.assertEqual(timed_runs.flush_l2_multiple(), 2, bad)
+        with mock.patch.dict(os.environ, clear=False):
+            os.environ.pop(timed_runs.FLUSH_MULTIPLE_VARIABLE, None)
+            self.assertEqual(timed_runs.flush_l2_multiple(), 2)
+
     def test_each_kernel_of_a_call_has_its_own_median(self):
         calls = [[("a", 3.0), ("b", 4.0)], [("a", 2.0), ("b", 1.0)], [("a", 5.0), ("b", 1.5)]]
         numbered = counted_ranges(calls, each_kernel=True)

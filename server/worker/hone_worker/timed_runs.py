@@ -213,7 +213,8 @@ class TimedRun:
         regions = [self.targets.region, self.slot_region] + self._set_regions + ([self.release] if self.release else [])
         self.regions: List[Region] = regions
         session.map(regions)
-        self.flush_bytes = 2 * (_l2_bytes(device) if device.is_cuda else min(last_level_cache_bytes(), CPU_FLUSH_CAP))
+        self.flush_bytes = (flush_l2_multiple() * _l2_bytes(device) if device.is_cuda
+                            else 2 * min(last_level_cache_bytes(), CPU_FLUSH_CAP))
         self.sets_json = [self._set_json(k) for k in range(len(sets.sets))]
         self.settle = {}
         self.extra: dict = {}
@@ -820,6 +821,19 @@ def _numel(shape) -> int:
     for s in shape:
         n *= int(s)
     return n
+
+
+FLUSH_MULTIPLE_VARIABLE = "HONE_FLUSH_L2_MULTIPLE"
+
+
+def flush_l2_multiple() -> int:
+    """How many times the L2's size hone's flush reads on CUDA: 2, or $HONE_FLUSH_L2_MULTIPLE
+    (1-16; for measuring what a larger read evicts, bench/timing_truth's flush probe)."""
+    try:
+        value = int(os.environ.get(FLUSH_MULTIPLE_VARIABLE, "2"))
+    except ValueError:
+        return 2
+    return value if 1 <= value <= 16 else 2
 
 
 def _l2_bytes(device: Device) -> int:
