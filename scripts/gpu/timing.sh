@@ -103,19 +103,22 @@ if [ "${HONE_TIMING_SELFTIME_PROBE:-0}" = 1 ]; then
     --json "$OUT/timing/selftime_probe.json" 2>&1
   echo "bench/probes/selftime_probe rc=$?"
 fi
-# What a larger read flush evicts (issue 14: the gemm_bias_relu reference's cutlass sgemm counted
-# ~0.5 us below ncu's, its other kernels ~0.1): timing_truth on a few cases with hone's flush
-# reading 2, 4 and 8 times the L2 (HONE_FLUSH_L2_MULTIPLE), each with a cache of its own; the
-# per-kernel lines beside ncu's (~60 s a multiple). Off unless HONE_TIMING_FLUSH_PROBE=1.
+# What hone's flush leaves warm (issue 14: the gemm_bias_relu reference's cutlass sgemm counted
+# ~0.45 us below ncu's, its other kernels ~0.1; reading 4 or 8 times the L2 changed nothing on the
+# H100, 2026-12-07): timing_truth on a few cases with hone's flush in each MODE:MULTIPLE of
+# $HONE_TIMING_FLUSH_VARIANTS (HONE_FLUSH_MODE read, read2 -- each chunk read twice at the L2 --
+# or write; HONE_FLUSH_L2_MULTIPLE), each with a cache of its own; the per-kernel lines beside
+# ncu's (~55 s a variant). Off unless HONE_TIMING_FLUSH_PROBE=1.
 if [ "${HONE_TIMING_FLUSH_PROBE:-0}" = 1 ]; then
-  for m in ${HONE_TIMING_FLUSH_MULTIPLES:-2 4 8}; do
-    HONE_FLUSH_L2_MULTIPLE=$m HONE_CACHE_DIR="$OUT/timing/flush$m/cache" timeout 200 "$PYTHON" bench/timing_truth/timing_truth.py \
-      --hone "$HONE_BIN/hone" --python "$PYTHON" --ncu "$NCU" --no-compile --no-unconfined \
-      --cases "${HONE_TIMING_FLUSH_CASES:-tasks/gemm_bias_relu,tasks/matmul,relu_2p16,tasks/softmax}" \
-      --out "$OUT/timing/flush$m/work" --json "$OUT/timing/flush$m.json" > "$OUT/timing/flush$m.log" 2>&1
-    echo "flush probe, L2 x$m: rc=$?"
-    grep -E "^kernels|^timing_truth: device_vs_ncu" "$OUT/timing/flush$m.log"
-    grep -E "^[a-z_/0-9]+ \| (reference|candidate) \|" "$OUT/timing/flush$m.log" | cut -d'|' -f1-5,8
+  for v in ${HONE_TIMING_FLUSH_VARIANTS:-read:2 read2:2 write:2}; do
+    mode=${v%%:*} m=${v##*:}
+    HONE_FLUSH_MODE=$mode HONE_FLUSH_L2_MULTIPLE=$m HONE_CACHE_DIR="$OUT/timing/flush-$mode$m/cache" timeout 200 \
+      "$PYTHON" bench/timing_truth/timing_truth.py --hone "$HONE_BIN/hone" --python "$PYTHON" --ncu "$NCU" --no-compile \
+      --no-unconfined --cases "${HONE_TIMING_FLUSH_CASES:-tasks/gemm_bias_relu,tasks/matmul,relu_2p16,tasks/softmax}" \
+      --out "$OUT/timing/flush-$mode$m/work" --json "$OUT/timing/flush-$mode$m.json" > "$OUT/timing/flush-$mode$m.log" 2>&1
+    echo "flush probe, $mode, L2 x$m: rc=$?"
+    grep -E "^kernels|^timing_truth: device_vs_ncu" "$OUT/timing/flush-$mode$m.log"
+    grep -E "^[a-z_/0-9]+ \| (reference|candidate) \|" "$OUT/timing/flush-$mode$m.log" | cut -d'|' -f1-5,8
   done
 fi
 [ "${HONE_TIMING_BENCH:-1}" = 1 ] || { echo "timing section: probes only (HONE_TIMING_BENCH=0)"; exit 0; }

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #include "harness.h"
 #include "mix_choice.h"
@@ -80,9 +82,53 @@ __device__ __noinline__ unsigned evict_instruction_caches(unsigned seed) {
   return x ^ y;
 }
 
+// How the flush goes through its buffer: kFlushRead reads every 16-byte word once (the default);
+// two diagnostic modes, chosen by $HONE_FLUSH_MODE (bench/timing_truth's flush probe): kFlushReadTwice
+// reads each block's 64 KiB chunk twice at the L2 (ld.global.cg; the second read hits, as a line
+// a kernel reuses does), kFlushWrite stores every word at the L2 (st.global.cg, the bytes it held).
+enum FlushMode : unsigned { kFlushRead = 0, kFlushReadTwice = 1, kFlushWrite = 2 };
+
+__device__ __forceinline__ uint4 load_l2(const uint4* p) {
+  uint4 w;
+  asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w) : "l"(p));
+  return w;
+}
+
+// The flush buffer's 16-byte words in the chosen mode; returns their XOR (the sink's input).
+__device__ unsigned flush_words(const uint4* body, size_t words, unsigned mode) {
+  unsigned acc = 0;
+  const size_t first = size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  const size_t step = size_t{gridDim.x} * blockDim.x;
+  if (mode == kFlushReadTwice) {
+    constexpr size_t kChunk = 64 * 1024 / 16;
+    for (size_t c = size_t{blockIdx.x} * kChunk; c < words; c += size_t{gridDim.x} * kChunk) {
+      const size_t end = c + kChunk < words ? c + kChunk : words;
+      for (int pass = 0; pass < 2; ++pass) {
+        for (size_t i = c + threadIdx.x; i < end; i += blockDim.x) {
+          const uint4 w = load_l2(body + i);
+          acc ^= w.x ^ w.y ^ w.z ^ w.w;
+        }
+        __syncthreads();
+      }
+    }
+    return acc;
+  }
+  if (mode == kFlushWrite) {
+    for (size_t i = first; i < words; i += step)
+      asm volatile("st.global.cg.v4.u32 [%0], {%1, %1, %1, %1};" : : "l"(body + i), "r"(0x01010101u) : "memory");
+    return acc;
+  }
+#pragma unroll 4
+  for (size_t i = first; i < words; i += step) {
+    const uint4 w = body[i];
+    acc ^= w.x ^ w.y ^ w.z ^ w.w;
+  }
+  return acc;
+}
+
 // evict_code: warp 0 of each block also runs evict_instruction_caches (hone_harness_flush).
 template <bool evict_code>
-__device__ void flush_body(const unsigned char* buffer, size_t bytes, unsigned* sink) {
+__device__ void flush_body(const unsigned char* buffer, size_t bytes, unsigned* sink, unsigned mode) {
   const auto address = reinterpret_cast<std::uintptr_t>(buffer);
   const size_t misaligned = (16 - (address & 15)) & 15;
   const size_t head = misaligned < bytes ? misaligned : bytes;
@@ -90,13 +136,7 @@ __device__ void flush_body(const unsigned char* buffer, size_t bytes, unsigned* 
   const size_t tail = head + words * 16;
   const auto* body = reinterpret_cast<const uint4*>(buffer + head);
   const size_t first = size_t{blockIdx.x} * blockDim.x + threadIdx.x;
-  const size_t step = size_t{gridDim.x} * blockDim.x;
-  unsigned acc = 0;
-#pragma unroll 4
-  for (size_t i = first; i < words; i += step) {
-    const uint4 w = body[i];
-    acc ^= w.x ^ w.y ^ w.z ^ w.w;
-  }
+  unsigned acc = flush_words(body, words, mode);
   // The bytes before and after the 16-byte words, each in its lane of an aligned 32-bit word.
   if (first < head) acc ^= unsigned{buffer[first]} << (8 * ((address + first) & 3));
   if (first < bytes - tail) acc ^= unsigned{buffer[tail + first]} << (8 * ((address + tail + first) & 3));
@@ -115,12 +155,12 @@ __device__ void flush_body(const unsigned char* buffer, size_t bytes, unsigned* 
   }
 }
 
-extern "C" __global__ void hone_flush(const unsigned char* buffer, size_t bytes, unsigned* sink) {
-  flush_body<true>(buffer, bytes, sink);
+extern "C" __global__ void hone_flush(const unsigned char* buffer, size_t bytes, unsigned* sink, unsigned mode) {
+  flush_body<true>(buffer, bytes, sink, mode);
 }
 
-extern "C" __global__ void hone_flush_l2(const unsigned char* buffer, size_t bytes, unsigned* sink) {
-  flush_body<false>(buffer, bytes, sink);
+extern "C" __global__ void hone_flush_l2(const unsigned char* buffer, size_t bytes, unsigned* sink, unsigned mode) {
+  flush_body<false>(buffer, bytes, sink, mode);
 }
 
 extern "C" __global__ void hone_hold(const unsigned* release, unsigned long long timeout_ns, unsigned* timed_out) {
@@ -166,7 +206,18 @@ extern "C" int hone_harness_has_cuda(void) { return 1; }
 
 namespace {
 
-using FlushKernel = void (*)(const unsigned char*, size_t, unsigned*);
+using FlushKernel = void (*)(const unsigned char*, size_t, unsigned*, unsigned);
+
+// $HONE_FLUSH_MODE: "read" (the default), "read2" or "write" (FlushMode), read once a process.
+unsigned flush_mode() {
+  static const unsigned mode = [] {
+    const char* v = std::getenv("HONE_FLUSH_MODE");
+    if (v && std::strcmp(v, "read2") == 0) return unsigned{kFlushReadTwice};
+    if (v && std::strcmp(v, "write") == 0) return unsigned{kFlushWrite};
+    return unsigned{kFlushRead};
+  }();
+  return mode;
+}
 
 int launch_flush(FlushKernel kernel, void* stream, const void* buffer, size_t bytes, void* sink) {
   if (!buffer || !sink) return record(cudaErrorInvalidValue);
@@ -175,7 +226,7 @@ int launch_flush(FlushKernel kernel, void* stream, const void* buffer, size_t by
   const size_t limit = size_t{static_cast<unsigned>(multiprocessors())} * kFlushBlocksPerSm;
   const unsigned blocks = static_cast<unsigned>(std::max<size_t>(1, std::min(wanted, limit)));
   kernel<<<blocks, kFlushThreads, 0, static_cast<cudaStream_t>(stream)>>>(static_cast<const unsigned char*>(buffer),
-                                                                         bytes, static_cast<unsigned*>(sink));
+                                                                         bytes, static_cast<unsigned*>(sink), flush_mode());
   return record(cudaGetLastError());
 }
 
