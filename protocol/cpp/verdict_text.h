@@ -53,9 +53,9 @@ std::string profile_headline(const Verdict& verdict, const std::string& skipped)
 // "device time p50 ... ; call time p50 ..." (a noisy one says so).
 std::string timing_text(const Timing& timing);
 
-// A counted device time of several kernels by kernel, in launch order: "sgemm_64x64 7.01 µs ·
-// splitKreduce_kernel 3.30 µs · clamp 2.53 µs" (names cut to their function, templates elided);
-// "" for one kernel or none.
+// A counted device time of several kernels by kernel, in launch order: "cutlass::Kernel2<cutlass_80_
+// simt_sgemm_64x64_8x… 6.94 µs · ... · 2.77 µs" (each name cut before its parameters, at most 48
+// characters); "" for one kernel or none.
 std::string device_kernels_text(const Timing& timing);
 
 // The expected forward declarations, indented, for a kernel whose signature does not fit.

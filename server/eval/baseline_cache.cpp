@@ -24,6 +24,15 @@ std::string device_time_method() {
   return method == "counters-call" ? "counters" : "counters-each-kernel";
 }
 
+// The flush's diagnostic settings ($HONE_FLUSH_MODE, $HONE_FLUSH_L2_MULTIPLE: the worker's and the
+// harness's flush probe), when set: a baseline timed after another flush is not the default's.
+std::string flush_setting() {
+  std::string out;
+  for (const char* name : {"HONE_FLUSH_MODE", "HONE_FLUSH_L2_MULTIPLE"})
+    if (const char* value = std::getenv(name); value && *value) out += std::string(name) + "=" + value + ";";
+  return out;
+}
+
 }  // namespace
 
 BaselineCache::BaselineCache(std::filesystem::path dir) : dir_(std::move(dir)) {}
@@ -34,6 +43,7 @@ std::filesystem::path BaselineCache::path_for(const BaselineKey& key) const {
   // CPU baseline slowed by a steady load (tasks/matmul.py's 6.11 ms for 2.24 ms): never reused.
   h.field("baseline-v4").field(key.task_hash).field(key.device_name).field(key.torch_version).field(key.mode);
   h.field(device_time_method());
+  if (auto flush = flush_setting(); !flush.empty()) h.field(flush);
   return dir_ / (h.hex() + ".json");
 }
 

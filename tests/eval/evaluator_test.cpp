@@ -391,5 +391,24 @@ TEST_F(EvaluatorTest, BaselineKeyNamesTheDeviceTimeMethod) {
   EXPECT_NE(per_call, records);
 }
 
+// A flush probe's settings (HONE_FLUSH_MODE, HONE_FLUSH_L2_MULTIPLE) key a baseline of their own;
+// unset, the key is the default's.
+TEST_F(EvaluatorTest, BaselineKeyNamesADiagnosticFlush) {
+  BaselineCache cache(dir_ / "baselines");
+  const BaselineKey key{"task", "NVIDIA H200", "2.11.0", "eager"};
+  for (const char* name : {"HONE_FLUSH_MODE", "HONE_FLUSH_L2_MULTIPLE"}) ASSERT_EQ(std::getenv(name), nullptr);
+  const fs::path by_default = cache.path_for(key);
+  ::setenv("HONE_FLUSH_MODE", "read2", 1);
+  const fs::path read2 = cache.path_for(key);
+  ::unsetenv("HONE_FLUSH_MODE");
+  ::setenv("HONE_FLUSH_L2_MULTIPLE", "8", 1);
+  const fs::path eight = cache.path_for(key);
+  ::unsetenv("HONE_FLUSH_L2_MULTIPLE");
+  EXPECT_NE(by_default, read2);
+  EXPECT_NE(by_default, eight);
+  EXPECT_NE(read2, eight);
+  EXPECT_EQ(cache.path_for(key), by_default);
+}
+
 }  // namespace
 }  // namespace hone::eval
