@@ -49,6 +49,7 @@ import argparse
 import ctypes
 import glob
 import importlib.util
+import itertools
 import json
 import os
 import re
@@ -854,12 +855,9 @@ def kernel_lines(results: dict) -> list:
             hone, ncu = (r or {}).get("hone_kernels") or [], (r or {}).get("ncu_kernels") or []
             if max(len(hone), len(ncu)) < 2:
                 continue
-            parts = []
-            for j in range(max(len(hone), len(ncu))):
-                h = hone[j]["p50_us"] if j < len(hone) else None
-                n = ncu[j]["p50_us"] if j < len(ncu) else None
-                label = (ncu[j]["name"] if j < len(ncu) else "") or (hone[j]["name"] if j < len(hone) else "") or "?"
-                parts.append(f"{label[:60]} {fmt(h)}/{fmt(n)}")
+            parts = [f"{((n or {}).get('name') or (h or {}).get('name') or '?')[:60]} "
+                     f"{fmt((h or {}).get('p50_us'))}/{fmt((n or {}).get('p50_us'))}"
+                     for h, n in itertools.zip_longest(hone, ncu)]
             lines.append(f"kernels {name}/{what} (hone/ncu us): " + "; ".join(parts))
     return lines
 

@@ -81,8 +81,7 @@ def per_call_us(ranges: List[Tuple[str, float]], calls: int, flushed: bool, kern
         return None, (f"the counters hold {len(ranges)} kernel ranges; {calls} calls of {kernels_per_call} kernels "
                       f"(the activity records') with hone's {mixes} input mixes, {flushes}marker make {calls * per}")
     out: List[float] = []
-    for i in range(calls):
-        hone, work = _split(ranges[i * per:(i + 1) * per], flushed, mixes, each_kernel)
+    for i, (hone, work) in enumerate(_calls(ranges, calls, per, flushed, mixes, each_kernel)):
         if any(_named(n) and n not in (FLUSH, MARKER, MIX) for n, _ in hone) or any(n in _HONE for n, _ in work):
             return None, f"call {i + 1}'s ranges do not stand where hone's flush and marker were launched"
         out.append(sum(us for _, us in work))
@@ -95,7 +94,7 @@ def per_kernel_p50(ranges: List[Tuple[str, float]], calls: int, flushed: bool, k
     over the calls (per_call_us's layout, already checked). The name is the range's, else the
     activity records' for that position (auto ranges may be numbered), else ""."""
     per = ranges_per_call(kernels_per_call, flushed, mixes, each_kernel)
-    works = [_split(ranges[i * per:(i + 1) * per], flushed, mixes, each_kernel)[1] for i in range(calls)]
+    works = [work for _, work in _calls(ranges, calls, per, flushed, mixes, each_kernel)]
     out: List[dict] = []
     if not works:
         return out
@@ -114,6 +113,11 @@ def cold_allowance_us(ranges: List[Tuple[str, float]], calls: int, kernels_per_c
     flushes = [us for i in range(calls) for k in range(kernels_per_call)
                for _, us in [ranges[i * per + mixes + 2 * k]]]
     return (kernels_per_call - 1) * statistics.median(flushes) / 2 if flushes else 0.0
+
+
+def _calls(ranges: List[Tuple[str, float]], calls: int, per: int, flushed: bool, mixes: int, each_kernel: bool):
+    """Each call's ranges (`per` of them) split as (hone's, the call's kernels'), in call order."""
+    return [_split(ranges[i * per:(i + 1) * per], flushed, mixes, each_kernel) for i in range(calls)]
 
 
 def _split(own: List[Tuple[str, float]], flushed: bool, mixes: int, each_kernel: bool) -> tuple:
