@@ -27,6 +27,11 @@ its cache flush (the default) and without (--cache-control none). A mode whose c
 ncu's (flush all) says what hone's flush leaves warm. Also: the Range Profiler's set-up seconds
 by stage for several max_ranges (is cuptiRangeProfilerSetConfig's ~1 s the counter image's size?).
 
+With --target linear the timed call is instead tasks/gemm_bias_relu's torch.nn.functional.linear
+(64x256 by 256x128 fp32 with bias: cuBLAS's cutlass sgemm and its split-K reduce), each of its
+kernels reported alone: does the sgemm's 0.4-0.5 us below ncu close with the code kernel or the
+idle gap, as it does not with any L2 flush?
+
   python3 bench/probes/ncu_gap_probe.py --cupti build/share/hone/lib/libhone_cupti.so --out /tmp/gap
 """
 import argparse
@@ -42,6 +47,7 @@ import sys
 import time
 
 SIZES = (16, 19, 22)
+LINEAR = (64, 256, 128)  # tasks/gemm_bias_relu: batch, in_features, out_features
 MODES = ("plain", "read", "read_code", "read_code_rotate", "read_tlb", "all", "read_idle")  # read_idle last
 PREP = {"plain": (), "read": ("flush",), "read_code": ("flush", "code"), "read_code_rotate": ("flush", "code"),
         "read_tlb": ("tlb", "flush"), "all": ("tlb", "flush", "code"), "read_idle": ("flush", "idle")}
@@ -107,8 +113,13 @@ def build(out: str, nvcc: str) -> str:
     return lib
 
 
+def labels(target: str) -> tuple:
+    """What a run times: relu at each size, or the one linear."""
+    return tuple(str(k) for k in SIZES) if target == "relu" else ("linear",)
+
+
 class Probe:
-    def __init__(self, lib_path: str):
+    def __init__(self, lib_path: str, target: str = "relu"):
         import torch
 
         self.torch = torch
@@ -120,8 +131,11 @@ class Probe:
         self.tlb = torch.empty(TLB_BYTES, dtype=torch.uint8, device=dev)
         self.sink = torch.zeros(4, dtype=torch.int32, device=dev)
         self.stream = torch.cuda.current_stream().cuda_stream
-        self.data = {k: (torch.randn(1 << k, device=dev), torch.empty(1 << k, device=dev)) for k in SIZES}
-        self.rotated = {k: [torch.empty(1 << k, device=dev) for _ in range(ROTATE)] for k in SIZES}
+        self.data = {str(k): (torch.randn(1 << k, device=dev), torch.empty(1 << k, device=dev)) for k in SIZES}
+        self.rotated = {str(k): [torch.empty(1 << k, device=dev) for _ in range(ROTATE)] for k in SIZES}
+        batch, fan_in, fan_out = LINEAR
+        self.linear = (torch.randn(batch, fan_in, device=dev), torch.randn(fan_out, fan_in, device=dev),
+                       torch.randn(fan_out, device=dev))
         self.turn = 0
 
     def launch(self, what: int, a, b, n: int) -> None:
@@ -129,8 +143,9 @@ class Probe:
         if rc:
             raise RuntimeError(f"probe_launch({what}) failed: cudaError {rc}")
 
-    def call(self, size: int, mode: str) -> int:
-        """One call's preparation and the relu; returns how many kernels it launched."""
+    def call(self, size: str, mode: str) -> int:
+        """One call's preparation and the timed call (relu at 2^size, or the linear); returns how many
+        preparation kernels it launched."""
         kernels = 0
         for step in PREP[mode]:
             if step == "flush":
@@ -142,11 +157,14 @@ class Probe:
             elif step == "idle":
                 self.torch.cuda.synchronize()
                 time.sleep(0.002)
+        if size == "linear":
+            self.torch.nn.functional.linear(*self.linear)
+            return kernels
         x, y = self.data[size]
         if mode == "read_code_rotate":
             y, self.turn = self.rotated[size][self.turn % ROTATE], self.turn + 1
         self.launch(0, x.data_ptr(), y.data_ptr(), x.numel())
-        return kernels + 1
+        return kernels
 
 
 def counted(args) -> dict:
@@ -156,10 +174,10 @@ def counted(args) -> dict:
         getattr(cupti, name).restype = ctypes.c_char_p
     cupti.hone_cupti_end.argtypes = []
     cupti.hone_cupti_end.restype = ctypes.c_char_p
-    probe = Probe(args.lib)
+    probe = Probe(args.lib, args.target)
     torch = probe.torch
     out = {"setup": {}, "counted": {}}
-    for size in SIZES:  # warm code and clocks
+    for size in labels(args.target):  # warm code and clocks
         for mode in MODES[:-1]:
             for _ in range(5):
                 probe.call(size, mode)
@@ -167,49 +185,52 @@ def counted(args) -> dict:
     for ranges in (32, 256, 1024, 32):  # the set-up's cost against the counter image's size
         request = {"metrics": ["gpu__time_duration.sum"], "max_ranges": ranges, "max_passes": 1}
         begun = json.loads(cupti.hone_cupti_begin(json.dumps(request).encode()))
-        probe.call(SIZES[0], "read")
+        probe.call(labels(args.target)[0], "read")
         torch.cuda.synchronize()
         ended = json.loads(cupti.hone_cupti_end())
         out["setup"][ranges] = (ended.get("seconds") or {}) if begun.get("ok") else begun
         print(f"set-up with max_ranges {ranges}: {json.dumps(out['setup'][ranges])}", flush=True)
     calls = args.calls
-    for size in SIZES:
+    for size in labels(args.target):
         for mode in MODES:
-            per = len(PREP[mode]) - PREP[mode].count("idle") + 1
-            request = {"metrics": ["gpu__time_duration.sum"], "max_ranges": calls * per + 8, "max_passes": 1}
+            prep_n = len(PREP[mode]) - PREP[mode].count("idle")
+            request = {"metrics": ["gpu__time_duration.sum"], "max_ranges": calls * (prep_n + 4) + 8, "max_passes": 1}
             begun = json.loads(cupti.hone_cupti_begin(json.dumps(request).encode()))
             if not begun.get("ok"):
-                print(f"2^{size} {mode}: begin failed {begun}", flush=True)
+                print(f"{size} {mode}: begin failed {begun}", flush=True)
                 continue
             for _ in range(calls):
                 probe.call(size, mode)
             torch.cuda.synchronize()
             ended = json.loads(cupti.hone_cupti_end())
             ranges = (ended.get("metrics") or {}).get("ranges", [])
-            if len(ranges) != calls * per:
-                print(f"2^{size} {mode}: {len(ranges)} ranges for {calls} calls of {per} kernels", flush=True)
+            per = len(ranges) // calls  # the preparation's kernels, then the call's (one relu; linear's cuBLAS kernels)
+            if per <= prep_n or len(ranges) != calls * per:
+                print(f"{size} {mode}: {len(ranges)} ranges for {calls} calls of {prep_n} preparation kernels", flush=True)
                 continue
-            us = [ranges[i * per + per - 1]["values"]["gpu__time_duration.sum"] / 1000.0 for i in range(calls)]
-            prep = [sum(r["values"]["gpu__time_duration.sum"] for r in ranges[i * per:i * per + per - 1]) / 1000.0
+            prep = [sum(r["values"]["gpu__time_duration.sum"] for r in ranges[i * per:i * per + prep_n]) / 1000.0
                     for i in range(calls)]
-            ordered = sorted(us)
-            spread = (ordered[len(us) * 9 // 10] - ordered[len(us) // 10]) / statistics.median(us)
-            out["counted"][f"{size}|{mode}"] = {"p50": statistics.median(us), "min": min(us), "max": max(us),
-                                                "spread": spread, "prep_p50": statistics.median(prep)}
-            print(f"counted 2^{size} {mode:<16} p50 {statistics.median(us):7.3f} us  min {min(us):7.3f}  max "
-                  f"{max(us):7.3f}  p10..p90 {100 * spread:4.1f}%  (preparation {statistics.median(prep):8.2f} us)",
-                  flush=True)
+            for k in range(prep_n, per):  # each kernel of the call alone (its position: the Range Profiler names none)
+                us = [ranges[i * per + k]["values"]["gpu__time_duration.sum"] / 1000.0 for i in range(calls)]
+                ordered = sorted(us)
+                spread = (ordered[len(us) * 9 // 10] - ordered[len(us) // 10]) / statistics.median(us)
+                key = f"{size}|{mode}" + (f"|{k - prep_n}" if per - prep_n > 1 else "")
+                out["counted"][key] = {"p50": statistics.median(us), "min": min(us), "max": max(us),
+                                       "spread": spread, "prep_p50": statistics.median(prep)}
+                print(f"counted {key:<22} p50 {statistics.median(us):7.3f} us  min {min(us):7.3f}  max "
+                      f"{max(us):7.3f}  p10..p90 {100 * spread:4.1f}%  (preparation {statistics.median(prep):8.2f} us)",
+                      flush=True)
     return out
 
 
 def ncu_child(args) -> None:
-    probe = Probe(args.lib)
+    probe = Probe(args.lib, args.target)
     torch = probe.torch
-    for size in SIZES:
+    for size in labels(args.target):
         for mode in MODES[:-1]:
             probe.call(size, mode)
     torch.cuda.synchronize()
-    for size in SIZES:
+    for size in labels(args.target):
         for mode in MODES:
             torch.cuda.nvtx.range_push(f"gap|{size}|{mode}")
             for _ in range(args.ncu_calls):
@@ -218,23 +239,29 @@ def ncu_child(args) -> None:
             torch.cuda.nvtx.range_pop()
 
 
-def parse_ncu(text: str) -> dict:
+def parse_ncu(text: str, target: str = "relu") -> dict:
+    """ncu's median per nvtx range of the timed call's kernels (for linear: each cuBLAS kernel in
+    launch order within a call, keyed like the counted ones)."""
     start = text.find('"ID"')
     if start < 0:
         return {}
     rows = list(csv.reader(io.StringIO(text[start:])))
     header = rows[0]
     vi, mi = header.index("Metric Value"), header.index("Metric Name")
-    ui = header.index("Metric Unit")
+    ui, ki = header.index("Metric Unit"), header.index("Kernel Name")
     scale = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3}
-    found = {}
+    found, first, position = {}, {}, {}
     for r in rows[1:]:
-        if len(r) <= vi or r[mi] != "gpu__time_duration.sum":
+        if len(r) <= vi or r[mi] != "gpu__time_duration.sum" or r[ki].startswith("probe_") and r[ki] != "probe_relu":
             continue
-        m = re.search(r"gap\|(\d+)\|(\w+)", " ".join(r))
+        m = re.search(r"gap\|(\w+)\|(\w+)", " ".join(r))
         if not m:
             continue
-        found.setdefault(f"{m.group(1)}|{m.group(2)}", []).append(float(r[vi].replace(",", "")) * scale.get(r[ui].strip(), 1e-3))
+        key = f"{m.group(1)}|{m.group(2)}"
+        if target == "linear":  # a call's kernels in launch order: its first kernel starts each call
+            position[key] = 0 if r[ki] == first.setdefault(key, r[ki]) else position[key] + 1
+            key += f"|{position[key]}"
+        found.setdefault(key, []).append(float(r[vi].replace(",", "")) * scale.get(r[ui].strip(), 1e-3))
     return {k: statistics.median(v) for k, v in found.items()}
 
 
@@ -248,6 +275,7 @@ def main() -> int:
     ap.add_argument("--ncu", default="ncu")
     ap.add_argument("--calls", type=int, default=40)
     ap.add_argument("--ncu-calls", type=int, default=9)
+    ap.add_argument("--target", choices=["relu", "linear"], default="relu")
     args = ap.parse_args()
     if args.mode == "counted":
         print("COUNTED " + json.dumps(counted(args)), flush=True)
@@ -258,25 +286,24 @@ def main() -> int:
     os.makedirs(args.out, exist_ok=True)
     args.lib = build(args.out, args.nvcc)
     me = [sys.executable, os.path.abspath(__file__), "--lib", args.lib, "--cupti", args.cupti,
-          "--calls", str(args.calls), "--ncu-calls", str(args.ncu_calls)]
+          "--calls", str(args.calls), "--ncu-calls", str(args.ncu_calls), "--target", args.target]
     p = subprocess.run(me[:2] + ["counted"] + me[2:], stdout=subprocess.PIPE, text=True, timeout=240)
     print("\n".join(line for line in p.stdout.splitlines() if not line.startswith("COUNTED ")), flush=True)
     result = next((json.loads(line[8:]) for line in p.stdout.splitlines() if line.startswith("COUNTED ")), {})
-    base = [args.ncu, "--clock-control", "none", "--metrics", "gpu__time_duration.sum", "-k", "regex:probe_relu",
+    timed = ["-k", "regex:probe_relu"] if args.target == "relu" else []  # linear: parse_ncu drops the preparation
+    base = [args.ncu, "--clock-control", "none", "--metrics", "gpu__time_duration.sum", *timed,
             "--nvtx", "--csv", "--print-units", "base"]
     for label, extra in (("ncu", []), ("ncu_no_flush", ["--cache-control", "none"])):
         q = subprocess.run(base + extra + me[:2] + ["ncu-child"] + me[2:], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True, timeout=300)
-        result[label] = parse_ncu(q.stdout)
+        result[label] = parse_ncu(q.stdout, args.target)
         if not result[label]:
             print(f"{label}: no rows; rc {q.returncode}: {q.stdout[-800:]}", flush=True)
-    print("\nsize mode       | counted | ncu (flush all) | ncu (no flush) | counted - ncu", flush=True)
-    for size in SIZES:
-        for mode in MODES:
-            key = f"{size}|{mode}"
-            c = (result.get("counted") or {}).get(key, {}).get("p50", float("nan"))
-            n, w = result.get("ncu", {}).get(key, float("nan")), result.get("ncu_no_flush", {}).get(key, float("nan"))
-            print(f"2^{size} {mode:<10} | {c:7.3f} | {n:7.3f} | {w:7.3f} | {c - n:+.3f}", flush=True)
+    print("\ncall|mode[|kernel]            | counted | ncu (flush all) | ncu (no flush) | counted - ncu", flush=True)
+    for key in sorted(set(result.get("counted") or {}) | set(result.get("ncu", {}))):
+        c = (result.get("counted") or {}).get(key, {}).get("p50", float("nan"))
+        n, w = result.get("ncu", {}).get(key, float("nan")), result.get("ncu_no_flush", {}).get(key, float("nan"))
+        print(f"{key:<28} | {c:7.3f} | {n:7.3f} | {w:7.3f} | {c - n:+.3f}", flush=True)
     with open(os.path.join(args.out, "ncu_gap.json"), "w") as f:
         json.dump(result, f, indent=1)
     return 0
