@@ -49,8 +49,13 @@ import time
 SIZES = (16, 19, 22)
 LINEAR = (64, 256, 128)  # tasks/gemm_bias_relu: batch, in_features, out_features
 MODES = ("plain", "read", "read_code", "read_code_rotate", "read_tlb", "all", "read_idle")  # read_idle last
+# linear: hone's own flushes too (libhone_harness): hone_flush_l2 (the read), hone_flush (the read
+# with the code evicted in the same kernel), and the kernel prologue as a counted call arms it
+# (hone_flush before each kernel of the call, from libhone_cupti's launch callback)
+LINEAR_MODES = ("plain", "read", "read_code", "hone_l2", "hone_flush", "prologue", "read_idle")
 PREP = {"plain": (), "read": ("flush",), "read_code": ("flush", "code"), "read_code_rotate": ("flush", "code"),
-        "read_tlb": ("tlb", "flush"), "all": ("tlb", "flush", "code"), "read_idle": ("flush", "idle")}
+        "read_tlb": ("tlb", "flush"), "all": ("tlb", "flush", "code"), "read_idle": ("flush", "idle"),
+        "hone_l2": ("hone_l2",), "hone_flush": ("hone_flush",), "prologue": ()}
 ROTATE = 24  # read_code_rotate: each call writes the next of this many outputs, as hone's calls write their own slots
 CODE_STEPS = 4000  # ~3 instructions each: ~190 KB of SASS
 TLB_BYTES, TLB_STRIDE = 32 << 30, 64 << 10
@@ -118,8 +123,35 @@ def labels(target: str) -> tuple:
     return tuple(str(k) for k in SIZES) if target == "relu" else ("linear",)
 
 
+def modes(target: str) -> tuple:
+    return MODES if target == "relu" else LINEAR_MODES
+
+
+class HoneFlush:
+    """libhone_harness's flushes (the judge's own kernels) and its kernel prologue's arguments."""
+
+    def __init__(self, path: str, buffer: int, size: int, sink: int) -> None:
+        vp = ctypes.c_void_p
+        self.lib = ctypes.CDLL(path)
+        for name in ("hone_harness_flush", "hone_harness_flush_l2"):
+            getattr(self.lib, name).argtypes = [vp, vp, ctypes.c_size_t, vp]
+        self.buffer, self.size, self.sink = buffer, size, sink
+
+        class Args(ctypes.Structure):
+            _fields_ = [("buffer", vp), ("bytes", ctypes.c_size_t), ("sink", vp)]
+
+        self.args = Args(buffer, size, sink)
+        self.prologue = ctypes.cast(self.lib.hone_harness_flush_prologue, vp).value
+
+    def launch(self, stream: int, evict_code: bool) -> None:
+        fn = self.lib.hone_harness_flush if evict_code else self.lib.hone_harness_flush_l2
+        rc = fn(stream or None, self.buffer, self.size, self.sink)
+        if rc:
+            raise RuntimeError(f"hone_harness_flush (evict_code {evict_code}) failed: cudaError {rc}")
+
+
 class Probe:
-    def __init__(self, lib_path: str, target: str = "relu"):
+    def __init__(self, lib_path: str, target: str = "relu", harness: str = ""):
         import torch
 
         self.torch = torch
@@ -137,6 +169,8 @@ class Probe:
         self.linear = (torch.randn(batch, fan_in, device=dev), torch.randn(fan_out, fan_in, device=dev),
                        torch.randn(fan_out, device=dev))
         self.turn = 0
+        self.hone = HoneFlush(harness, self.flush.data_ptr(), self.flush.numel(), self.sink.data_ptr() + 12) \
+            if harness and os.path.isfile(harness) else None
 
     def launch(self, what: int, a, b, n: int) -> None:
         rc = self.lib.probe_launch(what, a, b, n, self.stream)
@@ -154,6 +188,8 @@ class Probe:
                 self.launch(2, self.tlb.data_ptr(), self.sink.data_ptr(), self.tlb.numel()); kernels += 1
             elif step == "code":
                 self.launch(3, 0, self.sink.data_ptr(), 0); kernels += 1
+            elif step in ("hone_l2", "hone_flush"):
+                self.hone.launch(self.stream, evict_code=step == "hone_flush"); kernels += 1
             elif step == "idle":
                 self.torch.cuda.synchronize()
                 time.sleep(0.002)
@@ -174,11 +210,15 @@ def counted(args) -> dict:
         getattr(cupti, name).restype = ctypes.c_char_p
     cupti.hone_cupti_end.argtypes = []
     cupti.hone_cupti_end.restype = ctypes.c_char_p
-    probe = Probe(args.lib, args.target)
+    probe = Probe(args.lib, args.target, args.harness)
     torch = probe.torch
     out = {"setup": {}, "counted": {}}
+    cupti.hone_cupti_kernel_prologue.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    cupti.hone_cupti_kernel_prologue.restype = ctypes.c_char_p
     for size in labels(args.target):  # warm code and clocks
-        for mode in MODES[:-1]:
+        for mode in modes(args.target)[:-1]:
+            if PREP[mode] and PREP[mode][0].startswith("hone") and probe.hone is None:
+                continue
             for _ in range(5):
                 probe.call(size, mode)
     torch.cuda.synchronize()
@@ -192,17 +232,31 @@ def counted(args) -> dict:
         print(f"set-up with max_ranges {ranges}: {json.dumps(out['setup'][ranges])}", flush=True)
     calls = args.calls
     for size in labels(args.target):
-        for mode in MODES:
+        for mode in modes(args.target):
+            if (mode == "prologue" or PREP[mode] and PREP[mode][0].startswith("hone")) and probe.hone is None:
+                print(f"{size} {mode}: skipped, no libhone_harness.so (--harness)", flush=True)
+                continue
             prep_n = len(PREP[mode]) - PREP[mode].count("idle")
-            request = {"metrics": ["gpu__time_duration.sum"], "max_ranges": calls * (prep_n + 4) + 8, "max_passes": 1}
+            request = {"metrics": ["gpu__time_duration.sum"], "max_ranges": calls * (prep_n + 8) + 8, "max_passes": 1}
+            if mode == "prologue":  # as a counted call: hone_flush before each of the call's kernels
+                request["kernel_prologue"] = True
             begun = json.loads(cupti.hone_cupti_begin(json.dumps(request).encode()))
             if not begun.get("ok"):
                 print(f"{size} {mode}: begin failed {begun}", flush=True)
                 continue
             for _ in range(calls):
+                if mode == "prologue":
+                    armed = json.loads(cupti.hone_cupti_kernel_prologue(probe.hone.prologue, ctypes.addressof(probe.hone.args)))
+                    if not armed.get("ok"):
+                        print(f"{size} {mode}: arming failed {armed}", flush=True)
+                        break
                 probe.call(size, mode)
+                if mode == "prologue":
+                    cupti.hone_cupti_kernel_prologue(None, ctypes.addressof(probe.hone.args))
             torch.cuda.synchronize()
             ended = json.loads(cupti.hone_cupti_end())
+            if mode == "prologue":
+                print(f"{size} prologue: {json.dumps(ended.get('kernel_prologue'))}", flush=True)
             ranges = (ended.get("metrics") or {}).get("ranges", [])
             per = len(ranges) // calls  # the preparation's kernels, then the call's (one relu; linear's cuBLAS kernels)
             if per <= prep_n or len(ranges) != calls * per:
@@ -224,14 +278,15 @@ def counted(args) -> dict:
 
 
 def ncu_child(args) -> None:
-    probe = Probe(args.lib, args.target)
+    probe = Probe(args.lib, args.target, args.harness)
     torch = probe.torch
+    usable = [m for m in modes(args.target) if not (PREP[m] and PREP[m][0].startswith("hone") and probe.hone is None)]
     for size in labels(args.target):
-        for mode in MODES[:-1]:
+        for mode in usable[:-1]:
             probe.call(size, mode)
     torch.cuda.synchronize()
     for size in labels(args.target):
-        for mode in MODES:
+        for mode in usable:  # prologue: the call alone (ncu's flush stands before each kernel)
             torch.cuda.nvtx.range_push(f"gap|{size}|{mode}")
             for _ in range(args.ncu_calls):
                 probe.call(size, mode)
@@ -252,7 +307,7 @@ def parse_ncu(text: str, target: str = "relu") -> dict:
     scale = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3}
     found, first, position = {}, {}, {}
     for r in rows[1:]:
-        if len(r) <= vi or r[mi] != "gpu__time_duration.sum" or r[ki].startswith("probe_") and r[ki] != "probe_relu":
+        if len(r) <= vi or r[mi] != "gpu__time_duration.sum" or r[ki].startswith(("probe_", "hone_")) and r[ki] != "probe_relu":
             continue
         m = re.search(r"gap\|(\w+)\|(\w+)", " ".join(r))
         if not m:
@@ -276,6 +331,8 @@ def main() -> int:
     ap.add_argument("--calls", type=int, default=40)
     ap.add_argument("--ncu-calls", type=int, default=9)
     ap.add_argument("--target", choices=["relu", "linear"], default="relu")
+    ap.add_argument("--harness", default=os.environ.get("HONE_HARNESS_LIBRARY", ""),
+                    help="libhone_harness.so (default: beside --cupti's library)")
     args = ap.parse_args()
     if args.mode == "counted":
         print("COUNTED " + json.dumps(counted(args)), flush=True)
@@ -284,9 +341,11 @@ def main() -> int:
         ncu_child(args)
         return 0
     os.makedirs(args.out, exist_ok=True)
+    args.harness = args.harness or os.path.join(os.path.dirname(os.path.abspath(args.cupti)), "libhone_harness.so")
     args.lib = build(args.out, args.nvcc)
     me = [sys.executable, os.path.abspath(__file__), "--lib", args.lib, "--cupti", args.cupti,
-          "--calls", str(args.calls), "--ncu-calls", str(args.ncu_calls), "--target", args.target]
+          "--calls", str(args.calls), "--ncu-calls", str(args.ncu_calls), "--target", args.target,
+          "--harness", args.harness]
     p = subprocess.run(me[:2] + ["counted"] + me[2:], stdout=subprocess.PIPE, text=True, timeout=240)
     print("\n".join(line for line in p.stdout.splitlines() if not line.startswith("COUNTED ")), flush=True)
     result = next((json.loads(line[8:]) for line in p.stdout.splitlines() if line.startswith("COUNTED ")), {})
