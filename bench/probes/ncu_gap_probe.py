@@ -53,9 +53,14 @@ MODES = ("plain", "read", "read_code", "read_code_rotate", "read_tlb", "all", "r
 # with the code evicted in the same kernel), and the kernel prologue as a counted call arms it
 # (hone_flush before each kernel of the call, from libhone_cupti's launch callback)
 LINEAR_MODES = ("plain", "read", "read_code", "hone_l2", "hone_flush", "prologue", "read_idle")
+# linear with the prologue, its x, W and b placed elsewhere in one 96 MiB buffer (other pages, other
+# L2 slices): does an 8-block sgemm's time depend on where its operands live?
+PLACEMENTS = 6
+PLACE_MODES = tuple(f"place{i}" for i in range(PLACEMENTS))
 PREP = {"plain": (), "read": ("flush",), "read_code": ("flush", "code"), "read_code_rotate": ("flush", "code"),
         "read_tlb": ("tlb", "flush"), "all": ("tlb", "flush", "code"), "read_idle": ("flush", "idle"),
         "hone_l2": ("hone_l2",), "hone_flush": ("hone_flush",), "prologue": ()}
+PREP.update({m: () for m in PLACE_MODES})
 ROTATE = 24  # read_code_rotate: each call writes the next of this many outputs, as hone's calls write their own slots
 CODE_STEPS = 4000  # ~3 instructions each: ~190 KB of SASS
 TLB_BYTES, TLB_STRIDE = 32 << 30, 64 << 10
@@ -124,7 +129,12 @@ def labels(target: str) -> tuple:
 
 
 def modes(target: str) -> tuple:
-    return MODES if target == "relu" else LINEAR_MODES
+    return MODES if target == "relu" else LINEAR_MODES + PLACE_MODES
+
+
+def armed(mode: str) -> bool:
+    """Whether a counted mode runs with hone's kernel prologue armed around the call."""
+    return mode == "prologue" or mode.startswith("place")
 
 
 class HoneFlush:
@@ -168,6 +178,18 @@ class Probe:
         batch, fan_in, fan_out = LINEAR
         self.linear = (torch.randn(batch, fan_in, device=dev), torch.randn(fan_out, fan_in, device=dev),
                        torch.randn(fan_out, device=dev))
+        self.placed = []
+        if target == "linear":  # x, W, b copied to offsets ~4 MiB apart (256-byte aligned) in one buffer
+            pool = torch.empty(96 << 18, device=dev)  # 96 MiB of floats
+            for i in range(PLACEMENTS):
+                at, views = (i * 4111 * 1024 + i * i * 37 * 256) // 4, []
+                for t in self.linear:
+                    v = pool[at:at + t.numel()].view(t.shape)
+                    v.copy_(t)
+                    views.append(v)
+                    at += (t.numel() * 4 + 4096 + 255) // 256 * 64
+                self.placed.append(tuple(views))
+            self.pool = pool
         self.turn = 0
         self.hone = HoneFlush(harness, self.flush.data_ptr(), self.flush.numel(), self.sink.data_ptr() + 12) \
             if harness and os.path.isfile(harness) else None
@@ -194,13 +216,24 @@ class Probe:
                 self.torch.cuda.synchronize()
                 time.sleep(0.002)
         if size == "linear":
-            self.torch.nn.functional.linear(*self.linear)
+            operands = self.placed[int(mode[5:])] if mode.startswith("place") else self.linear
+            self.torch.nn.functional.linear(*operands)
             return kernels
         x, y = self.data[size]
         if mode == "read_code_rotate":
             y, self.turn = self.rotated[size][self.turn % ROTATE], self.turn + 1
         self.launch(0, x.data_ptr(), y.data_ptr(), x.numel())
         return kernels
+
+
+def sm_clock() -> str:
+    """nvidia-smi's SM clock now (the DVFS state the calls just ran in), or why not."""
+    try:
+        q = subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm", "--format=csv,noheader"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=10)
+        return q.stdout.strip()
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"unknown ({exc})"
 
 
 def counted(args) -> dict:
@@ -233,30 +266,31 @@ def counted(args) -> dict:
     calls = args.calls
     for size in labels(args.target):
         for mode in modes(args.target):
-            if (mode == "prologue" or PREP[mode] and PREP[mode][0].startswith("hone")) and probe.hone is None:
+            if (armed(mode) or PREP[mode] and PREP[mode][0].startswith("hone")) and probe.hone is None:
                 print(f"{size} {mode}: skipped, no libhone_harness.so (--harness)", flush=True)
                 continue
             prep_n = len(PREP[mode]) - PREP[mode].count("idle")
             request = {"metrics": ["gpu__time_duration.sum"], "max_ranges": calls * (prep_n + 8) + 8, "max_passes": 1}
-            if mode == "prologue":  # as a counted call: hone_flush before each of the call's kernels
+            if armed(mode):  # as a counted call: hone_flush before each of the call's kernels
                 request["kernel_prologue"] = True
             begun = json.loads(cupti.hone_cupti_begin(json.dumps(request).encode()))
             if not begun.get("ok"):
                 print(f"{size} {mode}: begin failed {begun}", flush=True)
                 continue
             for _ in range(calls):
-                if mode == "prologue":
-                    armed = json.loads(cupti.hone_cupti_kernel_prologue(probe.hone.prologue, ctypes.addressof(probe.hone.args)))
-                    if not armed.get("ok"):
-                        print(f"{size} {mode}: arming failed {armed}", flush=True)
+                if armed(mode):
+                    answer = json.loads(cupti.hone_cupti_kernel_prologue(probe.hone.prologue, ctypes.addressof(probe.hone.args)))
+                    if not answer.get("ok"):
+                        print(f"{size} {mode}: arming failed {answer}", flush=True)
                         break
                 probe.call(size, mode)
-                if mode == "prologue":
+                if armed(mode):
                     cupti.hone_cupti_kernel_prologue(None, ctypes.addressof(probe.hone.args))
             torch.cuda.synchronize()
+            clock = sm_clock()
             ended = json.loads(cupti.hone_cupti_end())
-            if mode == "prologue":
-                print(f"{size} prologue: {json.dumps(ended.get('kernel_prologue'))}", flush=True)
+            if armed(mode):
+                print(f"{size} {mode}: {json.dumps(ended.get('kernel_prologue'))}", flush=True)
             ranges = (ended.get("metrics") or {}).get("ranges", [])
             per = len(ranges) // calls  # the preparation's kernels, then the call's (one relu; linear's cuBLAS kernels)
             if per <= prep_n or len(ranges) != calls * per:
@@ -272,8 +306,8 @@ def counted(args) -> dict:
                 out["counted"][key] = {"p50": statistics.median(us), "min": min(us), "max": max(us),
                                        "spread": spread, "prep_p50": statistics.median(prep)}
                 print(f"counted {key:<22} p50 {statistics.median(us):7.3f} us  min {min(us):7.3f}  max "
-                      f"{max(us):7.3f}  p10..p90 {100 * spread:4.1f}%  (preparation {statistics.median(prep):8.2f} us)",
-                      flush=True)
+                      f"{max(us):7.3f}  p10..p90 {100 * spread:4.1f}%  (preparation {statistics.median(prep):8.2f} us)"
+                      f"  SM clock after: {clock}", flush=True)
     return out
 
 
@@ -359,8 +393,16 @@ def main() -> int:
         if not result[label]:
             print(f"{label}: no rows; rc {q.returncode}: {q.stdout[-800:]}", flush=True)
     print("\ncall|mode[|kernel]            | counted | ncu (flush all) | ncu (no flush) | counted - ncu", flush=True)
-    for key in sorted(set(result.get("counted") or {}) | set(result.get("ncu", {}))):
-        c = (result.get("counted") or {}).get(key, {}).get("p50", float("nan"))
+    counted_p50 = {}
+    for key, entry in (result.get("counted") or {}).items():
+        parts = key.split("|")
+        if armed(parts[1]) and len(parts) == 3:  # the prologue's flushes stand at the even positions
+            if int(parts[2]) % 2 == 0:
+                continue
+            key = "|".join(parts[:2] + [str(int(parts[2]) // 2)])
+        counted_p50[key] = entry["p50"]
+    for key in sorted(set(counted_p50) | set(result.get("ncu", {}))):
+        c = counted_p50.get(key, float("nan"))
         n, w = result.get("ncu", {}).get(key, float("nan")), result.get("ncu_no_flush", {}).get(key, float("nan"))
         print(f"{key:<28} | {c:7.3f} | {n:7.3f} | {w:7.3f} | {c - n:+.3f}", flush=True)
     with open(os.path.join(args.out, "ncu_gap.json"), "w") as f:
