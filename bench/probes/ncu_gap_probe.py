@@ -30,7 +30,10 @@ by stage for several max_ranges (is cuptiRangeProfilerSetConfig's ~1 s the count
 With --target linear the timed call is instead tasks/gemm_bias_relu's torch.nn.functional.linear
 (64x256 by 256x128 fp32 with bias: cuBLAS's cutlass sgemm and its split-K reduce), each of its
 kernels reported alone: does the sgemm's 0.4-0.5 us below ncu close with the code kernel or the
-idle gap, as it does not with any L2 flush?
+idle gap, as it does not with any L2 flush? Its modes add hone's own flushes, the kernel prologue
+as a counted call arms it, and six placements of the operands. Answer (H100, 2026-12-07,
+docs/gpu-runs.md): the code eviction closes it to 0.06-0.16 us; the operands' placement moves the
+sgemm 0.7 us under hone's count and ncu's alike.
 
   python3 bench/probes/ncu_gap_probe.py --cupti build/share/hone/lib/libhone_cupti.so --out /tmp/gap
 """
