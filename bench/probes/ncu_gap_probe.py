@@ -31,7 +31,7 @@ With --target linear the timed call is instead tasks/gemm_bias_relu's torch.nn.f
 (64x256 by 256x128 fp32 with bias: cuBLAS's cutlass sgemm and its split-K reduce), each of its
 kernels reported alone: does the sgemm's 0.4-0.5 us below ncu close with the code kernel or the
 idle gap, as it does not with any L2 flush? Its modes add hone's own flushes, the kernel prologue
-as a counted call arms it, and six placements of the operands. Answer (H100, 2026-12-07,
+as a counted call arms it, six placements of the operands, and four of x alone and of W and b alone. Answer (H100, 2026-12-07,
 docs/gpu-runs.md): the code eviction closes it to 0.06-0.16 us; the operands' placement moves the
 sgemm 0.7 us under hone's count and ncu's alike.
 
@@ -59,7 +59,10 @@ LINEAR_MODES = ("plain", "read", "read_code", "hone_l2", "hone_flush", "prologue
 # linear with the prologue, its x, W and b placed elsewhere in one 96 MiB buffer (other pages, other
 # L2 slices): does an 8-block sgemm's time depend on where its operands live?
 PLACEMENTS = 6
-PLACE_MODES = tuple(f"place{i}" for i in range(PLACEMENTS))
+# place<i>: x, W and b at placement i; xplace<i>: x alone there (W and b where they were made);
+# wplace<i>: W and b alone there. Which operand's placement moves the kernel says whether a timer
+# that re-places only the inputs (a candidate's parameters are its own) would sample the spread.
+PLACE_MODES = tuple(f"{who}place{i}" for who, n in (("", PLACEMENTS), ("x", 4), ("w", 4)) for i in range(n))
 PREP = {"plain": (), "read": ("flush",), "read_code": ("flush", "code"), "read_code_rotate": ("flush", "code"),
         "read_tlb": ("tlb", "flush"), "all": ("tlb", "flush", "code"), "read_idle": ("flush", "idle"),
         "hone_l2": ("hone_l2",), "hone_flush": ("hone_flush",), "prologue": ()}
@@ -137,7 +140,7 @@ def modes(target: str) -> tuple:
 
 def armed(mode: str) -> bool:
     """Whether a counted mode runs with hone's kernel prologue armed around the call."""
-    return mode == "prologue" or mode.startswith("place")
+    return mode == "prologue" or "place" in mode
 
 
 class HoneFlush:
@@ -219,7 +222,11 @@ class Probe:
                 self.torch.cuda.synchronize()
                 time.sleep(0.002)
         if size == "linear":
-            operands = self.placed[int(mode[5:])] if mode.startswith("place") else self.linear
+            operands = self.linear
+            if "place" in mode:
+                who, i = mode.split("place")
+                placed = self.placed[int(i)]
+                operands = {"": placed, "x": (placed[0],) + self.linear[1:], "w": (self.linear[0],) + placed[1:]}[who]
             self.torch.nn.functional.linear(*operands)
             return kernels
         x, y = self.data[size]
