@@ -15,7 +15,10 @@ candidate where the case has one:
   --cache-control none (its flush before every kernel left out), and a third time so over calls
   the child read-flushes before each call (the cache state HONE_DEVICE_TIME=counters-call times a
   call of several kernels in: cold before its first kernel, its own intermediates warm after; its
-  verdict line is printed under that setting only);
+  verdict line is printed under that setting only); with --ncu-placements N, ncu over each eager
+  reference again with its parameters, buffers and inputs copied to N other placements (a kernel
+  of a few blocks moves ~10% with where its operands lie, ncu and hone alike: hone's runner and
+  ncu's child each place them their way), printed beside hone's device time, not a bar;
 and for relu(x) * scale's torch.compile reference (issue 14, bar 5: its device time agrees with
 ncu like the others) the same instruments over the compiled model, warmed until torch._dynamo
 compiles nothing more, in each child;
@@ -72,6 +75,10 @@ COMPILED = ("relu_scale_256x2048",)  # cases whose torch.compile reference is ti
 SIDES = ("reference", "candidate", "compiled")
 NVTX_CASE = re.compile(r"tt\|([^|\s\"]+)\|(" + "|".join(SIDES) + ")")  # ncu_child's range names
 NCU_CALLS = 24  # the median per call, and the p10..p90 spread of ncu's own per-call times (as many as hone counts)
+# --ncu-placements: each reference again with its parameters, buffers and inputs copied to other
+# device pages, PLACED_CALLS calls a placement, in ranges "tt|<case>|reference@p<k>"
+PLACED_CASE = re.compile(r"tt\|([^|\s\"]+)\|reference@p(\d+)")
+PLACED_CALLS = 8
 SPREAD_RUNS = 5
 ELEMENTWISE = {"relu_2p16": 1 << 16, "relu_2p19": 1 << 19, "relu_2p22": 1 << 22, "relu_2p26": 1 << 26}
 
@@ -604,7 +611,8 @@ def load_callables(cases: dict, libraries: dict, compile_models: bool = True):
             return model(*inputs)
 
         fns = {"reference": reference, "candidate": None,
-               "compiled": compiled_reference(model, inputs) if c.get("compiled") and compile_models else None}
+               "compiled": compiled_reference(model, inputs) if c.get("compiled") and compile_models else None,
+               "model": model, "inputs": inputs}
         library = libraries.get(c["candidate"] or "")
         if library:
             expected = reference()
@@ -647,17 +655,62 @@ def compiled_reference(model, inputs):
     return call
 
 
-def ncu_child(cases: dict, libraries: dict, flush_calls: bool = False, compiled: bool = False) -> None:
+def placed_references(model, inputs, count: int, device: str = "cuda") -> tuple:
+    """([call, ...], pools): `count` copies of the reference's call, the k-th with a deep copy of
+    the model whose parameters and buffers, and copies of the inputs, all lie in a device buffer of
+    its own at an offset of its own (256-byte aligned): other pages, other L2 slices, as another
+    process's allocations would put them. The pools must outlive the calls."""
+    import copy
+
+    import torch
+
+    calls, pools = [], []
+    for k in range(count):
+        m = copy.deepcopy(model)
+        tensors = list(m.parameters()) + list(m.buffers())
+        xs = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
+        moved = tensors + [x for x in xs if isinstance(x, torch.Tensor)]
+        offset = (k * 4111 * 1024 + k * k * 37 * 256) % (16 << 20) // 256 * 256
+        pool = torch.empty(offset + sum(t.numel() * t.element_size() + 4096 + 256 for t in moved), dtype=torch.uint8,
+                           device=device)
+        at = offset
+        for t in moved:
+            view = pool[at:at + t.numel() * t.element_size()].view(t.dtype).view(t.shape)
+            view.copy_(t)
+            t.data = view
+            at += (t.numel() * t.element_size() + 4096 + 255) // 256 * 256
+        pools.append(pool)
+        calls.append(lambda m=m, xs=xs: m(*xs))
+    return calls, pools
+
+
+def ncu_child(cases: dict, libraries: dict, flush_calls: bool = False, compiled: bool = False,
+              placements: int = 0) -> None:
     """The calls ncu profiles, in NVTX ranges named per case: the eager references and candidates,
     or (`compiled`) the torch.compile references alone, in an ncu run of their own: compiling
     under ncu takes minutes and leaves the GPU idle meanwhile, and the H100's ncu times of the
     other cases read 0.3-1.1 us higher when they followed it in one process (2026-12-06).
     `flush_calls` (run under ncu --cache-control none): the L2 read-flushed before each call,
     outside its range, and nothing between the call's kernels -- the cache state hone times a call
-    of several kernels in."""
+    of several kernels in. `placements`: the eager references alone, each at that many other
+    placements of its operands (placed_references), a range per placement."""
     import torch
 
-    fns = load_callables(cases, libraries, compile_models=compiled)
+    fns = load_callables(cases, libraries, compile_models=compiled and not placements)
+    if placements:
+        placed = {name: placed_references(side["model"], side["inputs"], placements) for name, side in fns.items()}
+        for calls, _ in placed.values():
+            for fn in calls:
+                fn()
+        warm_clocks(torch.ones(64 << 18, device="cuda"))
+        for name, (calls, _) in placed.items():
+            for k, fn in enumerate(calls):
+                for _ in range(PLACED_CALLS):
+                    torch.cuda.nvtx.range_push(f"tt|{name}|reference@p{k}")
+                    fn()
+                    torch.cuda.synchronize()
+                    torch.cuda.nvtx.range_pop()
+        return
     sides = ("compiled",) if compiled else tuple(w for w in SIDES if w != "compiled")
     for side in fns.values():
         for what in sides:
@@ -759,19 +812,20 @@ def take_ncu(out: str, csv_path: str, results: dict, field=None) -> None:
                 results[name][side].update(entry)
 
 
-def parse_ncu(csv_path: str) -> dict:
-    """'name|what' -> the median per call of the summed gpu__time_duration.sum (us)."""
+def ncu_launches(csv_path: str, pattern) -> tuple:
+    """({'<group 1>|<group 2>': [us, ...]}, {same key: [kernel name, ...]}): each profiled launch's
+    gpu__time_duration.sum in launch order, keyed by the NVTX range `pattern` finds in its row."""
     import csv
 
     rows = [r for r in csv.reader(open(csv_path)) if len(r) > 5]
     if not rows:
-        return {}
+        return {}, {}
     header = rows[0]
     try:
         vi, ui = header.index("Metric Value"), header.index("Metric Unit")
         mi = header.index("Metric Name")
     except ValueError:
-        return {}
+        return {}, {}
     nvtx_cols = [i for i, h in enumerate(header) if "NVTX" in h or h.startswith("thread")]
     scale = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3, "second": 1e6, "s": 1e6}
     ki = header.index("Kernel Name") if "Kernel Name" in header else None
@@ -784,12 +838,32 @@ def parse_ncu(csv_path: str) -> dict:
         except ValueError:
             continue
         text = " ".join(r[i] for i in nvtx_cols) if nvtx_cols else " ".join(r)
-        found = NVTX_CASE.search(text) or NVTX_CASE.search(" ".join(r))
+        found = pattern.search(text) or pattern.search(" ".join(r))
         if not found:
             continue
         key = f"{found.group(1)}|{found.group(2)}"
         launches.setdefault(key, []).append(value)
         names.setdefault(key, []).append(r[ki] if ki is not None else "")
+    return launches, names
+
+
+def parse_placements(csv_path: str) -> dict:
+    """case -> [ncu's median per call at each placement, in placement order] (placed_references'
+    ranges; a placement whose launches do not split into PLACED_CALLS calls is left out)."""
+    launches, _ = ncu_launches(csv_path, PLACED_CASE)
+    out = {}
+    for key in sorted(launches, key=lambda k: (k.split("|")[0], int(k.split("|")[1]))):
+        values = launches[key]
+        if values and len(values) % PLACED_CALLS == 0:
+            per = len(values) // PLACED_CALLS
+            out.setdefault(key.split("|")[0], []).append(
+                statistics.median(sum(values[c * per:(c + 1) * per]) for c in range(PLACED_CALLS)))
+    return out
+
+
+def parse_ncu(csv_path: str) -> dict:
+    """'name|what' -> the median per call of the summed gpu__time_duration.sum (us)."""
+    launches, names = ncu_launches(csv_path, NVTX_CASE)
     out = {}
     for key, values in launches.items():
         if len(values) % NCU_CALLS == 0:
@@ -859,6 +933,29 @@ def kernel_lines(results: dict) -> list:
                      f"{fmt((h or {}).get('p50_us'))}/{fmt((n or {}).get('p50_us'))}"
                      for h, n in itertools.zip_longest(hone, ncu)]
             lines.append(f"kernels {name}/{what} (hone/ncu us): " + "; ".join(parts))
+    return lines
+
+
+def placement_lines(results: dict) -> list:
+    """Per reference ncu also timed at other placements (--ncu-placements): hone's device time, ncu's
+    at its own placement and ncu's range over the others, and whether hone lies within that range
+    widened by the bar (5% or 0.3 us). Not a bar: what the bar's row would read had ncu's child
+    placed the operands otherwise."""
+    lines, inside = [], []
+    for name, sides in results.items():
+        r = (sides or {}).get("reference") or {}
+        placed, dev = r.get("ncu_placements_us") or [], r.get("hone_device")
+        if not placed or dev is None or dev != dev:
+            continue
+        low, high = min(placed + [r.get("ncu_us") or min(placed)]), max(placed + [r.get("ncu_us") or max(placed)])
+        ok = low - max(0.05 * low, 0.3) <= dev <= high + max(0.05 * high, 0.3)
+        inside.append(ok)
+        lines.append(f"placements {name}/reference (us): hone {dev:.2f}; ncu {fmt(r.get('ncu_us'))} at its child's "
+                     f"placement, {min(placed):.2f}-{max(placed):.2f} at {len(placed)} others "
+                     f"({', '.join(f'{v:.2f}' for v in placed)}); hone {'within' if ok else 'outside'} that range ± the bar")
+    if inside:
+        lines.append(f"timing_truth: device_within_ncu_placements: INFO ({sum(inside)}/{len(inside)} references; "
+                     "not a bar)")
     return lines
 
 
@@ -956,6 +1053,7 @@ def report(results: dict, spread_run: dict) -> list:
             verdicts["spread"].append((f"relu_2p22/candidate check {k + 1}", w <= 0.03, f"{100 * w:.1f}%"))
     lines += sample_lines(results, spread_run)
     lines += kernel_lines(results)
+    lines += placement_lines(results)
     for name, sides in results.items():
         r = sides.get("reference") or {}
         if r.get("hone_call_unsandboxed") is not None:
@@ -988,10 +1086,14 @@ def main() -> int:
                     help="skip steps 4b and 4c (references and candidates unconfined, plain events in their own runners)")
     ap.add_argument("--ncu-warm", action="store_true",
                     help="also ncu without its cache flush, and over calls flushed once (steps 3b, 3c; not bars; ~35 s)")
+    ap.add_argument("--ncu-placements", type=int, default=0,
+                    help="step 3d: ncu over each eager reference at this many other placements of its parameters and "
+                         "inputs (not a bar: how far the same calls move with where their operands lie; ~2 s a case)")
     ap.add_argument("--cases", default=None, help="comma-separated case names (default: every case)")
     ap.add_argument("--plan", default=None, help="(children) the cases and libraries, as JSON")
     ap.add_argument("--flush-calls", action="store_true", help="(ncu-child) read-flush the L2 before each call")
     ap.add_argument("--compiled", action="store_true", help="(ncu-child) the torch.compile references alone")
+    ap.add_argument("--placements", type=int, default=0, help="(ncu-child) the references at this many placements alone")
     ap.add_argument("--no-do-bench", action="store_true", help="(measure-child) plain events alone")
     ap.add_argument("--events-ahead", action="store_true", help="(measure-child) the Python events made before the calls")
     ap.add_argument("--pinned-rounds", type=int, default=0,
@@ -1004,7 +1106,7 @@ def main() -> int:
     if args.mode != "run":
         plan = json.load(open(args.plan))
         if args.mode == "ncu-child":
-            ncu_child(plan["cases"], plan["libraries"], args.flush_calls, args.compiled)
+            ncu_child(plan["cases"], plan["libraries"], args.flush_calls, args.compiled, args.placements)
         else:
             measure_child(plan["cases"], plan["libraries"], os.path.dirname(args.plan), not args.no_do_bench,
                           args.events_ahead)
@@ -1068,6 +1170,18 @@ def main() -> int:
                      "ncu_call_flushed.csv")):
                 rc, out = run(cmd, 300, what)
                 take_ncu(out, os.path.join(args.out, csv_name), results, field)
+        # 3d. ncu over the references with their operands placed elsewhere (not a bar): a kernel of a
+        # few blocks moves with where its operands lie, under ncu and hone alike (ncu_gap_probe
+        # --target linear, 2026-12-07), and hone's runner and ncu's child each place them their way.
+        if args.ncu_placements > 0:
+            rc, out = run(base + ["--print-units", "base"] + child + ["--placements", str(args.ncu_placements)], 300,
+                          f"ncu (the references at {args.ncu_placements} placements)")
+            placements_csv = os.path.join(args.out, "ncu_placements.csv")
+            with open(placements_csv, "w") as f:
+                f.write(out[out.find('"ID"'):] if '"ID"' in out else out)
+            for name, values in parse_placements(placements_csv).items():
+                if results.get(name, {}).get("reference") is not None:
+                    results[name]["reference"]["ncu_placements_us"] = values
         # 4. Five `hone check` processes of one kernel of >= 5 us.
         spread_run = five_processes(args.hone, args.python, cases["relu_2p22"]) if "relu_2p22" in cases else {}
         # 4a. Call times, like with like: hone and the events again, all on one CPU.

@@ -12,7 +12,8 @@
 # Model and every raw candidate's entry point timed the plain way inside it); spreads <= 3% for
 # kernels >= 5 us). The bench alone took 280-353 s on the H100 (2026-12-07, step 4a off by default;
 # HONE_TIMING_ARGS=--pinned-rounds 3 adds it back, ~180 s; steps 3b and 3c, ncu in other cache
-# states, only with --ncu-warm): give it HONE_TIMEOUT_timing=500 HONE_TIMING_LIMIT=480; the probes
+# states, only with --ncu-warm; ncu over the references at other placements of their operands only
+# with --ncu-placements N, ~2 s a case): give it HONE_TIMEOUT_timing=500 HONE_TIMING_LIMIT=480; the probes
 # are off unless asked (HONE_TIMING_PROBE=1 and the others).
 # Logs, the ncu CSVs and JSON in $OUT/timing/.
 set -uo pipefail

@@ -126,5 +126,76 @@ class SameProcessInstrumentsTest(unittest.TestCase):
         self.assertIn("then 20.00 at exit", timing_truth.same_process_verdict(15.0, 10.0, 20.0)[1])
 
 
+class PlacementsTest(unittest.TestCase):
+    """--ncu-placements (step 3d): the references' operands copied elsewhere, ncu's ranges per
+    placement read back, and the report's lines; on the CPU with real torch and a real CSV file."""
+
+    def test_placed_references_compute_the_same_from_operands_of_their_own(self):
+        import torch
+
+        torch.manual_seed(3)
+        model = torch.nn.Sequential(torch.nn.Linear(256, 128), torch.nn.ReLU(), torch.nn.BatchNorm1d(128)).eval()
+        inputs = [torch.randn(64, 256), 2]
+        original = [t.data_ptr() for t in list(model.parameters()) + list(model.buffers())]
+        with torch.no_grad():
+            expected = model(inputs[0])
+            calls, pools = timing_truth.placed_references(model, [inputs[0]], 3, device="cpu")
+            self.assertEqual(len(calls), 3)
+            for call in calls:
+                self.assertTrue(torch.equal(call(), expected))
+        self.assertEqual([t.data_ptr() for t in list(model.parameters()) + list(model.buffers())], original)
+        for k, (call, pool) in enumerate(zip(calls, pools)):
+            m, xs = call.__defaults__
+            start, end = pool.data_ptr(), pool.data_ptr() + pool.numel()
+            moved = list(m.parameters()) + list(m.buffers()) + xs
+            for t in moved:  # every operand inside its placement's pool, none where the model's lie
+                self.assertTrue(start <= t.data_ptr() < end and (t.data_ptr() - start) % 256 == 0, f"placement {k}")
+                self.assertNotIn(t.data_ptr(), original)
+        offsets = [next(m.parameters()).data_ptr() - pool.data_ptr() for (m, _), pool in
+                   ((c.__defaults__, p) for c, p in zip(calls, pools))]
+        self.assertEqual(len(set(offsets)), 3, offsets)  # each at an offset of its own
+
+    def test_parse_placements_takes_each_placements_median_per_call(self):
+        header = ['"ID"', '"Process ID"', '"Process Name"', '"Host Name"',
+                  '"thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg"', '"Kernel Name"',
+                  '"Metric Name"', '"Metric Unit"', '"Metric Value"']
+        rows, n = [",".join(header)], 0
+
+        def row(rng, kernel, ns):
+            nonlocal n
+            rows.append(f'"{n}","1","python3","h","{rng}","{kernel}","gpu__time_duration.sum","nsecond","{ns:,}"')
+            n += 1
+
+        for call in range(timing_truth.PLACED_CALLS):  # placement 0: 7.0 + 3.5, placement 1: 7.6 + 3.6
+            row("tt|tasks/gemm_bias_relu|reference@p0", "sgemm", 7000 + (call % 2) * 64)
+            row("tt|tasks/gemm_bias_relu|reference@p0", "splitK", 3500)
+            row("tt|tasks/gemm_bias_relu|reference@p1", "sgemm", 7600)
+            row("tt|tasks/gemm_bias_relu|reference@p1", "splitK", 3600)
+        for call in range(timing_truth.PLACED_CALLS - 1):  # a placement cut short: left out
+            row("tt|relu_2p16|reference@p0", "relu", 2500)
+        row("tt|relu_2p16|reference", "relu", 2500)  # the bar's own range: not a placement
+        path = os.path.join(tempfile.mkdtemp(prefix="hone-placements-"), "ncu_placements.csv")
+        self.addCleanup(shutil.rmtree, os.path.dirname(path), ignore_errors=True)
+        with open(path, "w") as f:
+            f.write("==PROF== profiling\n" + "\n".join(rows) + "\n")
+        found = timing_truth.parse_placements(path)
+        self.assertEqual(set(found), {"tasks/gemm_bias_relu"})
+        self.assertAlmostEqual(found["tasks/gemm_bias_relu"][0], 10.532, places=3)
+        self.assertAlmostEqual(found["tasks/gemm_bias_relu"][1], 11.2, places=3)
+
+    def test_placement_lines_say_whether_hone_lies_within_ncus_range(self):
+        results = {
+            "tasks/gemm_bias_relu": {"reference": {"hone_device": 13.3, "ncu_us": 14.1, "ncu_placements_us": [13.2, 14.0]}},
+            "tasks/matmul": {"reference": {"hone_device": 9.0, "ncu_us": 11.6, "ncu_placements_us": [11.5, 11.7]}},
+            "relu_2p16": {"reference": {"hone_device": 2.9, "ncu_us": 3.0}},  # not placed: no line
+        }
+        lines = timing_truth.placement_lines(results)
+        self.assertEqual(len(lines), 3, lines)
+        self.assertIn("hone within", lines[0])
+        self.assertIn("13.20-14.00 at 2 others", lines[0])
+        self.assertIn("hone outside", lines[1])
+        self.assertEqual(lines[2], "timing_truth: device_within_ncu_placements: INFO (1/2 references; not a bar)")
+
+
 if __name__ == "__main__":
     unittest.main()
