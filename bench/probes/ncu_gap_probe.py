@@ -38,9 +38,7 @@ sgemm 0.7 us under hone's count and ncu's alike.
   python3 bench/probes/ncu_gap_probe.py --cupti build/share/hone/lib/libhone_cupti.so --out /tmp/gap
 """
 import argparse
-import csv
 import ctypes
-import io
 import json
 import os
 import re
@@ -49,7 +47,10 @@ import subprocess
 import sys
 import time
 
+from ncu_csv import ncu_launches
+
 SIZES = (16, 19, 22)
+GAP_RANGE = re.compile(r"gap\|(\w+)\|(\w+)")  # ncu_child's NVTX ranges: gap|<size or linear>|<mode>
 LINEAR = (64, 256, 128)  # tasks/gemm_bias_relu: batch, in_features, out_features
 MODES = ("plain", "read", "read_code", "read_code_rotate", "read_tlb", "all", "read_idle")  # read_idle last
 # linear: hone's own flushes too (libhone_harness): hone_flush_l2 (the read), hone_flush (the read
@@ -136,6 +137,11 @@ def labels(target: str) -> tuple:
 
 def modes(target: str) -> tuple:
     return MODES if target == "relu" else LINEAR_MODES + PLACE_MODES
+
+
+def hone_flushed(mode: str) -> bool:
+    """Whether a mode's preparation is one of libhone_harness's flushes."""
+    return bool(PREP[mode]) and PREP[mode][0].startswith("hone")
 
 
 def armed(mode: str) -> bool:
@@ -260,7 +266,7 @@ def counted(args) -> dict:
     cupti.hone_cupti_kernel_prologue.restype = ctypes.c_char_p
     for size in labels(args.target):  # warm code and clocks
         for mode in modes(args.target)[:-1]:
-            if PREP[mode] and PREP[mode][0].startswith("hone") and probe.hone is None:
+            if hone_flushed(mode) and probe.hone is None:
                 continue
             for _ in range(5):
                 probe.call(size, mode)
@@ -276,7 +282,7 @@ def counted(args) -> dict:
     calls = args.calls
     for size in labels(args.target):
         for mode in modes(args.target):
-            if (armed(mode) or PREP[mode] and PREP[mode][0].startswith("hone")) and probe.hone is None:
+            if (armed(mode) or hone_flushed(mode)) and probe.hone is None:
                 print(f"{size} {mode}: skipped, no libhone_harness.so (--harness)", flush=True)
                 continue
             prep_n = len(PREP[mode]) - PREP[mode].count("idle")
@@ -324,7 +330,7 @@ def counted(args) -> dict:
 def ncu_child(args) -> None:
     probe = Probe(args.lib, args.target, args.harness)
     torch = probe.torch
-    usable = [m for m in modes(args.target) if not (PREP[m] and PREP[m][0].startswith("hone") and probe.hone is None)]
+    usable = [m for m in modes(args.target) if not (hone_flushed(m) and probe.hone is None)]
     for size in labels(args.target):
         for mode in usable[:-1]:
             probe.call(size, mode)
@@ -340,27 +346,18 @@ def ncu_child(args) -> None:
 
 def parse_ncu(text: str, target: str = "relu") -> dict:
     """ncu's median per nvtx range of the timed call's kernels (for linear: each cuBLAS kernel in
-    launch order within a call, keyed like the counted ones)."""
-    start = text.find('"ID"')
-    if start < 0:
-        return {}
-    rows = list(csv.reader(io.StringIO(text[start:])))
-    header = rows[0]
-    vi, mi = header.index("Metric Value"), header.index("Metric Name")
-    ui, ki = header.index("Metric Unit"), header.index("Kernel Name")
-    scale = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3}
-    found, first, position = {}, {}, {}
-    for r in rows[1:]:
-        if len(r) <= vi or r[mi] != "gpu__time_duration.sum" or r[ki].startswith(("probe_", "hone_")) and r[ki] != "probe_relu":
-            continue
-        m = re.search(r"gap\|(\w+)\|(\w+)", " ".join(r))
-        if not m:
-            continue
-        key = f"{m.group(1)}|{m.group(2)}"
-        if target == "linear":  # a call's kernels in launch order: its first kernel starts each call
-            position[key] = 0 if r[ki] == first.setdefault(key, r[ki]) else position[key] + 1
-            key += f"|{position[key]}"
-        found.setdefault(key, []).append(float(r[vi].replace(",", "")) * scale.get(r[ui].strip(), 1e-3))
+    launch order within a call, keyed like the counted ones); the preparation's kernels left out."""
+    launches, names = ncu_launches(text, GAP_RANGE)
+    found = {}
+    for key, values in launches.items():
+        position, first = 0, None
+        for name, us in zip(names[key], values):
+            if name.startswith(("probe_", "hone_")) and name != "probe_relu":
+                continue
+            if target == "linear":  # a call's kernels in launch order: its first kernel starts each call
+                first = first or name
+                position = 0 if name == first else position + 1
+            found.setdefault(key + (f"|{position}" if target == "linear" else ""), []).append(us)
     return {k: statistics.median(v) for k, v in found.items()}
 
 

@@ -67,6 +67,7 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "server", "worker"))
 sys.path.insert(0, os.path.join(ROOT, "bench", "probes"))
 from inprocess_hook import HOOK, environment, rows_of, where  # noqa: E402
+from ncu_csv import ncu_launches  # noqa: E402
 from plain_events import context_holder, plain_events_us, warm_calls, warm_clocks  # noqa: E402
 from shared_object import build_and_load, build_shared  # noqa: E402
 from spread_probe import summary as sample_summary  # noqa: E402
@@ -812,45 +813,10 @@ def take_ncu(out: str, csv_path: str, results: dict, field=None) -> None:
                 results[name][side].update(entry)
 
 
-def ncu_launches(csv_path: str, pattern) -> tuple:
-    """({'<group 1>|<group 2>': [us, ...]}, {same key: [kernel name, ...]}): each profiled launch's
-    gpu__time_duration.sum in launch order, keyed by the NVTX range `pattern` finds in its row."""
-    import csv
-
-    rows = [r for r in csv.reader(open(csv_path)) if len(r) > 5]
-    if not rows:
-        return {}, {}
-    header = rows[0]
-    try:
-        vi, ui = header.index("Metric Value"), header.index("Metric Unit")
-        mi = header.index("Metric Name")
-    except ValueError:
-        return {}, {}
-    nvtx_cols = [i for i, h in enumerate(header) if "NVTX" in h or h.startswith("thread")]
-    scale = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3, "second": 1e6, "s": 1e6}
-    ki = header.index("Kernel Name") if "Kernel Name" in header else None
-    launches, names = {}, {}
-    for r in rows[1:]:
-        if r[mi] != "gpu__time_duration.sum":
-            continue
-        try:
-            value = float(r[vi].replace(",", "")) * scale.get(r[ui].strip(), 1e-3)
-        except ValueError:
-            continue
-        text = " ".join(r[i] for i in nvtx_cols) if nvtx_cols else " ".join(r)
-        found = pattern.search(text) or pattern.search(" ".join(r))
-        if not found:
-            continue
-        key = f"{found.group(1)}|{found.group(2)}"
-        launches.setdefault(key, []).append(value)
-        names.setdefault(key, []).append(r[ki] if ki is not None else "")
-    return launches, names
-
-
 def parse_placements(csv_path: str) -> dict:
     """case -> [ncu's median per call at each placement, in placement order] (placed_references'
     ranges; a placement whose launches do not split into PLACED_CALLS calls is left out)."""
-    launches, _ = ncu_launches(csv_path, PLACED_CASE)
+    launches, _ = ncu_launches(open(csv_path).read(), PLACED_CASE)
     out = {}
     for key in sorted(launches, key=lambda k: (k.split("|")[0], int(k.split("|")[1]))):
         values = launches[key]
@@ -863,7 +829,7 @@ def parse_placements(csv_path: str) -> dict:
 
 def parse_ncu(csv_path: str) -> dict:
     """'name|what' -> the median per call of the summed gpu__time_duration.sum (us)."""
-    launches, names = ncu_launches(csv_path, NVTX_CASE)
+    launches, names = ncu_launches(open(csv_path).read(), NVTX_CASE)
     out = {}
     for key, values in launches.items():
         if len(values) % NCU_CALLS == 0:
