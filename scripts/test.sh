@@ -22,6 +22,8 @@ ctest --test-dir build --output-on-failure -j "$(nproc)" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 set -e
 skipped=$(grep -c ' (Skipped)$' "$log" || true)
+failures=""
+[ "$rc" -eq 0 ] || failures=$(bash scripts/failure-summary.sh "$log")
 rm -f "$log"
 if [ "$skipped" -gt 0 ]; then
   if command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q GPU; then
@@ -30,7 +32,11 @@ if [ "$skipped" -gt 0 ]; then
     echo "test: $skipped tests skipped (listed above): the GPU tests, no GPU here (scripts/gpu-check.sh runs them on a GPU machine); a CPU test skips only where the judge withheld its time on a busy machine three times (tests/common/timing_withheld.h)"
   fi
 fi
-[ "$rc" -eq 0 ] || exit "$rc"
+if [ "$rc" -ne 0 ]; then
+  echo "test: what the failed tests said (the full output is above):"
+  echo "${failures:-  (no failure message found in the log)}"
+  exit "$rc"
+fi
 
 # The VS Code extension: type-check, bundle, unit tests (npm packages from install-deps.sh).
 npm run typecheck
