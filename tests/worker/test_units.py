@@ -5,6 +5,7 @@ records (shaped like a `records` reply), kernel names, percentiles, the bounds o
 the input sets of timed calls and the checks of their output slots, launch specs."""
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -111,6 +112,53 @@ class MachineLoadTest(unittest.TestCase):
         os.close(read)
         self.assertGreaterEqual(counted["other_cpu_s"] - load["other_cpu_s"], 0.6 * self.SPIN_S,
                                 ("the root's own tree is no load", load, counted))
+
+
+class UsableCpusTest(unittest.TestCase):
+    """The CPUs the bounds count (bounds.cpu_beyond_calls) and the load is read over: what a process
+    of this job can run on, which a candidate cannot widen (its cpuset), not the host's CPUs."""
+
+    PROBE = ("import json, os, sys; sys.path.insert(0, sys.argv[1]); from hone_worker import machine_load; "
+             "print(json.dumps({'usable': sorted(machine_load.usable_cpus()), 'own': sorted(os.sched_getaffinity(0)), "
+             "'count': os.cpu_count(), 'stat_cpus': machine_load._system_busy()[1]}))")
+
+    def probe(self, prefix=()):
+        out = subprocess.run([*prefix, sys.executable, "-c", self.PROBE, WORKER_DIR], capture_output=True, text=True,
+                             timeout=60, check=True).stdout
+        return json.loads(out)
+
+    def test_a_taskset_narrows_the_judge_but_not_what_a_candidate_could_use(self):
+        here = self.probe()
+        first = min(os.sched_getaffinity(0))
+        pinned = self.probe(["taskset", "-c", str(first)])
+        self.assertEqual(pinned["own"], [first], "the probe ran pinned")
+        self.assertEqual(pinned["usable"], here["usable"], "a process may widen a taskset mask again: not a limit")
+        self.assertEqual(here["stat_cpus"], len(here["usable"]), "/proc/stat is read over the usable CPUs")
+        self.assertLessEqual(set(here["usable"]), set(range(here["count"])))
+
+    def test_a_cpuset_is_the_limit(self):
+        # A cpuset cgroup of one CPU (cgroup v1's cpuset hierarchy, as root): os.cpu_count() still
+        # counts the host's CPUs; usable_cpus and the load's CPUs are the one.
+        root = "/sys/fs/cgroup/cpuset"
+        group = os.path.join(root, f"hone-test-{os.getpid()}")
+        try:
+            os.mkdir(group)
+        except OSError as exc:
+            self.skipTest(f"no cpuset cgroup can be made here ({exc}); the taskset test still runs")
+        try:
+            first = min(os.sched_getaffinity(0))
+            with open(os.path.join(root, "cpuset.mems")) as f:
+                mems = f.read()
+            for name, value in (("cpuset.cpus", str(first)), ("cpuset.mems", mems)):
+                with open(os.path.join(group, name), "w") as f:
+                    f.write(value)
+            enter = f"echo $$ > {group}/cgroup.procs && exec \"$@\""
+            confined = self.probe(["sh", "-c", enter, "sh"])
+            self.assertEqual(confined["usable"], [first])
+            self.assertEqual(confined["stat_cpus"], 1)
+            self.assertEqual(confined["count"], os.cpu_count(), "os.cpu_count() does not see the cpuset")
+        finally:
+            os.rmdir(group)
 
 
 class CompareTest(unittest.TestCase):
@@ -486,17 +534,23 @@ class BoundsTest(unittest.TestCase):
         self.assertEqual(bounds.Bound.from_json(b.to_json()), b)
 
     def test_cpu_time_beside_the_loop_is_held_to_the_calls_parallelism(self):
-        # Three calls of 2 ms on 2 CPUs: the candidate's other threads may use 6 ms (+ 500 us + 1%).
+        # Three calls of 2 ms on 2 CPUs: the candidate's other threads may use 2 x 6 ms (+ 500 us + 1%).
         calls, window = [2_000.0] * 3, 15_000.0
         self.assertIsNone(bounds.cpu_beyond_calls(calls, window, 0.0, 2))  # one thread
         self.assertIsNone(bounds.cpu_beyond_calls(calls, window, 6_500.0, 2))  # a second thread in every call
-        why = bounds.cpu_beyond_calls(calls, window, 6_700.0, 2)
+        # Two workers in every call while the main thread waits for them: every CPU busy in the calls.
+        self.assertIsNone(bounds.cpu_beyond_calls(calls, window, 12_600.0, 2))
+        why = bounds.cpu_beyond_calls(calls, window, 12_700.0, 2)
         self.assertIn("work beside the timed calls", why)
-        self.assertIn("used 6700 us of CPU", why)
-        self.assertIn("allow 6650 us", why)
+        self.assertIn("used 12700 us of CPU", why)
+        self.assertIn("allow 12650 us", why)
+        # One CPU: a second thread shares it with the calls, so it can use at most their time.
+        self.assertIsNone(bounds.cpu_beyond_calls(calls, window, 6_600.0, 1))
+        self.assertIsNotNone(bounds.cpu_beyond_calls(calls, window, 6_700.0, 1))
         # A copy that claims 50 us while a thread of its own computed for 2 ms beside the flush.
         self.assertIsNotNone(bounds.cpu_beyond_calls([50.0] * 3, window, 6_000.0, 2))
-        # On 64 CPUs the same calls could have kept 63 threads busy: 9 450 us (+ 650) explain it.
+        # On 64 CPUs the same calls could have kept 64 threads busy: 9 600 us (+ 650) explain it,
+        # which is why the count is the job's usable CPUs (MachineLoadTest), not the host's.
         self.assertIsNone(bounds.cpu_beyond_calls([50.0] * 3, window, 6_000.0, 64))
         self.assertIsNone(bounds.cpu_beyond_calls([50.0] * 3, window, None, 2))  # unread: no claim either way
 

@@ -28,7 +28,7 @@ BUSY_LOOP_SLOWDOWN = 3.0
 DEVICE_OVER_CALL = 1.1  # device time may exceed call time by this factor (plus 1 us) before it is rejected
 CACHE_S = 120.0  # how long one measurement of the null loop is reused for the same buffers
 # CPU time the candidate's other threads may use in an op beyond the timed calls' time on each
-# other CPU: a fixed part per op and a share of the op's window.
+# usable CPU: a fixed part per op and a share of the op's window.
 CPU_SLACK_US, CPU_SLACK_SHARE = 500.0, 0.01
 
 
@@ -104,8 +104,9 @@ def cpu_beyond_calls(claimed_us: Sequence[float], window_us: float, others_us: O
     """Why the CPU time the candidate's other threads and processes (all but the runner's main
     thread, which runs the loop) used during a CPU op cannot be the calls', or None. Outside its
     timed calls the loop is the main thread's alone (the input copies, the flush); in them the
-    candidate may use every CPU, so its other threads may use up to the calls' time on each other
-    CPU. More is work done beside the loop: a thread that computes a call's output from its inputs
+    candidate may use every CPU it can run on, so its other threads may use up to the calls' time on
+    each of `cpus` (the usable CPUs, machine_load.usable_cpus: a main thread may sleep while its
+    workers fill every CPU; a container's cpuset, not the host's CPUs). More is work done beside the loop: a thread that computes a call's output from its inputs
     while the runner flushes the cache (tests/adversarial/cpu/precompute_during_flush.cpp), or
     workers whose clock under-reports the calls (crowded_clock.cpp). Counted on the kernel's
     accounting of CPU time used, so a loaded machine changes nothing: a thread waiting for a CPU
@@ -113,7 +114,7 @@ def cpu_beyond_calls(claimed_us: Sequence[float], window_us: float, others_us: O
     waits while the hidden thread runs, and the op takes no longer than an honest one.)"""
     if others_us is None:
         return None
-    allowed = sum(claimed_us) * max(0, cpus - 1) + CPU_SLACK_US + CPU_SLACK_SHARE * window_us
+    allowed = sum(claimed_us) * max(1, cpus) + CPU_SLACK_US + CPU_SLACK_SHARE * window_us
     if others_us <= allowed:
         return None
     return (f"work beside the timed calls: the candidate's threads other than the timed loop's used {others_us:.0f} us "

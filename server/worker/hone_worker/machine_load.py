@@ -4,10 +4,14 @@ slows a CPU baseline without making it noisy (tasks/matmul.py's eager reference:
 speedup. The window's share: the system's busy CPU time (/proc/stat: user, nice, system, irq,
 softirq, steal) minus that of this process and its descendants (the runner processes, confined or
 not, and what they reaped), over the window's wall time times the machine's CPUs. None where
-/proc is not there to read."""
+/proc is not there to read. "The machine" is the CPUs this job can run on (usable_cpus): in a
+container confined to a few CPUs of a large host, the host's other CPUs are neither its load nor
+its capacity."""
+import functools
 import os
+import threading
 import time
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, FrozenSet, List, Optional, Tuple
 
 # Other processes keeping more than this share of the machine's CPUs busy make a window "busy".
 BUSY_SHARE = 0.25
@@ -15,17 +19,52 @@ BUSY_SHARE = 0.25
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
+@functools.lru_cache(maxsize=1)
+def usable_cpus() -> FrozenSet[int]:
+    """The CPUs a process this judge starts can run on: the widest affinity a thread can take. A
+    thread of its own asks for every CPU and the kernel keeps those of its cpuset, which a
+    container or a cgroup lends the job and no process in it can widen (a candidate's threads
+    included). Not os.cpu_count(): the host's CPUs, also beside a container confined to two of
+    them. Not this process's own affinity either: a `taskset` narrows it, and a candidate may widen
+    its own again, up to the cpuset. Read once per process (the cpuset of a running job is fixed)."""
+    found: List[FrozenSet[int]] = []
+
+    def widest() -> None:
+        try:
+            os.sched_setaffinity(0, range(max(os.cpu_count() or 1, 1)))  # this thread's only
+        except OSError:
+            pass  # a kernel that refuses the mask leaves the thread's own, still a true answer
+        found.append(frozenset(os.sched_getaffinity(0)))
+
+    if not hasattr(os, "sched_setaffinity"):
+        return frozenset(range(os.cpu_count() or 1))
+    thread = threading.Thread(target=widest, name="hone-usable-cpus")
+    thread.start()
+    thread.join()
+    return found[0] if found and found[0] else frozenset(range(os.cpu_count() or 1))
+
+
 def _system_busy() -> Tuple[int, int]:
-    """(busy jiffies, CPUs) from /proc/stat."""
+    """(busy jiffies, CPUs) from /proc/stat, over the usable CPUs' own lines."""
     cpus, busy = 0, 0
+    usable = usable_cpus()
     with open("/proc/stat") as f:
         for line in f:
-            if line.startswith("cpu "):
-                v = [int(x) for x in line.split()[1:]]
-                busy = v[0] + v[1] + v[2] + v[5] + v[6] + (v[7] if len(v) > 7 else 0)
-            elif line.startswith("cpu"):
-                cpus += 1
-    return busy, max(cpus, 1)
+            if not line.startswith("cpu") or line.startswith("cpu "):
+                continue
+            fields = line.split()
+            try:
+                cpu = int(fields[0][3:])
+            except ValueError:
+                continue
+            if cpu not in usable:
+                continue
+            v = [int(x) for x in fields[1:]]
+            busy += v[0] + v[1] + v[2] + v[5] + v[6] + (v[7] if len(v) > 7 else 0)
+            cpus += 1
+    if cpus == 0:
+        raise ValueError("/proc/stat lists none of the usable CPUs")
+    return busy, cpus
 
 
 def _processes() -> Dict[int, Tuple[int, int, int]]:

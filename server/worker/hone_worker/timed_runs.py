@@ -21,7 +21,7 @@ from .candidate_session import CandidateSession
 from .devices import Device
 from .exchange import ArgBuffers, Region, SharedMemory, arg_specs, args_json
 from .faults import CandidateFailure, TimingWithheld
-from .machine_load import LoadWindow
+from .machine_load import LoadWindow, usable_cpus
 from .poison import poison_outputs
 from .process_accounting import OpAccounting
 from .policy import Policy
@@ -415,7 +415,7 @@ class TimedRun:
                                          f"{done + count} of {reps}")
             claimed = _times(reply, count)
             if mode == "call" and not self.device.is_cuda:
-                why = bounding.cpu_beyond_calls(claimed, self._wall_us, self._others_us, os.cpu_count() or 1)
+                why = bounding.cpu_beyond_calls(claimed, self._wall_us, self._others_us, len(usable_cpus()))
                 if why:  # kernel accounting, not the judge's clock: a loaded machine does not explain it
                     raise CandidateFailure("rejected", why, check="timing_bounded", evidence={
                         "cpu_beside_loop_us": self._others_us, "claimed_calls_us": sum(claimed),
