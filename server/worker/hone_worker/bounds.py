@@ -105,9 +105,10 @@ def cpu_beyond_calls(claimed_us: Sequence[float], window_us: float, others_us: O
     thread, which runs the loop) used during a CPU op cannot be the calls', or None. Outside its
     timed calls the loop is the main thread's alone (the input copies, the flush); in them the
     candidate may use every CPU it can run on, so its other threads may use up to the calls' time on
-    each of `cpus` (the usable CPUs, machine_load.usable_cpus: a main thread may sleep while its
-    workers fill every CPU; a container's cpuset, not the host's CPUs). More is work done beside the loop: a thread that computes a call's output from its inputs
-    while the runner flushes the cache (tests/adversarial/cpu/precompute_during_flush.cpp), or
+    each of `cpus` (the usable CPUs, machine_load.usable_cpus: a container's cpuset, not the host's
+    CPUs; and every one of them, since a main thread may sleep in join while its workers fill them,
+    tests/adversarial/cpu/workers_relu.cpp). More is work done beside the loop: a thread that
+    computes a call's output from its inputs while the runner flushes the cache (tests/adversarial/cpu/precompute_during_flush.cpp), or
     workers whose clock under-reports the calls (crowded_clock.cpp). Counted on the kernel's
     accounting of CPU time used, so a loaded machine changes nothing: a thread waiting for a CPU
     uses none. (The judge's clock alone could not tell: on a loaded machine the loop's thread
