@@ -13,10 +13,33 @@ const banner =
   '// protocol/ts/hone-protocol.ts: GENERATED from protocol/schema/*.schema.json by protocol/ts/generate.mjs\n' +
   '// (npm run generate). Do not edit: change the schema and regenerate; a test fails when they differ.\n';
 
+// A property that is a $ref with a description beside it ({"$ref": "#/$defs/time_summary",
+// "description": "device time: ..."}) is a new schema to json-schema-to-typescript, which then
+// declares a numbered copy of the referenced type for each (TimeSummary1, TimeSummary2, ...).
+// Written as {"allOf": [{"$ref": ...}], "description": ...} it keeps the description as the
+// property's comment and names the referenced type itself. Applied to every schema file read,
+// the ones lsp.schema.json refers to included.
+export function refsBesideDescriptions(node) {
+  if (Array.isArray(node)) {
+    node.forEach(refsBesideDescriptions);
+  } else if (node && typeof node === 'object') {
+    if (typeof node.$ref === 'string' && Object.keys(node).length > 1) {
+      node.allOf = [{ $ref: node.$ref }];
+      delete node.$ref;
+    }
+    Object.values(node).forEach(refsBesideDescriptions);
+  }
+  return node;
+}
+
+const readSchema = (path) => refsBesideDescriptions(JSON.parse(readFileSync(path, 'utf8')));
+
 export async function generate() {
   const options = { cwd: schemaDir, bannerComment: '', unreachableDefinitions: true, additionalProperties: true,
-                    format: true, style: { singleQuote: true } };
-  const lsp = JSON.parse(readFileSync(join(schemaDir, 'lsp.schema.json'), 'utf8'));
+                    format: true, style: { singleQuote: true },
+                    $refOptions: { resolve: { file: { order: 1, canRead: true,
+                                                      read: (file) => JSON.stringify(readSchema(file.url.startsWith('file:') ? fileURLToPath(file.url) : file.url)) } } } };
+  const lsp = readSchema(join(schemaDir, 'lsp.schema.json'));
   const methods = lsp['x-methods'];
   let text = banner + '\n' + (await compile(lsp, 'HoneLspProtocol', options));
   text += '\n/** The custom methods: name -> direction, kind, params and result types. */\n';

@@ -220,187 +220,9 @@ export type Verdict = {
     triton?: boolean;
     [k: string]: unknown;
   };
-  profile?: Profile;
   /**
-   * Wall time of each stage of this check.
+   * hone profile's counters, roofline and suggestions: profile.schema.json (its $id resolves this $ref; validators register it by that $id)
    */
-  seconds?: {
-    [k: string]: number;
-  };
-  created_at?: string;
-  [k: string]: unknown;
-};
-/**
- * One immutable result of checking a kernel against its reference: hone check --json, hone/result, the store. Units live in field names.
- */
-export type Verdict1 = {
-  schema_version: 1;
-  status: 'correct' | 'incorrect' | 'compile_error' | 'runtime_error' | 'timeout' | 'rejected';
-  /**
-   * Why the verdict is not correct, in words a user can act on.
-   */
-  reason?: string;
-  kernel: {
-    path: string;
-    /**
-     * sha256 of the source and its local headers
-     */
-    hash: string;
-    /**
-     * modelnew: a KernelBench answer file (ModelNew, load_inline or Triton)
-     */
-    form: 'raw' | 'torch' | 'modelnew' | 'unknown';
-    language: 'cuda' | 'cpp';
-    [k: string]: unknown;
-  };
-  task: {
-    path: string;
-    hash: string;
-    name?: string;
-    [k: string]: unknown;
-  };
-  device: {
-    kind: 'cuda' | 'cpu';
-    name: string;
-    index?: number;
-    /**
-     * e.g. sm_90
-     */
-    arch?: string;
-    /**
-     * the GPU's UUID (GPU-...), naming it in a pool of several
-     */
-    uuid?: string;
-    [k: string]: unknown;
-  };
-  /**
-   * Set when a cluster executor ran the check: the Slurm job and node, and how many jobs it took.
-   */
-  executor?: {
-    kind: 'slurm';
-    job_id?: string;
-    node?: string;
-    attempts: number;
-    [k: string]: unknown;
-  };
-  toolchain?: {
-    nvcc?: string;
-    host_compiler?: string;
-    torch?: string;
-    python?: string;
-    [k: string]: unknown;
-  };
-  sandbox: {
-    mode: 'bwrap' | 'namespaces' | 'none';
-    explicitly_disabled?: boolean;
-    warning?: string;
-    [k: string]: unknown;
-  };
-  compile: Compile;
-  signature?: Signature;
-  correctness?: {
-    atol: number;
-    rtol: number;
-    trials: Trial[];
-    /**
-     * Each named policy check and whether it passed (inputs_unchanged, unwritten_output, determinism, fresh_inputs, ...)
-     */
-    checks?: {
-      [k: string]: boolean;
-    };
-    [k: string]: unknown;
-  };
-  timing?: Timing;
-  baselines?: {
-    eager?: Timing;
-    compile?: Timing | null;
-    [k: string]: unknown;
-  };
-  /**
-   * reference time / kernel time; a point only when both sides are quiet, else a range
-   */
-  speedup?: {
-    eager?: number | null;
-    compile?: number | null;
-    eager_range?: SpeedupRange;
-    compile_range?: SpeedupRange;
-    /**
-     * the time the speedups divide
-     */
-    basis?: 'device' | 'call';
-    /**
-     * the same speedups by call time (when the basis is device time)
-     */
-    call?: {
-      eager?: number | null;
-      compile?: number | null;
-      eager_range?: SpeedupRange;
-      compile_range?: SpeedupRange;
-      [k: string]: unknown;
-    };
-    [k: string]: unknown;
-  };
-  /**
-   * The physical floor: compulsory bytes over peak DRAM bandwidth.
-   */
-  floor?: {
-    bytes?: number;
-    peak_dram_bytes_per_s?: number;
-    floor_us?: number;
-    [k: string]: unknown;
-  };
-  /**
-   * GPU time of one candidate call split by who launched it (CUPTI or profiler kernel records).
-   */
-  kernel_time?: {
-    own_us?: number;
-    library_us?: number;
-    own_share?: number;
-    kernels?: {
-      name: string;
-      duration_us: number;
-      own: boolean;
-      stream?: number;
-      grid?: number[];
-      block?: number[];
-      registers?: number;
-      shared_bytes?: number;
-      [k: string]: unknown;
-    }[];
-    [k: string]: unknown;
-  };
-  flags: {
-    /**
-     * weak_task, constant_output, library_ops, speedup_over_10x, strides_differ, timing_noisy, timing_withheld, baseline_noisy, baseline_unavailable, no_sandbox, weak_sandbox, ...
-     */
-    id: string;
-    message: string;
-    [k: string]: unknown;
-  }[];
-  /**
-   * For runtime_error and timeout: what was seen.
-   */
-  evidence?: {
-    signal?: string;
-    exit_code?: number;
-    cuda_error?: string;
-    stderr_tail?: string[];
-    traceback?: string;
-    [k: string]: unknown;
-  };
-  /**
-   * A KernelBench answer file: how Model and ModelNew were built, whether their parameters match, the load_inline extensions hone built
-   */
-  answer?: {
-    initialised?: string;
-    /**
-     * match, or why ModelNew's state_dict() differs from Model's
-     */
-    parameters?: string;
-    extensions?: string[];
-    triton?: boolean;
-    [k: string]: unknown;
-  };
   profile?: Profile;
   /**
    * Wall time of each stage of this check.
@@ -543,9 +365,6 @@ export interface CheckOutcome {
 /**
  * This interface was referenced by `undefined`'s JSON-Schema
  * via the `definition` "compile".
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "compile".
  */
 export interface Compile {
   ok: boolean;
@@ -569,9 +388,6 @@ export interface Compile {
 /**
  * This interface was referenced by `undefined`'s JSON-Schema
  * via the `definition` "diagnostic".
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "diagnostic".
  */
 export interface Diagnostic {
   file: string;
@@ -589,9 +405,6 @@ export interface Diagnostic {
   [k: string]: unknown;
 }
 /**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "kernel_static".
- *
  * This interface was referenced by `undefined`'s JSON-Schema
  * via the `definition` "kernel_static".
  */
@@ -643,9 +456,6 @@ export interface KernelStatic {
  *
  * This interface was referenced by `undefined`'s JSON-Schema
  * via the `definition` "width_counts".
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "width_counts".
  */
 export interface WidthCounts {
   '8'?: number;
@@ -656,9 +466,6 @@ export interface WidthCounts {
   '256'?: number;
 }
 /**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "signature".
- *
  * This interface was referenced by `undefined`'s JSON-Schema
  * via the `definition` "signature".
  */
@@ -679,9 +486,6 @@ export interface Signature {
 /**
  * This interface was referenced by `undefined`'s JSON-Schema
  * via the `definition` "tensor_spec".
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "tensor_spec".
  */
 export interface TensorSpec {
   name: string;
@@ -691,9 +495,6 @@ export interface TensorSpec {
   [k: string]: unknown;
 }
 /**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "trial".
- *
  * This interface was referenced by `undefined`'s JSON-Schema
  * via the `definition` "trial".
  */
@@ -722,9 +523,6 @@ export interface Trial {
 /**
  * This interface was referenced by `undefined`'s JSON-Schema
  * via the `definition` "timing".
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "timing".
  */
 export interface Timing {
   p50_us: number;
@@ -743,10 +541,22 @@ export interface Timing {
    * timed calls whose output was verified
    */
   spot_checks?: number;
+  /**
+   * call time: events around each call, cache flushed
+   */
   call?: TimeSummary;
-  device?: TimeSummary1;
-  device_records?: TimeSummary2;
-  device_per_call?: TimeSummary3;
+  /**
+   * device time: the GPU time of the call's work
+   */
+  device?: TimeSummary;
+  /**
+   * when device time is counted (method cupti_gpu_time_duration): the same calls' busy time in the activity records
+   */
+  device_records?: TimeSummary;
+  /**
+   * when each counted device-time sample averages several calls (device.calls_per_sample): the counted calls one by one
+   */
+  device_per_call?: TimeSummary;
   /**
    * when counters were asked for (the default on CUDA) and device time still comes from the records or events: why; or, device time counted, why its calls' cache was flushed once per call rather than before each kernel as asked
    */
@@ -769,7 +579,8 @@ export interface Timing {
   [k: string]: unknown;
 }
 /**
- * call time: events around each call, cache flushed
+ * This interface was referenced by `undefined`'s JSON-Schema
+ * via the `definition` "time_summary".
  */
 export interface TimeSummary {
   p50_us: number;
@@ -801,104 +612,7 @@ export interface TimeSummary {
   [k: string]: unknown;
 }
 /**
- * device time: the GPU time of the call's work
- */
-export interface TimeSummary1 {
-  p50_us: number;
-  p10_us: number;
-  p90_us: number;
-  reps?: number;
-  method?: string;
-  /**
-   * (p90 - p10) / p50
-   */
-  spread?: number;
-  noisy?: boolean;
-  /**
-   * the median's 95% confidence interval, low end (order statistics of the calls)
-   */
-  p50_low_us?: number;
-  /**
-   * the median's 95% confidence interval, high end
-   */
-  p50_high_us?: number;
-  /**
-   * each sample is the mean of this many consecutive calls (counted device time); absent: one call a sample
-   */
-  calls_per_sample?: number;
-  /**
-   * every sample's time in the order the calls ran (one call's, or the mean of calls_per_sample calls'); only where HONE_TIMING_SAMPLES=1 asked for them
-   */
-  samples_us?: number[];
-  [k: string]: unknown;
-}
-/**
- * when device time is counted (method cupti_gpu_time_duration): the same calls' busy time in the activity records
- */
-export interface TimeSummary2 {
-  p50_us: number;
-  p10_us: number;
-  p90_us: number;
-  reps?: number;
-  method?: string;
-  /**
-   * (p90 - p10) / p50
-   */
-  spread?: number;
-  noisy?: boolean;
-  /**
-   * the median's 95% confidence interval, low end (order statistics of the calls)
-   */
-  p50_low_us?: number;
-  /**
-   * the median's 95% confidence interval, high end
-   */
-  p50_high_us?: number;
-  /**
-   * each sample is the mean of this many consecutive calls (counted device time); absent: one call a sample
-   */
-  calls_per_sample?: number;
-  /**
-   * every sample's time in the order the calls ran (one call's, or the mean of calls_per_sample calls'); only where HONE_TIMING_SAMPLES=1 asked for them
-   */
-  samples_us?: number[];
-  [k: string]: unknown;
-}
-/**
- * when each counted device-time sample averages several calls (device.calls_per_sample): the counted calls one by one
- */
-export interface TimeSummary3 {
-  p50_us: number;
-  p10_us: number;
-  p90_us: number;
-  reps?: number;
-  method?: string;
-  /**
-   * (p90 - p10) / p50
-   */
-  spread?: number;
-  noisy?: boolean;
-  /**
-   * the median's 95% confidence interval, low end (order statistics of the calls)
-   */
-  p50_low_us?: number;
-  /**
-   * the median's 95% confidence interval, high end
-   */
-  p50_high_us?: number;
-  /**
-   * each sample is the mean of this many consecutive calls (counted device time); absent: one call a sample
-   */
-  calls_per_sample?: number;
-  /**
-   * every sample's time in the order the calls ran (one call's, or the mean of calls_per_sample calls'); only where HONE_TIMING_SAMPLES=1 asked for them
-   */
-  samples_us?: number[];
-  [k: string]: unknown;
-}
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "speedup_range".
+ * a speedup known only as a range: the reference's p10 over the kernel's p90 .. p90 over p10
  *
  * This interface was referenced by `undefined`'s JSON-Schema
  * via the `definition` "speedup_range".
@@ -909,7 +623,7 @@ export interface SpeedupRange {
   [k: string]: unknown;
 }
 /**
- * hone profile's counters, roofline and suggestions: profile.schema.json (its $id resolves this $ref; validators register it by that $id)
+ * hone profile's report (a verdict's `profile`): kernels and their hardware counters, roofline points of the candidate and its baseline, ranked suggestions. Units live in field names; counters are never invented: absent when not collected.
  */
 export interface Profile {
   schema_version: 1;
@@ -1247,7 +961,10 @@ export interface Suggestion {
  */
 export interface ProfileOutcome {
   summary: string;
-  verdict: Verdict1;
+  /**
+   * the check's verdict with `profile` (profile.schema.json) when the kernel was profiled
+   */
+  verdict: Verdict;
   /**
    * the SVG roofline plot written
    */
@@ -1338,15 +1055,10 @@ export interface Speedups {
    * the current kernel's time over the proposal's, when both times are quiet
    */
   kernel?: number;
-  kernelRange?: SpeedupRange1;
-  [k: string]: unknown;
-}
-/**
- * when either time was noisy: the speedup over the current kernel as a range instead of kernel
- */
-export interface SpeedupRange1 {
-  low: number;
-  high: number;
+  /**
+   * when either time was noisy: the speedup over the current kernel as a range instead of kernel
+   */
+  kernelRange?: SpeedupRange;
   [k: string]: unknown;
 }
 /**
@@ -1394,7 +1106,10 @@ export interface JobProgress {
    * optimize: the best verified speedup over eager PyTorch reached so far in this job; never decreases
    */
   bestSpeedupEager?: number;
-  bestSpeedupEagerRange?: SpeedupRange2;
+  /**
+   * optimize: when no point speedup is known (a timing was noisy), the best's range; the highest low end so far
+   */
+  bestSpeedupEagerRange?: SpeedupRange;
   /**
    * optimize: the median time of the fastest verified candidate
    */
@@ -1417,7 +1132,10 @@ export interface JobProgress {
    * optimize, a verified correct candidate: eager PyTorch's time over its
    */
   speedupEager?: number;
-  speedupEagerRange?: SpeedupRange3;
+  /**
+   * optimize, a verified correct candidate whose timing or baseline was noisy: the speedup over eager as a range instead of speedupEager
+   */
+  speedupEagerRange?: SpeedupRange;
   /**
    * optimize, a verified correct candidate: torch.compile's time over its
    */
@@ -1426,42 +1144,10 @@ export interface JobProgress {
    * optimize, a verified correct candidate: the original kernel's time over its, when both times are quiet
    */
   speedupKernel?: number;
-  speedupKernelRange?: SpeedupRange4;
-  [k: string]: unknown;
-}
-/**
- * optimize: when no point speedup is known (a timing was noisy), the best's range; the highest low end so far
- */
-export interface SpeedupRange2 {
-  low: number;
-  high: number;
-  [k: string]: unknown;
-}
-/**
- * optimize, a verified correct candidate whose timing or baseline was noisy: the speedup over eager as a range instead of speedupEager
- */
-export interface SpeedupRange3 {
-  low: number;
-  high: number;
-  [k: string]: unknown;
-}
-/**
- * optimize, a verified correct candidate whose time or the original kernel's was noisy: the speedup over the original as a range instead of speedupKernel
- */
-export interface SpeedupRange4 {
-  low: number;
-  high: number;
-  [k: string]: unknown;
-}
-/**
- * a speedup known only as a range: the reference's p10 over the kernel's p90 .. p90 over p10
- *
- * This interface was referenced by `HoneLspProtocol`'s JSON-Schema
- * via the `definition` "SpeedupRange".
- */
-export interface SpeedupRange5 {
-  low: number;
-  high: number;
+  /**
+   * optimize, a verified correct candidate whose time or the original kernel's was noisy: the speedup over the original as a range instead of speedupKernel
+   */
+  speedupKernelRange?: SpeedupRange;
   [k: string]: unknown;
 }
 export interface ProposalWithDiff {

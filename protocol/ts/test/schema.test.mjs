@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
-import { generate, outputPath, schemaDir } from '../generate.mjs';
+import { compile } from 'json-schema-to-typescript';
+import { generate, outputPath, refsBesideDescriptions, schemaDir } from '../generate.mjs';
 
 const load = (name) => JSON.parse(readFileSync(join(schemaDir, name), 'utf8'));
 
@@ -67,3 +68,26 @@ test('a machine-code listing carries counts, never negative ones', () => {
   assert.ok(!listing({ ...sass, counters: { metrics: [], sourceLines: [] } }), 'a listing without its note');
 });
 
+
+test('a $ref with a description beside it names the referenced type, not a numbered copy', async () => {
+  const schema = () => ({
+    title: 'Timing', type: 'object',
+    properties: { call: { $ref: '#/$defs/summary', description: 'call time' },
+                  device: { $ref: '#/$defs/summary', description: 'device time' } },
+    $defs: { summary: { type: 'object', properties: { p50_us: { type: 'number' } } } },
+  });
+  const options = { bannerComment: '', format: false };
+  const plain = await compile(schema(), 'Timing', options);
+  assert.match(plain, /Summary1/, 'json-schema-to-typescript no longer numbers such copies: refsBesideDescriptions may go');
+  const text = await compile(refsBesideDescriptions(schema()), 'Timing', options);
+  assert.doesNotMatch(text, /Summary1/);
+  assert.match(text, /call time[\s\S]*call\?: Summary\b/);
+  assert.match(text, /device time[\s\S]*device\?: Summary\b/);
+});
+
+test('no type of the protocol is declared twice under a numbered name', async () => {
+  const text = await generate();
+  const declared = new Set([...text.matchAll(/^export (?:interface|type) (\w+)/gm)].map((m) => m[1]));
+  const copies = [...declared].filter((name) => /\D\d+$/.test(name) && declared.has(name.replace(/\d+$/, '')));
+  assert.deepEqual(copies, []);
+});
