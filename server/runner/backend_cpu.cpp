@@ -55,6 +55,8 @@ class CpuBackend final : public Backend {
     hone_harness_host_flush(flush_buffer_.data(), bytes);
   }
 
+  bool evict(const void* p, std::size_t bytes) override { return hone_harness_host_evict(p, bytes) == 0; }
+
   hone_harness_flush_args flush_args(std::size_t) override { unsupported("a flush before each kernel"); }
 
   void reserve_marks(std::size_t count) override {

@@ -102,6 +102,7 @@ class CudaBackend final : public Backend {
     check(cudaMemset(flush_, 1, bytes), "cudaMemset (flush buffer)");
     flush_bytes_ = bytes;
   }
+  bool evict(const void*, std::size_t) override { return false; }
   void flush(std::size_t bytes, bool evict_code) override {
     if (bytes == 0) return;
     reserve_flush(bytes);

@@ -84,6 +84,12 @@ HONE_HARNESS_API unsigned hone_harness_mix_choice(unsigned seed, unsigned long l
 /* CPU: reads every 64-byte cache line of [buffer, buffer + bytes) (summed into a volatile), the
  * host device's cache flush. */
 HONE_HARNESS_API void hone_harness_host_flush(const void* buffer, size_t bytes);
+/* CPU: writes back and evicts every cache line of [p, p + bytes) from every cache level (x86-64
+ * clflush, AArch64 dc civac, then a full fence), so what was just written there is as cold as a
+ * flush leaves the rest. The CPU runners write a timed call's inputs after the flush and evict them:
+ * written before, they would sit in memory the candidate's threads can read for the whole flush.
+ * Returns 0, or 95 (EOPNOTSUPP) where this build's CPU has no user-mode eviction (nothing done). */
+HONE_HARNESS_API int hone_harness_host_evict(const void* p, size_t bytes);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,7 @@
 #include "harness.h"
 #include "mix_choice.h"
 
-extern "C" int hone_harness_version(void) { return 4; }
+extern "C" int hone_harness_version(void) { return 5; }  // 5: hone_harness_host_evict
 
 extern "C" int hone_harness_flush_prologue(void* stream, void* args) {
   const auto* a = static_cast<const hone_harness_flush_args*>(args);
@@ -51,6 +51,37 @@ extern "C" void hone_harness_host_flush(const void* buffer, size_t bytes) {
   if (bytes > 0) sum += p[bytes - 1];
   static volatile std::uint64_t sink;
   sink = sink + sum;
+}
+
+extern "C" int hone_harness_host_evict(const void* p, size_t bytes) {
+#if defined(__x86_64__) || defined(__aarch64__)
+#if defined(__x86_64__)
+  const std::uintptr_t kLine = 64;
+#else
+  std::uint64_t ctr = 0;  // CTR_EL0.DminLine (bits 19:16): log2 of the smallest data cache line in words
+  asm volatile("mrs %0, ctr_el0" : "=r"(ctr));
+  const std::uintptr_t kLine = std::uintptr_t{4} << ((ctr >> 16) & 0xF);
+#endif
+  const auto begin = reinterpret_cast<std::uintptr_t>(p) & ~(kLine - 1);
+  const auto end = reinterpret_cast<std::uintptr_t>(p) + bytes;
+  for (std::uintptr_t line = begin; line < end; line += kLine) {
+#if defined(__x86_64__)
+    __builtin_ia32_clflush(reinterpret_cast<const void*>(line));
+#else
+    asm volatile("dc civac, %0" : : "r"(line) : "memory");
+#endif
+  }
+#if defined(__x86_64__)
+  __builtin_ia32_mfence();
+#else
+  asm volatile("dsb ish" : : : "memory");
+#endif
+  return 0;
+#else
+  (void)p;
+  (void)bytes;
+  return EOPNOTSUPP;
+#endif
 }
 
 #if !defined(HONE_HARNESS_CUDA)

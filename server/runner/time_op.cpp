@@ -39,6 +39,8 @@ class TimedLoop {
     ctx_.backend.reserve_marks(2 * most);
     ctx_.backend.reserve_flush(p_.flush_bytes);
     ctx_.backend.synchronize();
+    inputs_after_flush_ = !ctx_.backend.is_cuda() && p_.flush_bytes > 0 && !p_.sets.empty() &&
+                          ctx_.backend.evict(nullptr, 0);
     const double settled_ms = settle();
     const std::vector<TimedCall> warm(static_cast<std::size_t>(p_.warmup), TimedCall{});
     const std::vector<double> warmup_us = run_calls(warm, "warm-up call");
@@ -61,6 +63,7 @@ class TimedLoop {
                          {"enqueue_s", enqueue_s_ > 0 ? enqueue_s_ : ms_since(started) / 1000.0},
                          {"spin_timed_out", timed_out},
                          {"method", p_.device_mode ? "cuda_events_held_stream" : ctx_.backend.is_cuda() ? "cuda_events" : "host_clock"}};
+    if (!ctx_.backend.is_cuda()) reply["inputs_after_flush"] = inputs_after_flush_;
     if (!activities_.is_null()) reply["activities"] = activities_;
     if (p_.device_mode) reply["after_release_s"] = {{"synchronize", sync_s_}, {"records", records_s_}};
     if (!records_error_.empty()) reply["kernel_records_error"] = records_error_;
@@ -144,6 +147,26 @@ class TimedLoop {
     return ms_since(start);
   }
 
+  // A call's inputs and the cache flush before it. CUDA: the inputs, then the flush, which evicts
+  // them (none with the kernel prologue, which flushes before each kernel). CPU (when the host can
+  // evict): the flush, then the inputs, written and evicted just before the call's mark, as cold as
+  // before: inputs written ahead of a flush of milliseconds sat readable by the candidate's own
+  // threads for that long, which could compute the call's output beside the loop, unseen by its
+  // clock (adversarial case precompute_during_flush_cpu).
+  void inputs_and_flush(const TimedCall& c, bool counted) {
+    if (!inputs_after_flush_) {
+      apply_inputs(c);
+      if (!each_kernel_) ctx_.backend.flush(p_.flush_bytes, counted);
+      return;
+    }
+    ctx_.backend.flush(p_.flush_bytes, counted);
+    apply_inputs(c);
+    for (std::size_t i = 0; i < p_.targets.size(); ++i)
+      for (const CopyRun& run : p_.whole[i])
+        for (std::size_t r = 0; r < run.rows; ++r)
+          ctx_.backend.evict(p_.targets[i].tensor.data + run.offset + r * run.pitch, run.width);
+  }
+
   // Mode call: one mark pair per call, the device idle before each (inputs and flush done);
   // `marked`: hone_marker after each call's end mark (kernel counters attribute by it). The flush
   // reads the L2 (hone_flush_l2, as plain events flush) unless `counted`: the counted calls'
@@ -153,8 +176,7 @@ class TimedLoop {
                                 bool counted = false) {
     for (std::size_t i = 0; i < calls.size(); ++i) {
       const hone::ArgDesc* args = packs_[calls[i].slot].prepare();
-      apply_inputs(calls[i]);
-      if (!each_kernel_) ctx_.backend.flush(p_.flush_bytes, counted);
+      inputs_and_flush(calls[i], counted);
       ctx_.backend.synchronize();
       ctx_.backend.mark(2 * i);
       if (each_kernel_) arm_prologue(true);
@@ -341,6 +363,7 @@ class TimedLoop {
   std::string counters_error_;  // kernel_counters: why there are none
   nlohmann::json counter_seconds_;  // kernel_counters: the profiler's setup, region and collection
   std::string records_error_;   // kernel_records: why there are none
+  bool inputs_after_flush_ = false;  // CPU: each call's inputs written after its flush, then evicted
   bool each_kernel_ = false;    // the counted calls (the op's last) are flushed by the prologue before each kernel
   hone_harness_flush_args prologue_args_{};
   nlohmann::json kernel_prologue_;  // its launches and failures (hone_cupti_end's "kernel_prologue")

@@ -13,7 +13,7 @@
 namespace {
 
 TEST(Harness, VersionAndBuild) {
-  EXPECT_EQ(hone_harness_version(), 4);  // 4: hone_harness_flush_l2
+  EXPECT_EQ(hone_harness_version(), 5);  // 5: hone_harness_host_evict
   EXPECT_EQ(hone_harness_has_cuda(), HONE_TEST_HARNESS_HAS_CUDA);
 }
 
@@ -33,6 +33,21 @@ TEST(Harness, HostFlushReadsWithoutWriting) {
   hone_harness_host_flush(buffer.data(), buffer.size());
   hone_harness_host_flush(buffer.data(), 0);
   hone_harness_host_flush(buffer.data() + 1, 1);
+  EXPECT_EQ(buffer, before);
+}
+
+// Eviction writes back what it evicts: the bytes read the same after, at any alignment and length.
+TEST(Harness, HostEvictKeepsTheBytesItEvicts) {
+  std::vector<unsigned char> buffer(5 * 64 + 13);
+  for (std::size_t i = 0; i < buffer.size(); ++i) buffer[i] = static_cast<unsigned char>(i * 13 + 1);
+  const std::vector<unsigned char> before = buffer;
+#if defined(__x86_64__) || defined(__aarch64__)
+  EXPECT_EQ(hone_harness_host_evict(buffer.data() + 3, buffer.size() - 3), 0);
+  EXPECT_EQ(hone_harness_host_evict(buffer.data(), 0), 0);
+  EXPECT_EQ(hone_harness_host_evict(nullptr, 0), 0);  // the runners' probe of support
+#else
+  EXPECT_EQ(hone_harness_host_evict(buffer.data(), buffer.size()), EOPNOTSUPP);
+#endif
   EXPECT_EQ(buffer, before);
 }
 

@@ -2,6 +2,8 @@
 // warm-up, one host-clock time per scheduled call, each call's input set and mixed rows copied
 // into the targets (in several layouts) or each call's mix of every set (contiguous targets), every
 // output slot written with what that call saw, the sets left alone, and the op's checks.
+#include <algorithm>
+#include <chrono>
 #include <numeric>
 #include <vector>
 
@@ -211,6 +213,50 @@ TEST_F(TimeChecks, BadSchedulesAreBadRequests) {
   EXPECT_EQ(kind_of(runner().request("time", ok)), "ok");
   json mixed = base(json::array({json{{"set", 0}, {"slot", 0}, {"mix", {{"seed", 5}, {"args", json::array({0})}}}}}));
   EXPECT_EQ(kind_of(runner().request("time", mixed)), "ok");
+}
+
+// On the CPU a call's inputs are written after its flush, not before: a kernel's own thread that
+// watches the targets (input_age.cpp) sees each call's input for microseconds before forward, not
+// for the flush's milliseconds, in which it could have computed the output beside the loop.
+class TimeOrder : public RunnerTest {};
+
+TEST_F(TimeOrder, OnTheCpuACallsInputIsWrittenAfterItsFlush) {
+  constexpr std::size_t kFlush = std::size_t{64} << 20;
+  std::vector<unsigned char> flush_buffer(kFlush, 1);
+  hone_harness_host_flush(flush_buffer.data(), kFlush);
+  const auto begun = std::chrono::steady_clock::now();
+  hone_harness_host_flush(flush_buffer.data(), kFlush);
+  const double flush_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - begun).count();
+
+  start();
+  constexpr int kCalls = 8;
+  MemfdArena arena(1024 + kCalls * 64);
+  for (int k = 0; k < 2; ++k)
+    for (int i = 0; i < 16; ++i) arena.at<float>(256 + 256 * k)[i] = static_cast<float>(1000 * (k + 1) + i);
+  ASSERT_EQ(kind_of(map_host(1, arena)), "ok");
+  ASSERT_EQ(kind_of(load("input_age")), "ok");
+  const auto x = [&](std::size_t offset) { return tensor_arg(buf(1, offset, {4, 4})); };
+  json outputs = json::array(), schedule = json::array();
+  for (int j = 0; j < kCalls; ++j) {
+    outputs.push_back(json::array({buf(1, 1024 + 64 * j, {4, 4})}));
+    schedule.push_back({{"set", j % 2}, {"slot", j}});
+  }
+  const json r = runner().request(
+      "time", {{"mode", "call"}, {"args", json::array({x(0)})},
+               {"sets", json::array({json::array({x(256)}), json::array({x(512)})})}, {"outputs", outputs},
+               {"schedule", schedule}, {"warmup", 2}, {"settle_ms", 0}, {"flush_bytes", kFlush}, {"release", nullptr}});
+  ASSERT_EQ(kind_of(r), "ok") << r.dump();
+#if defined(__x86_64__) || defined(__aarch64__)
+  EXPECT_EQ(r["inputs_after_flush"], true) << r.dump();
+#endif
+  std::vector<float> ages;
+  for (int j = 0; j < kCalls; ++j) {
+    ages.push_back(arena.at<float>(1024 + 64 * j)[0]);
+    EXPECT_EQ(arena.at<float>(1024 + 64 * j)[1], static_cast<float>(1000 * (j % 2 + 1) + 1)) << "slot " << j;
+  }
+  std::sort(ages.begin(), ages.end());
+  EXPECT_LT(ages[kCalls / 2], flush_us / 4) << "a flush of 64 MiB took " << flush_us << " us; the inputs' ages (us): "
+                                            << ::testing::PrintToString(ages);
 }
 
 TEST_F(TimeChecks, AFailingCallEndsTheOpWithItsErrorAndIndex) {

@@ -65,3 +65,16 @@ class WorkerTestCase(unittest.TestCase):
 
     def flag_ids(self, result: dict) -> list:
         return [f["id"] for f in result.get("flags", [])]
+
+
+def case_statuses(case: dict) -> list:
+    """An adversarial case's allowed statuses: tests/adversarial/cases.json gives one or a list."""
+    status = case["status"]
+    return status if isinstance(status, list) else [status]
+
+
+def basis_p50_us(result: dict) -> float:
+    """A check result's time the speedups divide: the device time's median, else the call time's."""
+    timing = result["timing"]
+    return (timing.get("device") or timing)["p50_us"]
+

@@ -2,17 +2,19 @@
 call sees its own input set and mixed rows and writes its own slot, its time is its own, warm-up
 and settling are reported; then the CUDA variants (VMM arenas, events, the held stream released
 by the judge, records with hone's spin and marker kernels), skipped without a GPU."""
+import time
 import unittest
 
 import torch
 
-from common import ADVERSARIAL, TASKS
+from common import ADVERSARIAL, REPO, TASKS
 from harness_path import harness_library
 from kernel_build import build
 from runner_cases import RUNNER_FIXTURES, RunnerTestCase, share
 from runner_client import RunnerClient
 
 from hone_worker.arena import tensor_arg
+from hone_worker.runner.harness import Harness
 
 SLEEP_US = (0.0, 2000.0, 4000.0)  # identity.cpp busy-waits x[0][0] us
 
@@ -72,6 +74,30 @@ class TimeCallModeTest(HarnessTestCase):
         self.assertGreaterEqual(reply["settle_ms"], 5.0)
         self.assertEqual((reply["method"], reply["spin_timed_out"]), ("host_clock", False))
         self.assertGreater(reply["enqueue_s"], (SLEEP_US[1] * 2 + SLEEP_US[2]) / 1e6)
+
+    def test_on_the_cpu_a_calls_input_is_written_after_its_flush(self):
+        """tests/runner/kernels/input_age.cpp's own thread watches the target and each call writes
+        how long its input had been there: microseconds (written after the flush, then evicted),
+        not the flush's milliseconds, in which the thread could compute the output beside the loop
+        (the native runner's TimeOrder test, here through the python runner's loop)."""
+        flush_bytes, calls = 64 << 20, 8
+        harness, buffer = Harness(harness_library()), torch.ones(flush_bytes, dtype=torch.uint8)
+        harness.host_flush(buffer.data_ptr(), flush_bytes)
+        started = time.perf_counter()
+        harness.host_flush(buffer.data_ptr(), flush_bytes)
+        flush_us = (time.perf_counter() - started) * 1e6
+        self.load(REPO / "tests" / "runner" / "kernels" / "input_age.cpp")
+        sets = [1000.0 * (k + 1) + torch.arange(16, dtype=torch.float32).view(4, 4) for k in range(2)]
+        bufs, views = share(self.runner, 1, (torch.float32, [4, 4]), *sets, *[(torch.float32, [4, 4])] * calls)
+        reply = self.runner.ok("time", mode="call", args=[tensor_arg(bufs[0])], sets=[[tensor_arg(b)] for b in bufs[1:3]],
+                               outputs=[[b.to_json()] for b in bufs[3:]],
+                               schedule=[{"set": j % 2, "slot": j} for j in range(calls)], warmup=2, settle_ms=0,
+                               flush_bytes=flush_bytes)
+        self.assertTrue(reply["inputs_after_flush"])
+        for j, slot in enumerate(views[3:]):
+            self.assertEqual(float(slot[0, 1]), 1000.0 * (j % 2 + 1) + 1, j)
+        ages = sorted(float(slot[0, 0]) for slot in views[3:])
+        self.assertLess(ages[calls // 2], flush_us / 4, f"a flush of 64 MiB took {flush_us:.0f} us; ages (us) {ages}")
 
     def test_torch_form_results_are_copied_into_each_slot(self):
         reply, sets, slots = self.run_schedule(RUNNER_FIXTURES / "identity_torch.cpp", settle_ms=0, flush_bytes=0)

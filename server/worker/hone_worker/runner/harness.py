@@ -57,7 +57,7 @@ class Harness:
             "hone_harness_hold": ([vp, vp, u64, vp], i),
             "hone_harness_spin": ([vp, u64], i), "hone_harness_marker": ([vp, vp], i),
             "hone_harness_register": ([vp, size, ctypes.POINTER(vp)], i), "hone_harness_unregister": ([vp], i),
-            "hone_harness_last_error": ([ctypes.c_char_p, i], i), "hone_harness_host_flush": ([vp, size], None),
+            "hone_harness_last_error": ([ctypes.c_char_p, i], i), "hone_harness_host_flush": ([vp, size], None), "hone_harness_host_evict": ([vp, size], i),
             "hone_harness_mix": ([vp, vp, ctypes.POINTER(vp), i, size, size, ctypes.c_uint], i),
             "hone_harness_host_mix": ([vp, ctypes.POINTER(vp), i, size, size, ctypes.c_uint], i),
             "hone_harness_mix_choice": ([ctypes.c_uint, u64], ctypes.c_uint),
@@ -122,6 +122,11 @@ class Harness:
     def host_flush(self, buffer: int, size: int) -> None:
         """Reads `size` bytes of host memory at `buffer` (the CPU's cache flush)."""
         self._lib.hone_harness_host_flush(buffer, size)
+
+    def host_evict(self, address: int, size: int) -> bool:
+        """Writes back and evicts `size` bytes of host memory at `address` from the CPU's caches;
+        False where this CPU cannot (nothing done). host_evict(0, 0) asks whether it can."""
+        return self._lib.hone_harness_host_evict(address, size) == 0
 
     def mix(self, stream: int, dst: int, sets: Sequence[int], elem_bytes: int, count: int, seed: int) -> None:
         """Enqueues hone_mix, a timed call's fresh input in device memory: each of `count` elements

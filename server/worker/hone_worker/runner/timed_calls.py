@@ -285,6 +285,9 @@ class TimedLoop:
         self._bound = {}
         self._holding = False
         self._marker_word: Optional[torch.Tensor] = None  # kernel records: hone_marker's word
+        # CPU: each call's inputs written after its flush, then evicted (time_op.cpp's inputs_and_flush)
+        self._inputs_after_flush = (not device.is_cuda and plan.flush_bytes > 0 and bool(plan.sets)
+                                    and harness is not None and harness.host_evict(0, 0))
 
     def _call(self, k: int, j: int) -> Callable[[], None]:
         """Forward on set k's scalars and the targets, its result kept in slot j (bound once)."""
@@ -325,6 +328,15 @@ class TimedLoop:
         else:
             self.harness.host_flush(self._flush_buffer.data_ptr(), self.plan.flush_bytes)
 
+    def _evict_inputs(self) -> None:
+        """CPU: the targets, just written, evicted from the caches, as cold as the flush before left
+        the rest. Written after the flush (not before it, as on CUDA), a call's input is not there
+        for the candidate's own threads to compute from while the runner flushes for milliseconds."""
+        for t in self.plan.targets:
+            if isinstance(t, torch.Tensor) and t.numel() > 0:
+                last = sum((n - 1) * step for n, step in zip(t.shape, t.stride()))
+                self.harness.host_evict(t.data_ptr(), (last + 1) * t.element_size())
+
     def _settle(self) -> tuple:
         """Calls (set 0, slot 0) until successive 5 ms windows' mean call times agree within 2%
         SETTLE_AGREEMENTS times in a row, or settle_ms passes; returns (ms spent, calls made,
@@ -361,20 +373,25 @@ class TimedLoop:
 
     def _run_calls(self, entries: Sequence[_Entry], held: bool, marked: bool = False,
                    counters: Optional["_Counters"] = None) -> List[tuple]:
-        """For each call: inputs, flush, (device idle unless held), mark, forward, mark, (hone's
-        marker when `marked`), result kept. The flush reads the L2 alone before call-time calls
-        (as plain events flush) and evicts the code too before held or counted calls (as ncu
-        flushes); with `counters` flushing each kernel (the kernel prologue), hone_flush runs
-        before each of the call's kernels instead of once before it."""
+        """For each call: inputs, flush (CPU: flush, then inputs, evicted), (device idle unless held),
+        mark, forward, mark, (hone's marker when `marked`), result kept. The flush reads the L2
+        alone before call-time calls (as plain events flush) and evicts the code too before held
+        or counted calls (as ncu flushes); with `counters` flushing each kernel (the kernel
+        prologue), hone_flush runs before each of the call's kernels instead of once before it."""
         each = counters is not None and counters.each_kernel
         # Counted calls only (kernel_counters asked): the timed passes hand their unasked _Counters
         # in too, and evicted the code before every call-time call until 2026-12-06.
         evict_code = held or (counters is not None and counters.most > 0)
         marks = []
         for entry in entries:
-            self._apply_inputs(entry)
-            if not each:
+            if self._inputs_after_flush:
                 self._flush(evict_code=evict_code)
+                self._apply_inputs(entry)
+                self._evict_inputs()
+            else:
+                self._apply_inputs(entry)
+                if not each:
+                    self._flush(evict_code=evict_code)
             if not held:
                 self.device.synchronize()
             forward, keep = self._call(entry.set, entry.slot)
@@ -461,6 +478,8 @@ class TimedLoop:
             "spin_timed_out": bool(timed_out.item()) if held else False,
             "method": ("cuda_events_held_stream" if held else "cuda_events") if self.device.is_cuda else "host_clock",
         })
+        if not self.device.is_cuda:
+            reply["inputs_after_flush"] = self._inputs_after_flush
         if recorder.active:
             if records is None:
                 reply["kernel_records_error"] = recorder.error
