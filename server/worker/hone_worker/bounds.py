@@ -108,8 +108,10 @@ def cpu_beyond_calls(claimed_us: Sequence[float], window_us: float, others_us: O
     each of `cpus` (the usable CPUs, machine_load.usable_cpus: a container's cpuset, not the host's
     CPUs; and every one of them, since a main thread may sleep in join while its workers fill them,
     tests/adversarial/cpu/workers_relu.cpp). More is work done beside the loop: a thread that
-    computes a call's output from its inputs while the runner flushes the cache (tests/adversarial/cpu/precompute_during_flush.cpp), or
-    workers whose clock under-reports the calls (crowded_clock.cpp). Counted on the kernel's
+    spins watching the inputs while the runner flushes the cache (tests/adversarial/cpu/
+    precompute_during_flush.cpp; the runners write a call's inputs after its flush, so what such a
+    thread computes the call waits for), or workers whose clock under-reports the calls
+    (crowded_clock.cpp). Counted on the kernel's
     accounting of CPU time used, so a loaded machine changes nothing: a thread waiting for a CPU
     uses none. (The judge's clock alone could not tell: on a loaded machine the loop's thread
     waits while the hidden thread runs, and the op takes no longer than an honest one.)"""
