@@ -60,7 +60,8 @@ class Backend {
   virtual void reserve_flush(std::size_t bytes) = 0;
   // CPU: writes back and evicts [p, p + bytes) from the host's caches (hone_harness_host_evict);
   // false where this CPU cannot. CUDA: false, nothing done (there the flush after a call's input
-  // copies evicts them, and the candidate's host threads cannot read device memory unseen).
+  // copies evicts them, and work of the candidate's beside the loop needs a stream other than the
+  // caller's, whose activity records the judge rejects: kernel_records.off_caller_stream).
   virtual bool evict(const void* p, std::size_t bytes) = 0;
   virtual void flush(std::size_t bytes, bool evict_code) = 0;
   // What hone_harness_flush_prologue needs to flush `bytes` before each kernel of a counted call
