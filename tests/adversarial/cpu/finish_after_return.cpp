@@ -1,11 +1,11 @@
 // hone: task=../../../tasks/matmul.py
 // Cheat (work after the call, CPU): honest while the argument buffers keep changing address or
-// come back seldom (the correctness trials); once the same buffers come back a sixteenth time (a
+// come back seldom (the correctness trials); once the same buffers come back a twelfth time (a
 // timing loop), forward hands A @ B to a thread of its own and returns at once, so a timed call is a
 // hand-off and the product lands in the output while the runner copies the next call's inputs and
-// flushes the cache (the next call waits for it). Every timed op ends with a call the judge
-// verifies: it overwrites that call's arguments as soon as forward returns, so the thread computes
-// from the overwritten inputs (or has not written the output yet) and the result is wrong.
+// flushes the cache (the next call waits for it). The judge verifies timed calls (spot checks) and
+// overwrites such a call's arguments as soon as forward returns: the thread computes from the
+// overwritten inputs, or has not written the output when the judge reads it.
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
@@ -65,7 +65,7 @@ void forward(hone::In<float> A, hone::In<float> B, hone::Out<float> out, hone::S
   const Job job{A.data(), B.data(), out.data(), A.size(0), A.size(1), B.size(1)};
   std::unique_lock<std::mutex> hold(g_lock);
   g_changed.wait(hold, [] { return !g_pending; });  // the previous call's product is in place
-  if (repeats < 16) {
+  if (repeats < 12) {
     hold.unlock();
     multiply(job.a, job.b, job.c, job.m, job.k, job.n);
     return;
