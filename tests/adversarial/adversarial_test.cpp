@@ -3,9 +3,10 @@
 // the real Engine::check: real builds, the real judge, real candidate processes and torch. Each
 // case must get its status (or one of its statuses), a reason containing its substring (unless it
 // passed as allowed), and its flags; a case with `no_faster_than` that passes must time at least
-// its share of the honest kernel's device time (checked right after); the kernels of its `then` list, checked right after it by the same engine (the same judge), must get theirs. One
-// engine for the whole suite, so its judges start once; CUDA cases skip visibly where the judge
-// sees no GPU.
+// its share of the honest kernel's device time (checked right after); the kernels of its `then`
+// list, checked right after it by the same engine (the same judge), must get theirs. One engine
+// for the whole suite, so its judges start once; CUDA cases skip visibly where the judge sees no
+// GPU.
 #include <algorithm>
 #include <fstream>
 #include <memory>
@@ -70,7 +71,8 @@ std::vector<Case> load_cases() {
     k.task = (base / c.at("task").get<std::string>()).lexically_normal();
     k.device = c.at("device").get<std::string>();
     const json& status = c.at("status");
-    k.statuses = status.is_array() ? status.get<std::vector<std::string>>() : std::vector<std::string>{status.get<std::string>()};
+    k.statuses = status.is_array() ? status.get<std::vector<std::string>>()
+                                   : std::vector<std::string>{status.get<std::string>()};
     k.reason = c.value("reason", std::string());
     k.flags = c.value("flags", std::vector<std::string>{});
     k.cheat = c.value("cheat", std::string());

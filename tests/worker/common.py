@@ -77,4 +77,3 @@ def basis_p50_us(result: dict) -> float:
     """A check result's time the speedups divide: the device time's median, else the call time's."""
     timing = result["timing"]
     return (timing.get("device") or timing)["p50_us"]
-

@@ -1,9 +1,8 @@
 """The adversarial manifest (tests/adversarial/cases.json) through the real judge and real
 candidate processes: every cheat and tamperer gets its verdict and reason, flagged cases pass with
 their flags, honest kernels pass, a cheat allowed to pass does so at no gain (no_faster_than), and
-the kernels of a case's `then` list, checked right after it
-by the same judge, get theirs. Cases for a device this machine lacks are skipped, visibly, one by
-one."""
+the kernels of a case's `then` list, checked right after it by the same judge, get theirs. Cases
+for a device this machine lacks are skipped, visibly, one by one."""
 import json
 import os
 import unittest

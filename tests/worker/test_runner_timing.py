@@ -89,8 +89,8 @@ class TimeCallModeTest(HarnessTestCase):
         self.load(REPO / "tests" / "runner" / "kernels" / "input_age.cpp")
         sets = [1000.0 * (k + 1) + torch.arange(16, dtype=torch.float32).view(4, 4) for k in range(2)]
         bufs, views = share(self.runner, 1, (torch.float32, [4, 4]), *sets, *[(torch.float32, [4, 4])] * calls)
-        reply = self.runner.ok("time", mode="call", args=[tensor_arg(bufs[0])], sets=[[tensor_arg(b)] for b in bufs[1:3]],
-                               outputs=[[b.to_json()] for b in bufs[3:]],
+        reply = self.runner.ok("time", mode="call", args=[tensor_arg(bufs[0])],
+                               sets=[[tensor_arg(b)] for b in bufs[1:3]], outputs=[[b.to_json()] for b in bufs[3:]],
                                schedule=[{"set": j % 2, "slot": j} for j in range(calls)], warmup=2, settle_ms=0,
                                flush_bytes=flush_bytes)
         self.assertTrue(reply["inputs_after_flush"])
