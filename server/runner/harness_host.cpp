@@ -53,35 +53,40 @@ extern "C" void hone_harness_host_flush(const void* buffer, size_t bytes) {
   sink = sink + sum;
 }
 
-extern "C" int hone_harness_host_evict(const void* p, size_t bytes) {
-#if defined(__x86_64__) || defined(__aarch64__)
+namespace {
+
+// One cache line written back and evicted, its size, and the fence after a run of them; where the
+// CPU has no user-mode eviction, kEvicts is false and hone_harness_host_evict does nothing.
 #if defined(__x86_64__)
-  const std::uintptr_t kLine = 64;
-#else
-  std::uint64_t ctr = 0;  // CTR_EL0.DminLine (bits 19:16): log2 of the smallest data cache line in words
+constexpr bool kEvicts = true;
+std::uintptr_t line_bytes() { return 64; }
+void evict_line(std::uintptr_t line) { __builtin_ia32_clflush(reinterpret_cast<const void*>(line)); }
+void evict_fence() { __builtin_ia32_mfence(); }
+#elif defined(__aarch64__)
+constexpr bool kEvicts = true;
+std::uintptr_t line_bytes() {  // CTR_EL0.DminLine (bits 19:16): log2 of the smallest data cache line in words
+  std::uint64_t ctr = 0;
   asm volatile("mrs %0, ctr_el0" : "=r"(ctr));
-  const std::uintptr_t kLine = std::uintptr_t{4} << ((ctr >> 16) & 0xF);
+  return std::uintptr_t{4} << ((ctr >> 16) & 0xF);
+}
+void evict_line(std::uintptr_t line) { asm volatile("dc civac, %0" : : "r"(line) : "memory"); }
+void evict_fence() { asm volatile("dsb ish" : : : "memory"); }
+#else
+constexpr bool kEvicts = false;
+std::uintptr_t line_bytes() { return 64; }
+void evict_line(std::uintptr_t) {}
+void evict_fence() {}
 #endif
-  const auto begin = reinterpret_cast<std::uintptr_t>(p) & ~(kLine - 1);
+
+}  // namespace
+
+extern "C" int hone_harness_host_evict(const void* p, size_t bytes) {
+  if (!kEvicts) return EOPNOTSUPP;
+  const std::uintptr_t line = line_bytes();
   const auto end = reinterpret_cast<std::uintptr_t>(p) + bytes;
-  for (std::uintptr_t line = begin; line < end; line += kLine) {
-#if defined(__x86_64__)
-    __builtin_ia32_clflush(reinterpret_cast<const void*>(line));
-#else
-    asm volatile("dc civac, %0" : : "r"(line) : "memory");
-#endif
-  }
-#if defined(__x86_64__)
-  __builtin_ia32_mfence();
-#else
-  asm volatile("dsb ish" : : : "memory");
-#endif
+  for (std::uintptr_t at = reinterpret_cast<std::uintptr_t>(p) & ~(line - 1); at < end; at += line) evict_line(at);
+  evict_fence();
   return 0;
-#else
-  (void)p;
-  (void)bytes;
-  return EOPNOTSUPP;
-#endif
 }
 
 #if !defined(HONE_HARNESS_CUDA)

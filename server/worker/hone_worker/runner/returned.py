@@ -35,13 +35,13 @@ def describe(returned: Sequence[torch.Tensor], args: Sequence, changed: Sequence
     """The `returned` entries: shape, dtype, strides, device, the tensor arguments and earlier
     outputs whose memory it overlaps, whether its own elements overlap, its storage pointer, and
     (`changed`) whether it changed when the arguments were overwritten after forward returned."""
-    spans = [_span(t) for t in returned]
-    arg_spans = [(i, _span(a)) for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
+    spans = [span(t) for t in returned]
+    arg_spans = [(i, span(a)) for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
     out = []
     for k, t in enumerate(returned):
         out.append({
             "shape": list(t.shape), "dtype": _dtype(t.dtype), "strides": list(t.stride()), "device": str(t.device),
-            "aliases": [i for i, span in arg_spans if _overlap(spans[k], span)],
+            "aliases": [i for i, other in arg_spans if _overlap(spans[k], other)],
             "same_as": [j for j in range(k) if _overlap(spans[k], spans[j])],
             "overlaps_self": overlaps_self(t),
             "storage": _storage_pointer(t),
@@ -53,8 +53,8 @@ def describe(returned: Sequence[torch.Tensor], args: Sequence, changed: Sequence
 def aliases_an_argument(returned: Sequence[torch.Tensor], args: Sequence) -> bool:
     """Whether a returned tensor's memory overlaps an argument's at the same addresses (a view the
     `aliases` metadata already names; a reference may do so, and its candidate then too)."""
-    arg_spans = [_span(a) for a in args if isinstance(a, torch.Tensor)]
-    return any(_overlap(_span(t), span) for t in returned for span in arg_spans)
+    arg_spans = [span(a) for a in args if isinstance(a, torch.Tensor)]
+    return any(_overlap(span(t), other) for t in returned for other in arg_spans)
 
 
 @torch.no_grad()
@@ -82,7 +82,7 @@ def changed_since(returned: Sequence[torch.Tensor], before: Sequence[torch.Tenso
 Span = Optional[Tuple[str, int, int]]  # (device, first byte, one past the last byte); None when empty
 
 
-def _span(t: torch.Tensor) -> Span:
+def span(t: torch.Tensor) -> Span:
     if t.numel() == 0:
         return None
     low = high = 0

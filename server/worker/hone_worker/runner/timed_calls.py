@@ -15,7 +15,7 @@ from ..arena import ArenaTable, BadBuffer, Buffer
 from .errors import bad_request, unsupported
 from .forms import Candidate
 from .harness import Harness
-from .returned import aliases_an_argument, copy_into, overwrite_arguments, returned_tensors
+from .returned import aliases_an_argument, copy_into, overwrite_arguments, returned_tensors, span
 
 SETTLE_WINDOW_S = 0.005
 SETTLE_AGREEMENT = 0.02  # successive windows' mean call times agree within this share ...
@@ -333,9 +333,9 @@ class TimedLoop:
         the rest. Written after the flush (not before it, as on CUDA), a call's input is not there
         for the candidate's own threads to compute from while the runner flushes for milliseconds."""
         for t in self.plan.targets:
-            if isinstance(t, torch.Tensor) and t.numel() > 0:
-                last = sum((n - 1) * step for n, step in zip(t.shape, t.stride()))
-                self.harness.host_evict(t.data_ptr(), (last + 1) * t.element_size())
+            reach = span(t) if isinstance(t, torch.Tensor) else None
+            if reach is not None:
+                self.harness.host_evict(reach[1], reach[2] - reach[1])
 
     def _settle(self) -> tuple:
         """Calls (set 0, slot 0) until successive 5 ms windows' mean call times agree within 2%
