@@ -320,6 +320,7 @@ void to_json(json& j, const Evidence& v) {
   put(j, "cuda_error", v.cuda_error);
   if (!v.stderr_tail.empty()) j["stderr_tail"] = v.stderr_tail;
   put(j, "traceback", v.traceback);
+  put(j, "oom_kills", v.oom_kills);
 }
 void from_json(const json& j, Evidence& v) {
   get(j, "signal", v.signal);
@@ -327,6 +328,7 @@ void from_json(const json& j, Evidence& v) {
   get(j, "cuda_error", v.cuda_error);
   get(j, "stderr_tail", v.stderr_tail);
   get(j, "traceback", v.traceback);
+  get(j, "oom_kills", v.oom_kills);
 }
 
 void to_json(json& j, const KernelRef& v) {

@@ -209,7 +209,8 @@ struct Evidence {
   std::optional<std::string> cuda_error;
   std::vector<std::string> stderr_tail;
   std::optional<std::string> traceback;
-  bool empty() const { return !signal && !exit_code && !cuda_error && stderr_tail.empty() && !traceback; }
+  std::optional<int> oom_kills;  // died of SIGKILL: how much /proc/vmstat's oom_kill rose while it ran
+  bool empty() const { return !signal && !exit_code && !cuda_error && stderr_tail.empty() && !traceback && !oom_kills; }
 };
 
 struct KernelRef {

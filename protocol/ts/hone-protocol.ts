@@ -205,6 +205,10 @@ export type Verdict = {
     cuda_error?: string;
     stderr_tail?: string[];
     traceback?: string;
+    /**
+     * Set when the process died of SIGKILL and the kernel's count of out-of-memory kills (/proc/vmstat oom_kill) could be read: how much it rose while the process ran (0: not the OOM killer)
+     */
+    oom_kills?: number;
     [k: string]: unknown;
   };
   /**

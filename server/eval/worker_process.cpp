@@ -2,6 +2,7 @@
 #include "eval/worker_process.h"
 
 #include "support/child_groups.h"
+#include "support/oom_kills.h"
 
 #include <signal.h>
 #include <string.h>
@@ -106,6 +107,7 @@ WorkerProcess::WorkerProcess(const ProcessSpec& spec, const WorkerProcessOptions
   std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
   std::string cwd = spec.cwd ? spec.cwd->string() : std::filesystem::current_path().string();
 
+  oom_kills_at_start_ = oom_kill_count();
   bp::error_code ec;
   io_->proc.emplace(io_->ctx, exe->string(), args, ec, bp::process_stdio{io_->in, io_->out, io_->err},
                     bp::process_start_dir(cwd), setup);
@@ -264,6 +266,8 @@ WorkerReply WorkerProcess::request(std::string_view method, const json& params, 
     reply.kind = kind;
     if (kind == WorkerReply::Kind::Died || kind == WorkerReply::Kind::TimedOut || kind == WorkerReply::Kind::Cancelled)
       reply.evidence = exit_evidence(lock);
+    if (kind == WorkerReply::Kind::Died && reply.evidence.signal == "SIGKILL")
+      reply.evidence.oom_kills = oom_kills_since(oom_kills_at_start_);
     reply.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return reply;
   };

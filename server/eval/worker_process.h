@@ -107,6 +107,7 @@ class WorkerProcess {
   bool stderr_closed_ = false;
   int native_status_ = 0;
   bool exit_code_carries_signal_ = false;
+  std::optional<std::uint64_t> oom_kills_at_start_;  // /proc/vmstat's oom_kill when the process started
   std::thread reader_;
 };
 

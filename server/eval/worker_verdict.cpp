@@ -1,6 +1,8 @@
 // eval/worker_verdict.cpp: from worker replies to verdict fields.
 #include "eval/worker_verdict.h"
 
+#include "support/oom_kills.h"
+
 #include <cstdio>
 
 namespace hone::eval {
@@ -112,7 +114,7 @@ bool apply_check_reply(const WorkerReply& reply, double deadline_s, protocol::Ve
       v.status = protocol::Status::RuntimeError;
       std::string how = describe_exit(reply.evidence);
       std::string reason = "the candidate crashed the eval worker (" + (how.empty() ? "it exited" : how) + ")";
-      if (reply.evidence.signal == "SIGKILL") reason += "; the system may have run out of memory";
+      if (reply.evidence.signal == "SIGKILL") reason += "; " + sigkill_clause(reply.evidence.oom_kills, "the worker");
       std::string last = last_line(reply.evidence);
       if (!last.empty()) reason += "; last output: " + last;
       v.reason = reason;

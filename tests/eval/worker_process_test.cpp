@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "eval/worker_slot.h"
+#include "support/oom_kills.h"
 
 namespace hone::eval {
 namespace {
@@ -71,6 +72,22 @@ TEST(WorkerProcess, AbortAndExitCodeAreReported) {
   EXPECT_FALSE(r.evidence.signal);
   EXPECT_EQ(r.evidence.exit_code.value_or(-1), 3);
   EXPECT_EQ(r.evidence.stderr_tail.back(), "exiting with 3");
+}
+
+TEST(WorkerProcess, ASigkillSaysWhetherTheOutOfMemoryKillerActed) {
+  WorkerProcess p(scripted_spec(), {});
+  WorkerReply r = p.request("sigkill", json::object(), 10s, {}, nullptr);
+  ASSERT_EQ(r.kind, WorkerReply::Kind::Died);
+  EXPECT_EQ(r.evidence.signal.value_or(""), "SIGKILL");
+  if (oom_kill_count()) {  // /proc/vmstat has oom_kill (Linux 4.13 on): the process killed itself
+    EXPECT_EQ(r.evidence.oom_kills, std::optional<int>(0));
+  } else {
+    EXPECT_FALSE(r.evidence.oom_kills);
+  }
+  // A segfault is not a kill: no count is taken.
+  WorkerProcess q(scripted_spec(), {});
+  r = q.request("segfault", json::object(), 10s, {}, nullptr);
+  EXPECT_FALSE(r.evidence.oom_kills);
 }
 
 TEST(WorkerProcess, AConfinementWrappersExitCodeIsReadBackAsTheSignal) {

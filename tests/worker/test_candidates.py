@@ -18,7 +18,7 @@ from worker_client import PYTHON, WORKER_DIR, WorkerClient
 
 sys.path.insert(0, WORKER_DIR)
 
-from hone_worker.process_accounting import descendants  # noqa: E402
+from hone_worker.process_accounting import descendants, oom_kill_count  # noqa: E402
 
 EVAL_CASES = REPO / "tests" / "eval" / "cases"
 
@@ -59,6 +59,13 @@ class IsolationTest(WorkerTestCase):
         self.assertEqual(crash["status"], "runtime_error")
         self.assertEqual(crash["evidence"]["signal"], "SIGSEGV")
         self.assertIn("killed by SIGSEGV", crash["reason"])
+        killed = self.check(EVAL_CASES / "sigkill.cpp", task, policy={"timing": False})["result"]
+        self.assertEqual(killed["evidence"]["signal"], "SIGKILL")
+        if oom_kill_count() is not None:  # /proc/vmstat has oom_kill (Linux 4.13 on): no kill rose it
+            self.assertEqual(killed["evidence"].get("oom_kills"), 0, killed)
+            self.assertIn("not by the kernel's out-of-memory killer", killed["reason"])
+        else:
+            self.assertIn("may have run out of memory", killed["reason"])
         abort = self.check(EVAL_CASES / "abort.cpp", task, policy={"timing": False})["result"]
         self.assertEqual(abort["evidence"]["signal"], "SIGABRT")
         self.assertIn("candidate: giving up", "\n".join(abort["evidence"]["stderr_tail"]))

@@ -81,6 +81,7 @@ class CandidateProcess:
         self._next_id = 1
         self._dead_evidence: Optional[dict] = None
         self._runner_pid: Optional[int] = None
+        self._oom_kills_at_start = process_accounting.oom_kill_count()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             self.popen = subprocess.Popen(dies_with_judge(spec.command(device)), stdin=theirs.fileno(),
@@ -208,7 +209,8 @@ class CandidateProcess:
         self._socket.close()
 
     def evidence(self, timed_out: bool = False) -> dict:
-        """{"signal": "SIGSEGV"} or {"exit_code": n}, and "stderr_tail": the last lines."""
+        """{"signal": "SIGSEGV"} or {"exit_code": n}, and "stderr_tail": the last lines; after a
+        SIGKILL, "oom_kills": how much the machine's count of out-of-memory kills rose meanwhile."""
         out = {}
         code = self.popen.returncode
         if code is not None and not timed_out:
@@ -218,6 +220,9 @@ class CandidateProcess:
                 out["signal"] = _signal_name(code - 128)
             else:
                 out["exit_code"] = code
+        now = process_accounting.oom_kill_count()
+        if out.get("signal") == "SIGKILL" and now is not None and self._oom_kills_at_start is not None:
+            out["oom_kills"] = max(0, now - self._oom_kills_at_start)
         with self._lines_lock:
             out["stderr_tail"] = list(self._lines)
         return out
@@ -331,6 +336,18 @@ def _signal_name(number: int) -> str:
         return signal.Signals(number).name
     except ValueError:
         return f"signal {number}"
+
+
+def sigkill_clause(oom_kills: Optional[int], who: str) -> str:
+    """The reason's clause for a process killed by SIGKILL, from its evidence's oom_kills (as the
+    engine's support/oom_kills.cpp words it for the eval worker)."""
+    if oom_kills is None:
+        return "the system may have run out of memory"
+    if oom_kills == 0:
+        return f"not by the kernel's out-of-memory killer (/proc/vmstat's oom_kill did not rise while {who} ran)"
+    return (f"the kernel's out-of-memory killer ended {oom_kills} process{'' if oom_kills == 1 else 'es'} while "
+            f"{who} ran: the task's tensors, with the copies the judge keeps of them, need more memory than the "
+            "machine has")
 
 
 def _limit_address_space(pid: int, limit: int) -> None:

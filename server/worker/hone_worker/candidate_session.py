@@ -8,7 +8,7 @@ import shutil
 import time
 from typing import Callable, List, Optional, Sequence
 
-from .candidate_process import CandidateGone, CandidateProcess, Reply
+from .candidate_process import CandidateGone, CandidateProcess, Reply, sigkill_clause
 from .errors import KernelError, Unsupported, WorkerError
 from .exchange import Region, SharedMemory
 from .faults import CandidateFailure
@@ -143,7 +143,7 @@ class CandidateSession:
             return CandidateFailure("runtime_error", reason + last, gone.evidence, check="no_runtime_error")
         reason = f"the candidate process crashed during {what} (killed by {gone.evidence['signal']})"
         if gone.evidence.get("signal") == "SIGKILL":
-            reason += "; the system may have run out of memory"
+            reason += "; " + sigkill_clause(gone.evidence.get("oom_kills"), "the candidate process")
         return CandidateFailure("runtime_error", reason + last, gone.evidence, check="no_runtime_error")
 
     def _failure(self, error: dict, what: str) -> Exception:

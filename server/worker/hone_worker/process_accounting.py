@@ -1,6 +1,7 @@
 """What the kernel says of a candidate's processes, which the candidate cannot fake: its process
 tree, pid namespaces, the runner's main thread's scheduler statistics and the CPU time of the
-whole tree. The judge reads them around each timed op (hone_worker/timed_runs.py, OpAccounting)."""
+whole tree. The judge reads them around each timed op (hone_worker/timed_runs.py, OpAccounting);
+and the machine's count of out-of-memory kills, around a candidate process's life."""
 import os
 import time
 from typing import List, Optional, Tuple
@@ -131,3 +132,17 @@ class OpAccounting:
             return 0.0
         self.others_us = max(0.0, self.cpu_us - max(0, end[0] - self.start[0]) / 1000.0)
         return min(max(0, end[1] - self.start[1]) / 1000.0, max(0.0, window_us - self.cpu_us))
+
+
+def oom_kill_count() -> Optional[int]:
+    """/proc/vmstat's oom_kill: every kill of the kernel's out-of-memory killer on the machine (a
+    cgroup's included); None where it cannot be read."""
+    try:
+        with open("/proc/vmstat") as f:
+            for line in f:
+                key, _, value = line.partition(" ")
+                if key == "oom_kill":
+                    return int(value)
+    except (OSError, ValueError):
+        pass
+    return None
