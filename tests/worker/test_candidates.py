@@ -66,6 +66,11 @@ class IsolationTest(WorkerTestCase):
             self.assertIn("not by the kernel's out-of-memory killer", killed["reason"])
         else:
             self.assertIn("may have run out of memory", killed["reason"])
+        garbage = self.check(EVAL_CASES / "sends_garbage.cpp", task, policy={"timing": False})["result"]
+        self.assertEqual(garbage["status"], "runtime_error", garbage)
+        self.assertIn("broke the judge's protocol during", garbage["reason"])
+        self.assertIn("not JSON: b'not a reply'", garbage["reason"])
+        self.assertNotIn("oom_kills", garbage["evidence"])  # the judge's own kill: no memory to blame
         abort = self.check(EVAL_CASES / "abort.cpp", task, policy={"timing": False})["result"]
         self.assertEqual(abort["evidence"]["signal"], "SIGABRT")
         self.assertIn("candidate: giving up", "\n".join(abort["evidence"]["stderr_tail"]))

@@ -41,11 +41,12 @@ class CandidateGone(Exception):
     """The candidate process died, or passed its deadline and was killed. `evidence` is the
     verdict's evidence object (signal or exit code, the last stderr lines)."""
 
-    def __init__(self, timed_out: bool, evidence: dict, what: str) -> None:
+    def __init__(self, timed_out: bool, evidence: dict, what: str, killed_by_judge: bool = False) -> None:
         super().__init__(what)
         self.timed_out = timed_out
         self.evidence = evidence
         self.what = what
+        self.killed_by_judge = killed_by_judge  # alive until the judge killed it for what it sent or did
 
 
 @dataclass
@@ -80,6 +81,7 @@ class CandidateProcess:
         self._lines_lock = threading.Lock()
         self._next_id = 1
         self._dead_evidence: Optional[dict] = None
+        self._killed_by_judge = False  # kill() found it alive: a signal in its evidence is the judge's
         self._runner_pid: Optional[int] = None
         self._oom_kills_at_start = process_accounting.oom_kill_count()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -198,6 +200,8 @@ class CandidateProcess:
 
     def kill(self) -> None:
         """Kills the process group and reaps the process (any thread; idempotent)."""
+        if self.popen.poll() is None:
+            self._killed_by_judge = True
         try:
             os.killpg(self.popen.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -221,7 +225,8 @@ class CandidateProcess:
             else:
                 out["exit_code"] = code
         now = process_accounting.oom_kill_count()
-        if out.get("signal") == "SIGKILL" and now is not None and self._oom_kills_at_start is not None:
+        if (out.get("signal") == "SIGKILL" and not self._killed_by_judge and now is not None
+                and self._oom_kills_at_start is not None):
             out["oom_kills"] = max(0, now - self._oom_kills_at_start)
         with self._lines_lock:
             out["stderr_tail"] = list(self._lines)
@@ -252,10 +257,11 @@ class CandidateProcess:
                 except ValueError:
                     self.kill()
                     raise CandidateGone(False, self.evidence(), f"{what}: the runner sent a message that is not "
-                                        f"JSON: {data[:200]!r}") from None
+                                        f"JSON: {data[:200]!r}", self._killed_by_judge) from None
                 if not isinstance(message, dict):
                     self.kill()
-                    raise CandidateGone(False, self.evidence(), f"{what}: the runner sent {message!r}")
+                    raise CandidateGone(False, self.evidence(), f"{what}: the runner sent {message!r}"[:300],
+                                        self._killed_by_judge)
                 return message, arrived, lag
             if self.popen.poll() is not None:
                 raise self._gone(False, f"{what}: the candidate process exited")
@@ -271,7 +277,7 @@ class CandidateProcess:
         self.kill()
         self._stderr_thread.join(STDERR_DRAIN_S)
         self._dead_evidence = self.evidence(timed_out)
-        return CandidateGone(timed_out, self._dead_evidence, what)
+        return CandidateGone(timed_out, self._dead_evidence, what, self._killed_by_judge)
 
     def _read_stderr(self) -> None:
         for raw in self.popen.stderr:

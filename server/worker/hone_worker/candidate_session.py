@@ -137,6 +137,9 @@ class CandidateSession:
             return CandidateFailure("timeout", f"no result within the {_seconds(self.deadline.seconds)} deadline: the "
                                     f"candidate process was killed during {what} (the candidate may loop forever or "
                                     f"deadlock){last}", gone.evidence)
+        if gone.killed_by_judge:  # alive, but it broke the protocol (a message not JSON, its socket closed)
+            reason = f"the candidate process broke the judge's protocol during {what} and was killed ({gone.what})"
+            return CandidateFailure("runtime_error", reason + last, gone.evidence, check="no_runtime_error")
         if "signal" not in gone.evidence:  # it ended itself: exit() or _exit() from the candidate's code
             reason = (f"the candidate process ended itself during {what} (exit code {gone.evidence.get('exit_code')}): "
                       "forward must return, not end its process")
