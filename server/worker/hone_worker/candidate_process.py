@@ -81,7 +81,7 @@ class CandidateProcess:
         self._lines_lock = threading.Lock()
         self._next_id = 1
         self._dead_evidence: Optional[dict] = None
-        self._killed_by_judge = False  # kill() found it alive: a signal in its evidence is the judge's
+        self._killed_alive = False  # kill() found it alive (a SIGKILL in its evidence is then the judge's)
         self._runner_pid: Optional[int] = None
         self._oom_kills_at_start = process_accounting.oom_kill_count()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -201,7 +201,7 @@ class CandidateProcess:
     def kill(self) -> None:
         """Kills the process group and reaps the process (any thread; idempotent)."""
         if self.popen.poll() is None:
-            self._killed_by_judge = True
+            self._killed_alive = True
         try:
             os.killpg(self.popen.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -225,8 +225,7 @@ class CandidateProcess:
             else:
                 out["exit_code"] = code
         now = process_accounting.oom_kill_count()
-        if (out.get("signal") == "SIGKILL" and not self._killed_by_judge and now is not None
-                and self._oom_kills_at_start is not None):
+        if out.get("signal") == "SIGKILL" and now is not None and self._oom_kills_at_start is not None:
             out["oom_kills"] = max(0, now - self._oom_kills_at_start)
         with self._lines_lock:
             out["stderr_tail"] = list(self._lines)
@@ -256,12 +255,10 @@ class CandidateProcess:
                     message = json.loads(data)
                 except ValueError:
                     self.kill()
-                    raise CandidateGone(False, self.evidence(), f"{what}: the runner sent a message that is not "
-                                        f"JSON: {data[:200]!r}", self._killed_by_judge) from None
+                    raise self._killed(f"{what}: the runner sent a message that is not JSON: {data[:200]!r}") from None
                 if not isinstance(message, dict):
                     self.kill()
-                    raise CandidateGone(False, self.evidence(), f"{what}: the runner sent {message!r}"[:300],
-                                        self._killed_by_judge)
+                    raise self._killed(f"{what}: the runner sent {message!r}"[:300])
                 return message, arrived, lag
             if self.popen.poll() is not None:
                 raise self._gone(False, f"{what}: the candidate process exited")
@@ -276,8 +273,16 @@ class CandidateProcess:
                 pass
         self.kill()
         self._stderr_thread.join(STDERR_DRAIN_S)
+        return self._killed(what, timed_out)
+
+    def _killed(self, what: str, timed_out: bool = False) -> CandidateGone:
+        """After kill(): the evidence, and whether the judge's kill is what ended it: it was alive and
+        died of SIGKILL, and the OOM killer did not act meanwhile (one slow to die of its own signal,
+        a GPU context's teardown, keeps that signal; one the OOM killer chose keeps that cause)."""
         self._dead_evidence = self.evidence(timed_out)
-        return CandidateGone(timed_out, self._dead_evidence, what, self._killed_by_judge)
+        by_judge = (self._killed_alive and self._dead_evidence.get("signal") == "SIGKILL"
+                    and not self._dead_evidence.get("oom_kills"))
+        return CandidateGone(timed_out, self._dead_evidence, what, by_judge)
 
     def _read_stderr(self) -> None:
         for raw in self.popen.stderr:
