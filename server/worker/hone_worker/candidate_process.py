@@ -224,8 +224,8 @@ class CandidateProcess:
                 out["signal"] = _signal_name(code - 128)
             else:
                 out["exit_code"] = code
-        now = process_accounting.oom_kill_count()
-        if out.get("signal") == "SIGKILL" and now is not None and self._oom_kills_at_start is not None:
+        now = process_accounting.oom_kill_count() if out.get("signal") == "SIGKILL" else None
+        if now is not None and self._oom_kills_at_start is not None:
             out["oom_kills"] = max(0, now - self._oom_kills_at_start)
         with self._lines_lock:
             out["stderr_tail"] = list(self._lines)

@@ -335,7 +335,8 @@ class TimedLoop:
         for t in self.plan.targets:
             reach = span(t) if isinstance(t, torch.Tensor) else None
             if reach is not None:
-                self.harness.host_evict(reach[1], reach[2] - reach[1])
+                _, first, end = reach
+                self.harness.host_evict(first, end - first)
 
     def _settle(self) -> tuple:
         """Calls (set 0, slot 0) until successive 5 ms windows' mean call times agree within 2%
